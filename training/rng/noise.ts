@@ -1,0 +1,54 @@
+/**
+ * Noise generators over Philox streams. Everything here is integer arithmetic or exact float32
+ * conversions, so every machine produces the same bits.
+ */
+import { philox4x32, type StreamId } from "./philox.js";
+
+/** 2^-24: uniform24 values are k * 2^-24 for integer k < 2^24, exact in float32. */
+const TWO_M24 = 1 / 16777216;
+
+/** Fills `out` with exact uniform values in [0, 1) on a 2^-24 grid, words from word 0. */
+export function fillUniform24(id: StreamId, out: Float32Array): void {
+  const blk = new Uint32Array(4);
+  for (let i = 0, b = 0; i < out.length; b++) {
+    philox4x32(b, 0, id.c2, id.c3, id.k0, id.k1, blk);
+    for (let j = 0; j < 4 && i < out.length; j++, i++) out[i] = (blk[j] >>> 8) * TWO_M24;
+  }
+}
+
+/**
+ * Rademacher signs as packed bits: element i of the stream is bit (i & 31) of word (i >>> 5),
+ * 1 meaning +1 and 0 meaning -1. Writes ceil(n / 32) words into `out` (which may be longer:
+ * callers reuse one scratch buffer) and returns it.
+ */
+export function rademacherBits(id: StreamId, n: number, out: Uint32Array): Uint32Array {
+  const words = Math.ceil(n / 32);
+  if (out.length < words) throw new RangeError(`scratch of ${out.length} words, need ${words}`);
+  const full = words >>> 2;
+  for (let b = 0; b < full; b++) philox4x32(b, 0, id.c2, id.c3, id.k0, id.k1, out, 4 * b);
+  if (words & 3) {
+    const blk = new Uint32Array(4);
+    philox4x32(full, 0, id.c2, id.c3, id.k0, id.k1, blk);
+    for (let j = 0; j < (words & 3); j++) out[4 * full + j] = blk[j];
+  }
+  return out;
+}
+
+/** Fills `out` with Rademacher signs (+1/-1) from the same bits as `rademacherBits`. */
+export function fillRademacher(id: StreamId, out: Float32Array): void {
+  const bits = rademacherBits(id, out.length, new Uint32Array(Math.ceil(out.length / 32)));
+  for (let i = 0; i < out.length; i++) out[i] = (bits[i >>> 5] >>> (i & 31)) & 1 ? 1 : -1;
+}
+
+/**
+ * Uniform integers in [0, n) by multiply-shift on 32-bit words (bias < n / 2^32, irrelevant for
+ * sampling and identical everywhere). Used to draw minibatch indices.
+ */
+export function fillUniformInt(id: StreamId, n: number, out: Uint32Array): void {
+  if (!(n > 0 && n <= 0x100000000)) throw new RangeError(`uniform int range must be 1..2^32: ${n}`);
+  const blk = new Uint32Array(4);
+  for (let i = 0, b = 0; i < out.length; b++) {
+    philox4x32(b, 0, id.c2, id.c3, id.k0, id.k1, blk);
+    for (let j = 0; j < 4 && i < out.length; j++, i++) out[i] = Math.floor((blk[j] * n) / 0x100000000);
+  }
+}

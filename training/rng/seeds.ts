@@ -1,0 +1,68 @@
+/**
+ * Seeds are derived, never sent: every replica recomputes them from public facts.
+ * seed = SHA-256("seedswarm/seed/1", runId, iteration, author, authorTimestamp, index).
+ */
+import { createHash } from "node:crypto";
+import type { StreamId } from "./philox.js";
+
+/** 96 bits of a seed: Philox key (k0, k1) and counter word 3. */
+export interface Seed {
+  readonly k0: number;
+  readonly k1: number;
+  readonly k2: number;
+}
+
+/** What a stream of a seed is for; part of the counter so purposes never share words. */
+export enum Purpose {
+  Noise = 1,
+  Batch = 2,
+  Init = 3,
+  Vendor = 4,
+}
+
+/** Who produced a contribution: the peer id and its join timestamp (ms), as in timestamp order. */
+export interface Author {
+  readonly id: string;
+  readonly joinedAt: number;
+}
+
+function u64(n: number): Buffer {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`seed field must be a uint, got ${n}`);
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64BE(BigInt(n));
+  return b;
+}
+
+function str(s: string): Buffer {
+  const body = Buffer.from(s, "utf8");
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(body.length);
+  return Buffer.concat([len, body]);
+}
+
+/** Hash arbitrary tagged fields to a Seed. Fields are length-prefixed so no two inputs collide. */
+export function seedFrom(tag: string, fields: ReadonlyArray<string | number>): Seed {
+  const h = createHash("sha256").update(str(tag));
+  for (const f of fields) h.update(typeof f === "string" ? str(f) : u64(f));
+  const d = h.digest();
+  return { k0: d.readUInt32LE(0), k1: d.readUInt32LE(4), k2: d.readUInt32LE(8) };
+}
+
+/** The seed of one contribution element: (run, iteration, author, author timestamp, index). */
+export function contributionSeed(
+  runId: string,
+  iteration: number,
+  author: Author,
+  index: number,
+): Seed {
+  return seedFrom("seedswarm/seed/1", [runId, iteration, author.id, author.joinedAt, index]);
+}
+
+/**
+ * The Philox stream of a seed for a purpose and a sub-stream (tensor index). Each tensor gets its
+ * own stream: reusing one stream for every tensor would give correlated noise across tensors.
+ */
+export function streamOf(seed: Seed, purpose: Purpose, sub = 0): StreamId {
+  if (sub < 0 || sub >= 1 << 24) throw new RangeError(`sub-stream out of range: ${sub}`);
+  return { k0: seed.k0, k1: seed.k1, c2: ((purpose << 24) | sub) >>> 0, c3: seed.k2 };
+}
