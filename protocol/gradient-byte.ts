@@ -19,8 +19,14 @@ export const GRADIENT_BYTE_STEPS_PER_OCTAVE = 8;
 
 /** 2^(r/8) for r = 0..7 as float32: decimal literals parse identically in every JS engine. */
 const FRACTIONS = [
-  1, 1.0905077326652577, 1.189207115002721, 1.2968395546510096, 1.4142135623730951,
-  1.5422108254079407, 1.681792830507429, 1.8340080864093424,
+  1,
+  1.0905077326652577,
+  1.189207115002721,
+  1.2968395546510096,
+  Math.SQRT2,
+  1.5422108254079407,
+  1.681792830507429,
+  1.8340080864093424,
 ].map(Math.fround);
 
 /** dequant table indexed by byte + 127; built with exact power-of-two scaling. */

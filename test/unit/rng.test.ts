@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import {
+  fillRademacher,
+  fillUniform24,
+  fillUniformInt,
+  rademacherBits,
+} from "../../training/rng/noise.js";
 import { fillWords, philox4x32 } from "../../training/rng/philox.js";
-import { fillRademacher, fillUniform24, fillUniformInt, rademacherBits } from "../../training/rng/noise.js";
 import { contributionSeed, Purpose, seedFrom, streamOf } from "../../training/rng/seeds.js";
 
 const hex = (a: Uint32Array) => Array.from(a, (x) => x.toString(16).padStart(8, "0")).join(" ");
@@ -10,8 +15,16 @@ describe("Philox4x32-10", () => {
   // Random123 kat_vectors: counter[4] key[2] -> output[4].
   const KAT: [number[], number[], string][] = [
     [[0, 0, 0, 0], [0, 0], "6627e8d5 e169c58d bc57ac4c 9b00dbd8"],
-    [[0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff], [0xffffffff, 0xffffffff], "408f276d 41c83b0e a20bc7c6 6d5451fd"],
-    [[0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0], "d16cfe09 94fdcceb 5001e420 24126ea1"],
+    [
+      [0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff],
+      [0xffffffff, 0xffffffff],
+      "408f276d 41c83b0e a20bc7c6 6d5451fd",
+    ],
+    [
+      [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344],
+      [0xa4093822, 0x299f31d0],
+      "d16cfe09 94fdcceb 5001e420 24126ea1",
+    ],
   ];
   for (const [c, k, want] of KAT) {
     it(`matches the known answer for key ${k.map((x) => x.toString(16)).join(",")}`, () => {
@@ -101,6 +114,9 @@ describe("seeds and streams", () => {
     fillUniformInt(streamOf(seedFrom("t", [4]), Purpose.Batch, 0), 10, out);
     const counts = new Array(10).fill(0);
     for (const v of out) counts[v] += 1;
-    assert.ok(counts.every((c) => c > 400 && c < 600), counts.join(","));
+    assert.ok(
+      counts.every((c) => c > 400 && c < 600),
+      counts.join(","),
+    );
   });
 });

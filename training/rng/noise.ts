@@ -49,6 +49,7 @@ export function fillUniformInt(id: StreamId, n: number, out: Uint32Array): void 
   const blk = new Uint32Array(4);
   for (let i = 0, b = 0; i < out.length; b++) {
     philox4x32(b, 0, id.c2, id.c3, id.k0, id.k1, blk);
-    for (let j = 0; j < 4 && i < out.length; j++, i++) out[i] = Math.floor((blk[j] * n) / 0x100000000);
+    for (let j = 0; j < 4 && i < out.length; j++, i++)
+      out[i] = Math.floor((blk[j] * n) / 0x100000000);
   }
 }

@@ -27,7 +27,8 @@ export interface Author {
 }
 
 function u64(n: number): Buffer {
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`seed field must be a uint, got ${n}`);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new RangeError(`seed field must be a uint, got ${n}`);
   const b = Buffer.alloc(8);
   b.writeBigUInt64BE(BigInt(n));
   return b;

@@ -1,0 +1,83 @@
+/**
+ * Benchmark results: each section records named figures and a markdown block; the report
+ * merges them into docs/benchmarks.json (flat name: number) and rewrites docs/benchmarks.md.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+
+export interface Section {
+  readonly id: string;
+  readonly title: string;
+  /** The command that reruns just this section. */
+  readonly command: string;
+  readonly markdown: string;
+  readonly figures: Record<string, number>;
+}
+
+const DOCS = join(import.meta.dirname, "..", "..", "docs");
+const JSON_PATH = join(DOCS, "benchmarks.json");
+const SECTIONS_PATH = join(DOCS, "benchmarks.sections.json");
+
+/** A one-line description of this machine. */
+export function machine(): string {
+  const c = cpus();
+  return `${c.length} x ${c[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`;
+}
+
+function readJson<T>(path: string, fallback: T): T {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as T) : fallback;
+}
+
+/** Merges sections into the stored results (sections not rerun keep their last results). */
+export async function writeReport(sections: readonly Section[]): Promise<void> {
+  await mkdir(DOCS, { recursive: true });
+  const figures = readJson<Record<string, number>>(JSON_PATH, {});
+  const stored = readJson<Record<string, Section & { date: string; machine: string }>>(
+    SECTIONS_PATH,
+    {},
+  );
+  const date = new Date().toISOString().slice(0, 10);
+  for (const s of sections) {
+    Object.assign(figures, s.figures);
+    stored[s.id] = { ...s, date, machine: machine() };
+  }
+  const sorted = Object.fromEntries(Object.entries(figures).sort(([a], [b]) => a.localeCompare(b)));
+  await writeFile(JSON_PATH, `${JSON.stringify(sorted, null, 2)}\n`);
+  await writeFile(SECTIONS_PATH, `${JSON.stringify(stored, null, 2)}\n`);
+  const body = Object.values(stored)
+    .map(
+      (s) =>
+        `## ${s.title}\n\n_Measured ${s.date} on ${s.machine}. Rerun: \`${s.command}\`._\n\n${s.markdown.trim()}\n\n` +
+        `| figure | value |\n|---|---|\n${Object.entries(s.figures)
+          .map(([k, v]) => `| \`${k}\` | ${fmt(v)} |`)
+          .join("\n")}\n`,
+    )
+    .join("\n");
+  await writeFile(
+    join(DOCS, "benchmarks.md"),
+    `# Benchmarks\n\nWritten by \`npm run bench\` (bench/run.ts); do not edit by hand. Every figure below is also in ` +
+      `[benchmarks.json](benchmarks.json) as a flat \`name: number\` pair.\n\n${body}`,
+  );
+}
+
+/** Four significant digits, no exponent for everyday magnitudes. */
+export function fmt(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  if (v !== 0 && (Math.abs(v) >= 1e6 || Math.abs(v) < 1e-3)) return v.toExponential(3);
+  return String(Number(v.toPrecision(4)));
+}
+
+/** Median wall time in ms of `fn` over `reps` runs after `warmup` runs. */
+export function timeMs(fn: () => void, reps: number, warmup = 3): number {
+  for (let i = 0; i < warmup; i++) fn();
+  const times: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t = performance.now();
+    fn();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}

@@ -1,0 +1,35 @@
+/**
+ * `npm run bench [-- --only id,id]`: runs the benchmark sections and writes docs/benchmarks.md
+ * and docs/benchmarks.json.
+ */
+
+import { type Section, writeReport } from "./report.js";
+import { costSection, forwardSection, mnistSection } from "./training.js";
+
+const SECTIONS: Record<string, () => Promise<Section>> = {
+  forward: forwardSection,
+  cost: costSection,
+  mnist: mnistSection,
+};
+
+const onlyIdx = process.argv.indexOf("--only");
+const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1].split(",") : Object.keys(SECTIONS);
+const unknown = only.filter((id) => !(id in SECTIONS));
+if (unknown.length > 0) {
+  console.error(
+    `✖ unknown benchmark section(s): ${unknown.join(", ")}; known: ${Object.keys(SECTIONS).join(", ")}`,
+  );
+  process.exit(2);
+}
+const done: Section[] = [];
+for (const id of only) {
+  const t = performance.now();
+  console.error(`bench: ${id} ...`);
+  const s = await SECTIONS[id]();
+  console.error(
+    `bench: ${id} done in ${((performance.now() - t) / 1000).toFixed(1)} s: ${JSON.stringify(s.figures)}`,
+  );
+  done.push(s);
+}
+await writeReport(done);
+console.error("bench: wrote docs/benchmarks.md and docs/benchmarks.json");

@@ -1,0 +1,140 @@
+/** `seedswarm train`: local training, no network. */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { type Command, Option } from "commander";
+import { defaultLocalTrainOptions, trainLocally } from "../node/local-trainer.js";
+import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
+import { DEFAULT_PRESET, isPresetName, PRESETS } from "../protocol/presets.js";
+import { parseRunSpec, parseRunSpecJson, type RunSpec } from "../protocol/run-spec.js";
+import { BACKENDS, type BackendChoice } from "../training/engine.js";
+import { intIn } from "./parse.js";
+
+/** Default data directory: $SEEDSWARM_DATA_DIR or ~/.seedswarm. */
+export function defaultDataDir(): string {
+  return process.env.SEEDSWARM_DATA_DIR ?? join(homedir(), ".seedswarm");
+}
+
+/** The RunSpec from --spec FILE or --preset NAME, with --iterations applied (a new run). */
+export function resolveSpec(o: { spec?: string; preset: string; iterations?: number }): RunSpec {
+  let spec: RunSpec;
+  if (o.spec) {
+    let text: string;
+    try {
+      text = readFileSync(o.spec, "utf8");
+    } catch (err) {
+      throw new Error(
+        `cannot read run spec ${o.spec}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+    spec = parseRunSpecJson(text, o.spec);
+  } else {
+    if (!isPresetName(o.preset)) {
+      throw new Error(
+        `unknown preset "${o.preset}"; choose one of ${Object.keys(PRESETS).join(", ")}`,
+      );
+    }
+    spec = parseRunSpec(PRESETS[o.preset]);
+  }
+  return o.iterations === undefined ? spec : parseRunSpec({ ...spec, iterations: o.iterations });
+}
+
+interface TrainFlags {
+  preset: string;
+  spec?: string;
+  iterations?: number;
+  stopAt?: number;
+  authors: number;
+  dataDir: string;
+  backend: BackendChoice;
+  evalEvery: number;
+  evalLimit: number;
+  checkpointEvery: number;
+  fresh: boolean;
+  logLevel: LogLevel;
+}
+
+export function trainCommand(program: Command): void {
+  const d = defaultLocalTrainOptions;
+  program
+    .command("train")
+    .description(
+      "Train a run locally (no network), with simulated authors applied in timestamp order",
+    )
+    .addOption(
+      new Option("--preset <name>", "built-in run spec")
+        .choices(Object.keys(PRESETS))
+        .default(DEFAULT_PRESET),
+    )
+    .option("--spec <file>", "run spec JSON file (overrides --preset)")
+    .option(
+      "--iterations <n>",
+      "run length; changes the run spec, so it is a different run",
+      intIn(1, 1e9),
+    )
+    .option(
+      "--stop-at <n>",
+      "stop (with a checkpoint) after n iterations; resume later",
+      intIn(0, 1e9),
+    )
+    .option("--authors <n>", "simulated authors per iteration", intIn(1, 1024), d.authors)
+    .option("--data-dir <dir>", "where checkpoints live", defaultDataDir())
+    .addOption(
+      new Option("--backend <name>", "tensor backend")
+        .choices(["auto", ...BACKENDS])
+        .default(d.backend),
+    )
+    .option(
+      "--eval-every <n>",
+      "test-accuracy evaluation period in iterations (0: end only)",
+      intIn(0, 1e9),
+      d.evalEvery,
+    )
+    .option("--eval-limit <n>", "test examples in periodic evaluations", intIn(1, 1e7), d.evalLimit)
+    .option(
+      "--checkpoint-every <n>",
+      "checkpoint period in iterations (0: end only)",
+      intIn(0, 1e9),
+      d.checkpointEvery,
+    )
+    .option("--fresh", "ignore an existing checkpoint and start from iteration 0", false)
+    .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ seedswarm train                              # 784-32-10 MLP on MNIST, one-byte SPSA
+  $ seedswarm train --preset tiny-spsa --authors 4
+  $ seedswarm train --stop-at 500                # later: seedswarm train  (resumes at 500)`,
+    )
+    .action(async (flags: TrainFlags) => {
+      const log = createLogger({ level: flags.logLevel });
+      const spec = resolveSpec(flags);
+      const controller = new AbortController();
+      const onSignal = () => {
+        if (controller.signal.aborted) process.exit(130);
+        log.warn({}, "stopping after this iteration (signal again to exit at once)");
+        controller.abort();
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      const result = await trainLocally(
+        {
+          spec,
+          dataDir: flags.dataDir,
+          backend: flags.backend,
+          authors: flags.authors,
+          stopAt: flags.stopAt,
+          evalEvery: flags.evalEvery,
+          evalLimit: flags.evalLimit,
+          checkpointEvery: flags.checkpointEvery,
+          resume: !flags.fresh,
+          signal: controller.signal,
+        },
+        log,
+      );
+      process.stdout.write(
+        `${JSON.stringify({ run: result.runId, iteration: result.iteration, testAccuracy: result.test.accuracy, checksum: result.checksum })}\n`,
+      );
+    });
+}

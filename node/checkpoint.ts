@@ -1,0 +1,111 @@
+/**
+ * Checkpoints: one self-contained file with the RunSpec, the iteration, the checksum and the
+ * canonical weights; enough to resume exactly. Written atomically (temp file, fsync, rename), so a
+ * kill at any moment leaves either the old checkpoint or the new one, never half of one.
+ *
+ * Layout: "SSCK" | u32 LE format version (1) | u32 LE header length | header JSON | weights
+ * (little-endian float32, layout order).
+ */
+import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { SeedswarmError } from "../protocol/errors.js";
+import { parseRunSpec, type RunSpec, runIdOf } from "../protocol/run-spec.js";
+import { canonicalBytes, checksum, weightsFromBytes } from "../training/params.js";
+
+const MAGIC = "SSCK";
+const FORMAT = 1;
+
+export class CheckpointError extends SeedswarmError<"CHECKPOINT_CORRUPT" | "CHECKPOINT_MISMATCH"> {}
+
+export interface Checkpoint {
+  readonly spec: RunSpec;
+  readonly runId: string;
+  /** Iterations applied: the next iteration to run. */
+  readonly iteration: number;
+  readonly checksum: string;
+  readonly weights: Float32Array;
+}
+
+/** Where a run's checkpoint lives under a data directory. */
+export function checkpointPath(dataDir: string, runId: string): string {
+  return join(dataDir, "runs", runId.slice(0, 16), "checkpoint.ssck");
+}
+
+/** Writes a checkpoint atomically and durably. */
+export async function saveCheckpoint(
+  path: string,
+  spec: RunSpec,
+  iteration: number,
+  weights: Float32Array,
+): Promise<Checkpoint> {
+  const cp: Checkpoint = {
+    spec,
+    runId: runIdOf(spec),
+    iteration,
+    checksum: checksum(weights),
+    weights,
+  };
+  const header = Buffer.from(
+    JSON.stringify({
+      runId: cp.runId,
+      iteration,
+      checksum: cp.checksum,
+      params: weights.length,
+      spec,
+    }),
+  );
+  const prefix = Buffer.alloc(12);
+  prefix.write(MAGIC, 0, "ascii");
+  prefix.writeUInt32LE(FORMAT, 4);
+  prefix.writeUInt32LE(header.length, 8);
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  const fh = await open(tmp, "w");
+  try {
+    await fh.writeFile(Buffer.concat([prefix, header, canonicalBytes(weights)]));
+    await fh.sync();
+  } catch (err) {
+    await fh.close();
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  await fh.close();
+  await rename(tmp, path);
+  const dir = await open(dirname(path), "r");
+  await dir.sync().finally(() => dir.close());
+  return cp;
+}
+
+function corrupt(path: string, problem: string): never {
+  throw new CheckpointError("CHECKPOINT_CORRUPT", `checkpoint ${path}: ${problem}`, { path });
+}
+
+/** Reads and verifies a checkpoint (format, spec, runId, size and checksum of the weights). */
+export async function loadCheckpoint(path: string): Promise<Checkpoint> {
+  const buf = await readFile(path);
+  if (buf.length < 12 || buf.toString("ascii", 0, 4) !== MAGIC)
+    corrupt(path, "not a seedswarm checkpoint");
+  if (buf.readUInt32LE(4) !== FORMAT) corrupt(path, `unsupported format ${buf.readUInt32LE(4)}`);
+  const len = buf.readUInt32LE(8);
+  if (12 + len > buf.length) corrupt(path, "truncated header");
+  let header: { runId: string; iteration: number; checksum: string; params: number; spec: unknown };
+  try {
+    header = JSON.parse(buf.toString("utf8", 12, 12 + len));
+  } catch {
+    return corrupt(path, "unreadable header");
+  }
+  const spec = parseRunSpec(header.spec);
+  const runId = runIdOf(spec);
+  if (runId !== header.runId) corrupt(path, "runId does not match its spec");
+  const body = buf.subarray(12 + len);
+  if (body.length !== header.params * 4)
+    corrupt(path, `weights are ${body.length} bytes, expected ${header.params * 4}`);
+  const weights = weightsFromBytes(body);
+  const sum = checksum(weights);
+  if (sum !== header.checksum)
+    corrupt(
+      path,
+      `weights checksum ${sum.slice(0, 12)} != recorded ${header.checksum.slice(0, 12)}`,
+    );
+  return { spec, runId, iteration: header.iteration, checksum: sum, weights };
+}

@@ -1,0 +1,76 @@
+/**
+ * Built-in RunSpecs. The default is the one the README's quick start runs.
+ */
+import type { RunSpec } from "./run-spec.js";
+
+const MNIST_SHAPE = [28, 28, 1] as const;
+
+export const PRESETS = {
+  /** 784-32-10 MLP on MNIST, one-byte SPSA: the reference configuration. */
+  "mnist-mlp-spsa": {
+    version: 1,
+    name: "mnist-mlp-spsa",
+    model: { kind: "mlp", inputShape: MNIST_SHAPE, hidden: [32], classes: 10 },
+    dataset: { kind: "mnist" },
+    algorithm: {
+      kind: "spsa",
+      perturbations: 16,
+      batchSize: 128,
+      eps: 1e-3,
+      schedule: { lr: 2e-3, warmup: 0, minFactor: 0.1 },
+    },
+    seed: 1,
+    iterations: 2000,
+    roundTimeoutMs: 2000,
+  },
+  /** The Marketplace article's MNIST CNN trained with one-byte SPSA. */
+  "mnist-cnn-spsa": {
+    version: 1,
+    name: "mnist-cnn-spsa",
+    model: { kind: "cnn", inputShape: MNIST_SHAPE, classes: 10 },
+    dataset: { kind: "mnist" },
+    algorithm: {
+      kind: "spsa",
+      perturbations: 16,
+      batchSize: 64,
+      eps: 1e-3,
+      schedule: { lr: 1e-3, warmup: 0, minFactor: 0.1 },
+    },
+    seed: 1,
+    iterations: 4000,
+    roundTimeoutMs: 10000,
+  },
+  /** A tiny synthetic problem that trains in seconds: for tests and smoke runs. */
+  "tiny-spsa": {
+    version: 1,
+    name: "tiny-spsa",
+    model: { kind: "mlp", inputShape: [16, 1, 1], hidden: [8], classes: 4 },
+    dataset: {
+      kind: "synthetic",
+      features: 16,
+      classes: 4,
+      trainSize: 512,
+      testSize: 256,
+      seed: 7,
+    },
+    algorithm: {
+      kind: "spsa",
+      perturbations: 8,
+      batchSize: 32,
+      eps: 1e-3,
+      schedule: { lr: 2e-2, warmup: 0, minFactor: 0.1 },
+    },
+    seed: 1,
+    iterations: 200,
+    roundTimeoutMs: 500,
+  },
+} as const satisfies Record<string, RunSpec>;
+
+export type PresetName = keyof typeof PRESETS;
+
+/** The preset the CLI runs when none is named. */
+export const DEFAULT_PRESET: PresetName = "mnist-mlp-spsa";
+
+export function isPresetName(name: string): name is PresetName {
+  return Object.hasOwn(PRESETS, name);
+}

@@ -1,0 +1,285 @@
+/**
+ * The RunSpec: everything that defines one training job. Its canonical JSON hashes to the runId,
+ * so two nodes agree on a run exactly when they agree on every field here.
+ */
+import { createHash } from "node:crypto";
+import { SeedswarmError } from "./errors.js";
+
+/** [height, width, channels] of one example. */
+export type InputShape = readonly [number, number, number];
+
+export type ModelSpec =
+  | {
+      readonly kind: "mlp";
+      readonly inputShape: InputShape;
+      readonly hidden: readonly number[];
+      readonly classes: number;
+    }
+  | {
+      /** The MNIST CNN of the Marketplace article: conv5-conv5-IN-pool-conv3-conv3-IN-pool-linear. */
+      readonly kind: "cnn";
+      readonly inputShape: InputShape;
+      readonly classes: number;
+    };
+
+export type DatasetSpec =
+  | { readonly kind: "mnist" }
+  | {
+      readonly kind: "idx";
+      readonly trainImages: string;
+      readonly trainLabels: string;
+      readonly testImages: string;
+      readonly testLabels: string;
+    }
+  | {
+      readonly kind: "synthetic";
+      readonly features: number;
+      readonly classes: number;
+      readonly trainSize: number;
+      readonly testSize: number;
+      readonly seed: number;
+    };
+
+/** Learning-rate schedule: linear warmup, then linear decay to lr * minFactor at `iterations`. */
+export interface LrSchedule {
+  readonly lr: number;
+  readonly warmup: number;
+  readonly minFactor: number;
+}
+
+export interface SpsaSpec {
+  readonly kind: "spsa";
+  /** Perturbations each node evaluates per iteration: its contribution is this many bytes. */
+  readonly perturbations: number;
+  readonly batchSize: number;
+  /** Perturbation scale: weights move by +/- eps along a Rademacher direction. */
+  readonly eps: number;
+  readonly schedule: LrSchedule;
+}
+
+export type AlgorithmSpec = SpsaSpec;
+
+export interface RunSpec {
+  readonly version: 1;
+  readonly name: string;
+  readonly model: ModelSpec;
+  readonly dataset: DatasetSpec;
+  readonly algorithm: AlgorithmSpec;
+  /** Seed of the initial weights. */
+  readonly seed: number;
+  /** Length of the run; the lr schedule decays over it. */
+  readonly iterations: number;
+  /** How long a round waits for contributions before it closes. */
+  readonly roundTimeoutMs: number;
+}
+
+export type RunSpecErrorCode = "RUNSPEC_INVALID" | "RUNSPEC_PARSE";
+
+export class RunSpecError extends SeedswarmError<RunSpecErrorCode> {}
+
+function fail(path: string, problem: string, value: unknown): never {
+  throw new RunSpecError(
+    "RUNSPEC_INVALID",
+    `run spec: ${path} ${problem} (got ${JSON.stringify(value)})`,
+    {
+      path,
+      value,
+    },
+  );
+}
+
+type Obj = Record<string, unknown>;
+
+function obj(v: unknown, path: string, keys: readonly string[]): Obj {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(path, "must be an object", v);
+  for (const k of Object.keys(v))
+    if (!keys.includes(k)) fail(`${path}.${k}`, "is not a known field", (v as Obj)[k]);
+  return v as Obj;
+}
+
+function int(o: Obj, k: string, path: string, min: number, max: number): number {
+  const v = o[k];
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
+    fail(`${path}.${k}`, `must be an integer in ${min}..${max}`, v);
+  }
+  return v;
+}
+
+function num(o: Obj, k: string, path: string, min: number, max: number): number {
+  const v = o[k];
+  if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) {
+    fail(`${path}.${k}`, `must be a number in ${min}..${max}`, v);
+  }
+  return v;
+}
+
+function str(o: Obj, k: string, path: string): string {
+  const v = o[k];
+  if (typeof v !== "string" || v.length === 0 || v.length > 4096)
+    fail(`${path}.${k}`, "must be a non-empty string", v);
+  return v;
+}
+
+function shape(o: Obj, k: string, path: string): InputShape {
+  const v = o[k];
+  if (
+    !Array.isArray(v) ||
+    v.length !== 3 ||
+    !v.every((d) => Number.isInteger(d) && d >= 1 && d <= 4096)
+  ) {
+    fail(`${path}.${k}`, "must be [height, width, channels] of positive integers", v);
+  }
+  return [v[0], v[1], v[2]];
+}
+
+function modelSpec(v: unknown): ModelSpec {
+  const kind = (v as Obj | null)?.kind;
+  if (kind === "mlp") {
+    const o = obj(v, "model", ["kind", "inputShape", "hidden", "classes"]);
+    const hidden = o.hidden;
+    if (
+      !Array.isArray(hidden) ||
+      hidden.length > 8 ||
+      !hidden.every((h) => Number.isInteger(h) && h >= 1 && h <= 65536)
+    ) {
+      fail("model.hidden", "must be a list of at most 8 layer widths in 1..65536", hidden);
+    }
+    return {
+      kind,
+      inputShape: shape(o, "inputShape", "model"),
+      hidden: [...hidden],
+      classes: int(o, "classes", "model", 2, 65536),
+    };
+  }
+  if (kind === "cnn") {
+    const o = obj(v, "model", ["kind", "inputShape", "classes"]);
+    const inputShape = shape(o, "inputShape", "model");
+    if (inputShape[0] !== 28 || inputShape[1] !== 28)
+      fail("model.inputShape", "must be 28x28 for the cnn", inputShape);
+    return { kind, inputShape, classes: int(o, "classes", "model", 2, 65536) };
+  }
+  return fail("model.kind", 'must be "mlp" or "cnn"', kind);
+}
+
+function datasetSpec(v: unknown): DatasetSpec {
+  const kind = (v as Obj | null)?.kind;
+  if (kind === "mnist") {
+    obj(v, "dataset", ["kind"]);
+    return { kind };
+  }
+  if (kind === "idx") {
+    const o = obj(v, "dataset", ["kind", "trainImages", "trainLabels", "testImages", "testLabels"]);
+    return {
+      kind,
+      trainImages: str(o, "trainImages", "dataset"),
+      trainLabels: str(o, "trainLabels", "dataset"),
+      testImages: str(o, "testImages", "dataset"),
+      testLabels: str(o, "testLabels", "dataset"),
+    };
+  }
+  if (kind === "synthetic") {
+    const o = obj(v, "dataset", ["kind", "features", "classes", "trainSize", "testSize", "seed"]);
+    return {
+      kind,
+      features: int(o, "features", "dataset", 1, 1 << 20),
+      classes: int(o, "classes", "dataset", 2, 256),
+      trainSize: int(o, "trainSize", "dataset", 1, 1 << 24),
+      testSize: int(o, "testSize", "dataset", 1, 1 << 24),
+      seed: int(o, "seed", "dataset", 0, 0xffffffff),
+    };
+  }
+  return fail("dataset.kind", 'must be "mnist", "idx" or "synthetic"', kind);
+}
+
+function algorithmSpec(v: unknown): AlgorithmSpec {
+  const kind = (v as Obj | null)?.kind;
+  if (kind !== "spsa") return fail("algorithm.kind", 'must be "spsa"', kind);
+  const o = obj(v, "algorithm", ["kind", "perturbations", "batchSize", "eps", "schedule"]);
+  const s = obj(o.schedule, "algorithm.schedule", ["lr", "warmup", "minFactor"]);
+  return {
+    kind,
+    perturbations: int(o, "perturbations", "algorithm", 1, 1024),
+    batchSize: int(o, "batchSize", "algorithm", 1, 65536),
+    eps: num(o, "eps", "algorithm", 1e-8, 1),
+    schedule: {
+      lr: num(s, "lr", "algorithm.schedule", 0, 1e3),
+      warmup: int(s, "warmup", "algorithm.schedule", 0, 1e9),
+      minFactor: num(s, "minFactor", "algorithm.schedule", 0, 1),
+    },
+  };
+}
+
+/** Validates an untrusted value as a RunSpec; throws RunSpecError naming the first bad field. */
+export function parseRunSpec(v: unknown): RunSpec {
+  const o = obj(v, "spec", [
+    "version",
+    "name",
+    "model",
+    "dataset",
+    "algorithm",
+    "seed",
+    "iterations",
+    "roundTimeoutMs",
+  ]);
+  if (o.version !== 1) fail("spec.version", "must be 1", o.version);
+  const spec: RunSpec = {
+    version: 1,
+    name: str(o, "name", "spec"),
+    model: modelSpec(o.model),
+    dataset: datasetSpec(o.dataset),
+    algorithm: algorithmSpec(o.algorithm),
+    seed: int(o, "seed", "spec", 0, 0xffffffff),
+    iterations: int(o, "iterations", "spec", 1, 1e9),
+    roundTimeoutMs: int(o, "roundTimeoutMs", "spec", 10, 3_600_000),
+  };
+  if (spec.dataset.kind === "synthetic") {
+    const [h, w, c] = spec.model.inputShape;
+    if (h * w * c !== spec.dataset.features)
+      fail(
+        "model.inputShape",
+        `must hold ${spec.dataset.features} features`,
+        spec.model.inputShape,
+      );
+    if (spec.model.classes !== spec.dataset.classes)
+      fail(
+        "model.classes",
+        `must equal dataset.classes ${spec.dataset.classes}`,
+        spec.model.classes,
+      );
+  }
+  return spec;
+}
+
+/** Parses RunSpec JSON text; syntax errors become RunSpecError too. */
+export function parseRunSpecJson(text: string, source = "run spec"): RunSpec {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new RunSpecError(
+      "RUNSPEC_PARSE",
+      `${source}: not valid JSON: ${(err as Error).message}`,
+      { source },
+    );
+  }
+  return parseRunSpec(value);
+}
+
+/** JSON with object keys sorted at every level: the same spec always gives the same bytes. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  if (v !== null && typeof v === "object") {
+    const o = v as Obj;
+    return `{${Object.keys(o)
+      .sort()
+      .filter((k) => o[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** runId = hex SHA-256 of the canonical JSON of the spec. */
+export function runIdOf(spec: RunSpec): string {
+  return createHash("sha256").update(canonicalJson(spec)).digest("hex");
+}

@@ -1,0 +1,18 @@
+/** Builds the algorithm a RunSpec names. */
+import type { RunSpec } from "../../protocol/run-spec.js";
+import type { Split } from "../data/dataset.js";
+import type { Model } from "../models/model.js";
+import type { Algorithm } from "./algorithm.js";
+import { Spsa } from "./spsa.js";
+
+export function createAlgorithm(
+  runId: string,
+  spec: RunSpec,
+  model: Model,
+  train: Split,
+): Algorithm {
+  switch (spec.algorithm.kind) {
+    case "spsa":
+      return new Spsa(runId, spec, model, train);
+  }
+}

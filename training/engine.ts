@@ -1,0 +1,97 @@
+/**
+ * Resolves the TensorFlow.js backend at run time. The native bindings download libtensorflow at
+ * install time and are optional dependencies, so any of them may be missing: try the fastest that
+ * loads, or exactly the one asked for.
+ */
+import * as tf from "@tensorflow/tfjs";
+import { SeedswarmError } from "../protocol/errors.js";
+
+/** Backends in preference order. "tensorflow" is tfjs-node's native CPU backend. */
+export const BACKENDS = ["tensorflow-gpu", "tensorflow", "wasm", "cpu"] as const;
+export type BackendName = (typeof BACKENDS)[number];
+export type BackendChoice = BackendName | "auto";
+
+export class BackendError extends SeedswarmError<"BACKEND_UNAVAILABLE" | "BACKEND_UNKNOWN"> {}
+
+/** The npm package that provides each backend, for error messages. */
+const PACKAGE: Record<BackendName, string> = {
+  "tensorflow-gpu": "@tensorflow/tfjs-node-gpu",
+  tensorflow: "@tensorflow/tfjs-node",
+  wasm: "@tensorflow/tfjs-backend-wasm",
+  cpu: "@tensorflow/tfjs",
+};
+
+/** Minimal logger shape so training/ does not depend on the node's logger setup. */
+export interface EngineLog {
+  info(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+async function tryLoad(name: BackendName): Promise<string | null> {
+  try {
+    if (name === "tensorflow-gpu") {
+      await import(PACKAGE[name]);
+      return "tensorflow";
+    }
+    if (name === "tensorflow") {
+      await import(PACKAGE[name]);
+      return "tensorflow";
+    }
+    if (name === "wasm") {
+      await import("@tensorflow/tfjs-backend-wasm");
+      return "wasm";
+    }
+    return "cpu";
+  } catch (err) {
+    return `!${(err as Error).message.split("\n")[0]}`;
+  }
+}
+
+let active: BackendName | null = null;
+
+/**
+ * Activates a backend: the one named, or the first of BACKENDS that loads. Throws BackendError
+ * naming the package to install when an explicitly requested backend cannot load.
+ */
+export async function useBackend(
+  choice: BackendChoice = "auto",
+  log?: EngineLog,
+): Promise<BackendName> {
+  if (choice !== "auto" && !BACKENDS.includes(choice)) {
+    throw new BackendError(
+      "BACKEND_UNKNOWN",
+      `unknown backend "${choice}"; choose one of auto, ${BACKENDS.join(", ")}`,
+      {
+        choice,
+      },
+    );
+  }
+  const candidates = choice === "auto" ? BACKENDS : [choice];
+  const failures: Record<string, string> = {};
+  for (const name of candidates) {
+    const registered = await tryLoad(name);
+    if (registered === null || registered.startsWith("!")) {
+      failures[name] = registered?.slice(1) ?? "not loadable";
+      log?.debug({ backend: name, reason: failures[name] }, "backend unavailable");
+      continue;
+    }
+    if (await tf.setBackend(registered)) {
+      await tf.ready();
+      active = name;
+      log?.info({ backend: name, tried: Object.keys(failures) }, "backend in use");
+      return name;
+    }
+    failures[name] = "setBackend failed";
+  }
+  const wanted = candidates[0];
+  throw new BackendError(
+    "BACKEND_UNAVAILABLE",
+    `backend "${wanted}" is not available: ${failures[wanted]}; install ${PACKAGE[wanted]} (npm install ${PACKAGE[wanted]}) or use --backend auto`,
+    { choice, failures },
+  );
+}
+
+/** The backend activated by useBackend, or null before. */
+export function activeBackend(): BackendName | null {
+  return active;
+}

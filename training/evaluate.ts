@@ -1,0 +1,60 @@
+/**
+ * Loss and accuracy of a model on data: the one evaluation function every path uses
+ * (SPSA measurements, periodic test accuracy, the backprop baseline, benchmarks).
+ */
+import * as tf from "@tensorflow/tfjs";
+import type { InputShape } from "../protocol/run-spec.js";
+import { type Batch, type Split, sliceBatch } from "./data/dataset.js";
+import { crossEntropy, type Model } from "./models/model.js";
+
+/** Backend tensors for a batch: x [size, h, w, c] and integer labels. */
+export function batchTensors(batch: Batch, shape: InputShape): { x: tf.Tensor4D; y: tf.Tensor1D } {
+  return {
+    x: tf.tensor4d(batch.x, [batch.size, shape[0], shape[1], shape[2]]),
+    y: tf.tensor1d(batch.y, "int32"),
+  };
+}
+
+/** Mean cross-entropy of the model with the given weights on a batch already on the backend. */
+export function lossOn(
+  model: Model,
+  weights: readonly tf.Tensor[],
+  x: tf.Tensor4D,
+  y: tf.Tensor1D,
+): number {
+  return tf.tidy(() => crossEntropy(model.forward(weights, x), y)).dataSync()[0];
+}
+
+export interface Evaluation {
+  readonly loss: number;
+  readonly accuracy: number;
+  readonly examples: number;
+}
+
+/** Loss and accuracy over the first `limit` examples of a split, in chunks to bound memory. */
+export function evaluate(
+  model: Model,
+  weights: readonly tf.Tensor[],
+  split: Split,
+  limit = split.n,
+  chunk = 1000,
+): Evaluation {
+  const shape = model.spec.inputShape;
+  const features = shape[0] * shape[1] * shape[2];
+  const n = Math.min(limit, split.n);
+  let lossSum = 0;
+  let correct = 0;
+  for (let start = 0; start < n; start += chunk) {
+    const batch = sliceBatch(split, features, start, Math.min(chunk, n - start));
+    const [l, c] = tf.tidy(() => {
+      const { x, y } = batchTensors(batch, shape);
+      const logits = model.forward(weights, x);
+      const loss = tf.mul(crossEntropy(logits, y), batch.size);
+      const hits = tf.sum(tf.cast(tf.equal(tf.argMax(logits, 1), y), "float32"));
+      return [loss.dataSync()[0], hits.dataSync()[0]];
+    });
+    lossSum += l;
+    correct += c;
+  }
+  return { loss: lossSum / n, accuracy: correct / n, examples: n };
+}
