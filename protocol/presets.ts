@@ -58,7 +58,7 @@ export const PRESETS = {
       perturbations: 8,
       batchSize: 32,
       eps: 1e-3,
-      schedule: { lr: 2e-2, warmup: 0, minFactor: 0.1 },
+      schedule: { lr: 0.1, warmup: 0, minFactor: 0.1 },
     },
     seed: 1,
     iterations: 200,

@@ -49,6 +49,10 @@ async function tryLoad(name: BackendName): Promise<string | null> {
 
 let active: BackendName | null = null;
 
+// Production mode skips tfjs debug checks and its console banner suggesting tfjs-node: we log
+// the backend in use ourselves, and library code never writes to the console.
+tf.enableProdMode();
+
 /**
  * Activates a backend: the one named, or the first of BACKENDS that loads. Throws BackendError
  * naming the package to install when an explicitly requested backend cannot load.
