@@ -4,11 +4,13 @@
  * contribute: for each of k perturbations j, seed_j = H(run, t, author, joinedAt, j) picks a
  *   minibatch and a Rademacher direction z_j (one Philox stream per tensor); the author measures
  *   g_j = (L(w + eps z_j) - L(w - eps z_j)) / (2 eps) and sends byte_j = quantize(g_j).
- * apply: with m = the number of bytes applied this iteration (all contributions together),
- *   for each contribution in timestamp order, each j, each tensor, each element:
- *     c_j = fround(fround(-lr_t * dequant(byte_j)) / m);  w = fround(w + (z ? c_j : -c_j))
- *   Bytes that decode to 0 are skipped (adding 0 changes no float32 that is not -0, and no
- *   weight is ever -0: x + (-x) rounds to +0).
+ * apply: with m = the number of bytes applied this iteration (all contributions together), the
+ *   non-zero bytes in timestamp order (contribution, then j) give steps
+ *     c_q = fround(fround(-lr_t * dequant(byte_q)) / m)
+ *   taken in consecutive groups of GROUP = 4. For each group and each weight (all tensors):
+ *     delta = the float32 sum, in order, of (z_q ? c_q : -c_q) over the group;  w = fround(w + delta)
+ *   Zero bytes are no step at all. Grouping is part of the canonical rule (it sums small steps
+ *   before they meet the weight, and it is 1.5x faster than one pass per byte).
  */
 import * as tf from "@tensorflow/tfjs";
 import { dequantizeGradient, quantizeGradient } from "../../protocol/gradient-byte.js";
@@ -31,6 +33,9 @@ export interface Measurement {
   readonly byte: number;
 }
 
+/** Steps applied per pass over the weights (see applyGroup). Part of the canonical update. */
+const GROUP = 4;
+
 export class Spsa implements Algorithm {
   readonly kind = "spsa";
   readonly payloadSize: number;
@@ -38,6 +43,12 @@ export class Spsa implements Algorithm {
   private readonly bits: Uint32Array;
   private readonly plus: Float32Array;
   private readonly minus: Float32Array;
+  /** [-eps, +eps] indexed by a noise bit. */
+  private readonly pm = new Float64Array(2);
+  /** Deltas of one apply group, indexed by the group's noise bits. */
+  private readonly table = new Float64Array(1 << GROUP);
+  /** Noise bits of each step of an apply group, for one tensor. */
+  private readonly groupBits: Uint32Array[];
   /** The measurements of the last `contribute` call. */
   lastMeasurements: Measurement[] = [];
 
@@ -59,6 +70,7 @@ export class Spsa implements Algorithm {
     this.bits = new Uint32Array(Math.ceil(largest / 32));
     this.plus = new Float32Array(model.layout.size);
     this.minus = new Float32Array(model.layout.size);
+    this.groupBits = Array.from({ length: GROUP }, () => new Uint32Array(this.bits.length));
   }
 
   /**
@@ -66,18 +78,24 @@ export class Spsa implements Algorithm {
    * Exposed for the noise-budget benchmark.
    */
   perturb(weights: Float32Array, seed: Seed): void {
+    const { plus, minus, bits, pm } = this;
     const eps = Math.fround(this.cfg.eps);
-    const { plus, minus, bits } = this;
-    this.model.layout.tensors.forEach((t, ti) => {
+    pm[0] = -eps;
+    pm[1] = eps;
+    for (const [ti, t] of this.model.layout.tensors.entries()) {
+      const end = t.offset + t.size;
+      const x = weights.subarray(t.offset, end);
+      const xp = plus.subarray(t.offset, end);
+      const xm = minus.subarray(t.offset, end);
       rademacherBits(streamOf(seed, Purpose.Noise, ti), t.size, bits);
-      const off = t.offset;
-      for (let i = 0; i < t.size; i++) {
-        const w = weights[off + i];
-        const d = (bits[i >>> 5] >>> (i & 31)) & 1 ? eps : -eps;
-        plus[off + i] = w + d;
-        minus[off + i] = w - d;
+      // Branch-free: a sign taken from random bits defeats branch prediction. Views whose
+      // length bounds the loop let V8 drop the bounds checks.
+      for (let i = 0; i < x.length; i++) {
+        const d = pm[(bits[i >>> 5] >>> (i & 31)) & 1];
+        xp[i] = x[i] + d;
+        xm[i] = x[i] - d;
       }
-    });
+    }
   }
 
   contribute(replica: Replica, author: Author): Uint8Array {
@@ -121,23 +139,55 @@ export class Spsa implements Algorithm {
       if (problem) throw new RangeError(`contribution of ${c.author.id}: ${problem}`);
       m += c.payload.length;
     }
-    const bits = this.bits;
+    // The non-zero steps of the iteration in canonical order (timestamp order, then byte index).
+    const steps: { coef: number; seed: Seed }[] = [];
     for (const c of contributions) {
-      const bytes = new Int8Array(c.payload.buffer, c.payload.byteOffset, c.payload.length);
-      for (let j = 0; j < bytes.length; j++) {
-        const coef = f(f(-lr * dequantizeGradient(bytes[j])) / m);
-        if (coef === 0) continue;
-        const neg = -coef;
-        const seed = contributionSeed(this.runId, iteration, c.author, j);
-        this.model.layout.tensors.forEach((t, ti) => {
-          rademacherBits(streamOf(seed, Purpose.Noise, ti), t.size, bits);
-          const off = t.offset;
-          for (let i = 0; i < t.size; i++) {
-            weights[off + i] = f(
-              weights[off + i] + ((bits[i >>> 5] >>> (i & 31)) & 1 ? coef : neg),
-            );
-          }
-        });
+      for (let j = 0; j < c.payload.length; j++) {
+        const byte = (c.payload[j] << 24) >> 24;
+        const coef = f(f(-lr * dequantizeGradient(byte)) / m);
+        if (coef !== 0)
+          steps.push({ coef, seed: contributionSeed(this.runId, iteration, c.author, j) });
+      }
+    }
+    for (let g = 0; g < steps.length; g += GROUP)
+      this.applyGroup(weights, steps.slice(g, g + GROUP));
+  }
+
+  /**
+   * Applies up to GROUP steps in one pass: per element, delta = the float32 sum (in order) of
+   * +/-coef_q over the group's steps q, then w = fround(w + delta). The 2^GROUP possible deltas
+   * are tabulated once with exactly that rounding, so the pass is a table lookup and one add.
+   * A missing step (short last group) contributes +/-0, which leaves every sum unchanged.
+   */
+  private applyGroup(weights: Float32Array, group: readonly { coef: number; seed: Seed }[]): void {
+    const f = Math.fround;
+    const table = this.table;
+    for (let p = 0; p < table.length; p++) {
+      let acc = 0;
+      for (let q = 0; q < GROUP; q++) {
+        const c = q < group.length ? group[q].coef : 0;
+        const term = (p >>> q) & 1 ? c : -c;
+        acc = q === 0 ? term : f(acc + term);
+      }
+      table[p] = acc;
+    }
+    const [b0, b1, b2, b3] = this.groupBits;
+    for (const [ti, t] of this.model.layout.tensors.entries()) {
+      for (let q = 0; q < GROUP; q++) {
+        if (q < group.length)
+          rademacherBits(streamOf(group[q].seed, Purpose.Noise, ti), t.size, this.groupBits[q]);
+        else this.groupBits[q].fill(0);
+      }
+      const x = weights.subarray(t.offset, t.offset + t.size);
+      for (let i = 0; i < x.length; i++) {
+        const w = i >>> 5;
+        const s = i & 31;
+        const idx =
+          ((b0[w] >>> s) & 1) |
+          (((b1[w] >>> s) & 1) << 1) |
+          (((b2[w] >>> s) & 1) << 2) |
+          (((b3[w] >>> s) & 1) << 3);
+        x[i] = f(x[i] + table[idx]);
       }
     }
   }
