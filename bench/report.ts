@@ -69,8 +69,8 @@ export function fmt(v: number): string {
   return String(Number(v.toPrecision(4)));
 }
 
-/** Median wall time in ms of `fn` over `reps` runs after `warmup` runs. */
-export function timeMs(fn: () => void, reps: number, warmup = 3): number {
+/** Median wall time in ms of `fn` over `reps` runs after `warmup` runs (default: as many, so the JIT has settled). */
+export function timeMs(fn: () => void, reps: number, warmup = Math.max(3, reps)): number {
   for (let i = 0; i < warmup; i++) fn();
   const times: number[] = [];
   for (let i = 0; i < reps; i++) {
