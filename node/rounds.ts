@@ -1,0 +1,331 @@
+/**
+ * Rounds and agreement (brief section 5). One iteration t:
+ *
+ *   every node at head t ──contribution(t)──▶ gossip
+ *   proposer of t (lowest H(runId, t, peer) among the authors of commit t-1)
+ *        waits until it holds a contribution from each of them, or until 0.5 x roundTimeout,
+ *        then applies and publishes commit(t) = {prevHash, entries in timestamp order, checksum}
+ *   every node applies commit(t) when its prevHash is the hash of the commit it applied last
+ *   fallback: rank r (r >= 1) publishes its own commit at (0.5 + 0.25 r) x roundTimeout when no
+ *        commit for t has arrived; any node does at (0.5 + 0.25 (n + 1)) x roundTimeout
+ *
+ * Nodes apply commits only, in chain order, so every honest node applies the same contributions
+ * in the same (timestamp) order. A dead author is missing from commit t and so from the waits of
+ * t + 1: it costs at most one 0.5 x roundTimeout wait; a dead primary proposer is replaced by rank
+ * 1 at 0.75 x roundTimeout. A commit whose checksum differs from ours after applying, or a commit
+ * chained to a commit we did not apply, means divergence: the node asks to be repaired.
+ *
+ * This class owns no sockets: the daemon feeds it decoded, validated messages and gives it the
+ * publish functions, so it can be driven in tests without a network.
+ */
+import { createHash } from "node:crypto";
+import type { Contribution } from "../training/algorithms/algorithm.js";
+import { compareAuthors } from "../training/algorithms/algorithm.js";
+import type { Replica } from "../training/replica.js";
+import type { Author } from "../training/rng/seeds.js";
+import type { RunContext } from "../training/run-context.js";
+import type { Logger } from "./logger.js";
+
+/** A commit as the rounds see it (author ids are peer id strings). */
+export interface CommitData {
+  readonly iteration: number;
+  readonly prevHash: Uint8Array;
+  readonly entries: readonly Contribution[];
+  readonly checksum: Uint8Array;
+  readonly rank: number;
+}
+
+export interface RoundsTransport {
+  publishContribution(iteration: number, payload: Uint8Array): Promise<void>;
+  /** Publishes a commit; returns the hash of its encoding (the next commit's prevHash). */
+  publishCommit(commit: CommitData): Promise<Uint8Array>;
+  /** The hash of a received commit's encoding. */
+  hashCommit(commit: CommitData): Uint8Array;
+}
+
+export interface RoundsOptions {
+  /** Milliseconds; the proposer's wait is half of it, fallbacks step by a quarter. */
+  readonly roundTimeoutMs: number;
+  /** Stop after applying this many iterations (the run length by default). */
+  readonly stopAt: number;
+  /** Compute and publish contributions (false for a node that only follows). */
+  readonly contribute: boolean;
+}
+
+export type RoundsEvent =
+  | {
+      kind: "applied";
+      iteration: number;
+      checksum: string;
+      contributions: number;
+      rank: number;
+      ms: number;
+    }
+  | { kind: "diverged"; iteration: number; reason: string }
+  | { kind: "done"; iteration: number };
+
+export const ZERO_HASH = new Uint8Array(32);
+
+/** Commits and checksums kept for joiners and checksum queries. */
+const LOG_KEEP = 4096;
+
+function hex(b: Uint8Array): string {
+  return Buffer.from(b).toString("hex");
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Rank order of candidates for proposing iteration t: ascending H(runId, t, peer). */
+export function proposerOrder(
+  runId: string,
+  iteration: number,
+  candidates: Iterable<string>,
+): string[] {
+  const key = (p: string) =>
+    createHash("sha256").update(`${runId}/${iteration}/${p}`).digest("hex");
+  return [...new Set(candidates)]
+    .map((p) => [key(p), p] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, p]) => p);
+}
+
+export class Rounds {
+  private lastHash: Uint8Array = ZERO_HASH;
+  /** Authors of the last applied commit: next round's expected contributors and proposers. */
+  private lastAuthors: string[] = [];
+  private lateAuthors: string[] = [];
+  private readonly contributions = new Map<number, Map<string, Contribution>>();
+  private readonly pendingCommits = new Map<number, CommitData[]>();
+  private timers: NodeJS.Timeout[] = [];
+  private roundStart = 0;
+  private stopped = false;
+  private proposing = false;
+  /** Commits applied, in order (the commit log served to joiners). */
+  readonly log: { commit: CommitData; hash: Uint8Array }[] = [];
+  /** Checksums after each applied iteration, recent ones only. */
+  readonly checksums = new Map<number, string>();
+
+  constructor(
+    private readonly self: Author,
+    private readonly run: RunContext,
+    private readonly replica: Replica,
+    private readonly transport: RoundsTransport,
+    private readonly opts: RoundsOptions,
+    private readonly logger: Logger,
+    private readonly onEvent: (e: RoundsEvent) => void = () => {},
+  ) {
+    this.checksums.set(replica.iteration, replica.checksum());
+  }
+
+  /** Next iteration to apply. */
+  get head(): number {
+    return this.replica.iteration;
+  }
+
+  /** Hash of the last applied commit. */
+  get headHash(): Uint8Array {
+    return this.lastHash;
+  }
+
+  /** Continue a chain after a snapshot or checkpoint: the state is at `head` after `hash`. */
+  resumeChain(hash: Uint8Array, authors: string[]): void {
+    this.lastHash = hash;
+    this.lastAuthors = authors;
+  }
+
+  /** Begins the round at the current head. */
+  start(): void {
+    this.stopped = false;
+    this.beginRound();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+  }
+
+  /** A validated contribution from gossip (author = gossip signer). */
+  onContribution(c: Contribution, iteration: number): void {
+    if (iteration < this.head) {
+      // Too late for its commit: wait for this author next round (a joiner catching up).
+      if (
+        iteration === this.head - 1 &&
+        !this.lastAuthors.includes(c.author.id) &&
+        !this.lateAuthors.includes(c.author.id)
+      ) {
+        this.lateAuthors.push(c.author.id);
+      }
+      return;
+    }
+    let byAuthor = this.contributions.get(iteration);
+    if (!byAuthor) {
+      byAuthor = new Map();
+      this.contributions.set(iteration, byAuthor);
+    }
+    if (byAuthor.has(c.author.id)) return;
+    byAuthor.set(c.author.id, c);
+    if (iteration === this.head) this.maybeProposeEarly();
+  }
+
+  /** A validated commit from gossip. */
+  onCommit(commit: CommitData): void {
+    if (this.stopped || commit.iteration < this.head) return;
+    if (commit.iteration > this.head) {
+      const list = this.pendingCommits.get(commit.iteration) ?? [];
+      list.push(commit);
+      this.pendingCommits.set(commit.iteration, list);
+      return;
+    }
+    if (!equalBytes(commit.prevHash, this.lastHash)) {
+      this.onEvent({
+        kind: "diverged",
+        iteration: commit.iteration,
+        reason: "commit chained to a commit this node did not apply",
+      });
+      return;
+    }
+    this.apply(commit, this.transport.hashCommit(commit));
+  }
+
+  /**
+   * Authors the round waits for: last commit's authors, those whose contribution to the last
+   * iteration came too late to be included (a joiner), and this node.
+   */
+  private expected(): string[] {
+    const set = new Set([...this.lastAuthors, ...this.lateAuthors]);
+    if (this.opts.contribute) set.add(this.self.id);
+    return [...set];
+  }
+
+  /**
+   * Who may propose iteration t, best first. Normally the authors of the last commit (a set
+   * every node agrees on); at the start of a chain, the contributors this node has seen.
+   */
+  private proposers(t: number): string[] {
+    if (this.lastAuthors.length > 0) return proposerOrder(this.run.runId, t, this.lastAuthors);
+    const seen = [...(this.contributions.get(t)?.keys() ?? [])];
+    return proposerOrder(this.run.runId, t, this.opts.contribute ? [...seen, this.self.id] : seen);
+  }
+
+  private beginRound(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+    if (this.stopped) return;
+    if (this.head >= this.opts.stopAt) {
+      this.onEvent({ kind: "done", iteration: this.head });
+      return;
+    }
+    const t = this.head;
+    this.roundStart = performance.now();
+    for (const old of this.contributions.keys()) if (old < t) this.contributions.delete(old);
+    if (this.opts.contribute) {
+      const payload = this.run.algorithm.contribute(this.replica, this.self);
+      this.onContribution({ author: this.self, payload }, t);
+      this.transport
+        .publishContribution(t, payload)
+        .catch((err) => this.logger.warn({ err, iteration: t }, "contribution publish failed"));
+    }
+    this.scheduleTick(t, 0);
+    // Commits that arrived early for this iteration.
+    const early = this.pendingCommits.get(t);
+    this.pendingCommits.delete(t);
+    for (const c of early ?? []) if (this.head === t) this.onCommit(c);
+    if (this.head === t) this.maybeProposeEarly();
+  }
+
+  /** Tick k fires at (0.5 + 0.25 k) x roundTimeout: rank k and better may propose from then on. */
+  private scheduleTick(t: number, k: number): void {
+    const due = (0.5 + 0.25 * k) * this.opts.roundTimeoutMs - (performance.now() - this.roundStart);
+    this.timers.push(
+      setTimeout(
+        () => {
+          if (this.stopped || this.head !== t) return;
+          const order = this.proposers(t);
+          const rank = order.indexOf(this.self.id);
+          const mayPropose = (rank >= 0 && rank <= k) || (k > order.length && this.opts.contribute);
+          if (mayPropose && this.propose(t, rank >= 0 ? rank : k)) return;
+          this.scheduleTick(t, k + 1);
+        },
+        Math.max(0, due),
+      ),
+    );
+  }
+
+  /** The primary proposer commits as soon as every expected author has contributed. */
+  private maybeProposeEarly(): void {
+    if (this.stopped || this.lastAuthors.length === 0) return;
+    const t = this.head;
+    if (this.proposers(t)[0] !== this.self.id) return;
+    const have = this.contributions.get(t);
+    if (have && this.expected().every((a) => have.has(a))) this.propose(t, 0);
+  }
+
+  /** Commits iteration t with the contributions held; false when there are none yet. */
+  private propose(t: number, rank: number): boolean {
+    if (this.stopped || this.head !== t || this.proposing) return false;
+    const entries = [...(this.contributions.get(t)?.values() ?? [])].sort((a, b) =>
+      compareAuthors(a.author, b.author),
+    );
+    if (entries.length === 0) return false;
+    this.proposing = true;
+    try {
+      this.replica.applyIteration(this.run.algorithm, entries);
+      const sum = this.replica.checksum();
+      const commit: CommitData = {
+        iteration: t,
+        prevHash: this.lastHash,
+        entries,
+        checksum: Buffer.from(sum, "hex"),
+        rank,
+      };
+      this.recordApplied(commit, this.transport.hashCommit(commit), sum);
+      this.transport
+        .publishCommit(commit)
+        .catch((err) => this.logger.warn({ err, iteration: t }, "commit publish failed"));
+    } finally {
+      this.proposing = false;
+    }
+    this.beginRound();
+    return true;
+  }
+
+  private apply(commit: CommitData, hash: Uint8Array): void {
+    this.replica.applyIteration(this.run.algorithm, commit.entries);
+    const sum = this.replica.checksum();
+    this.recordApplied(commit, hash, sum);
+    if (hex(commit.checksum) !== sum) {
+      this.onEvent({
+        kind: "diverged",
+        iteration: commit.iteration,
+        reason: `checksum after applying ${sum.slice(0, 12)} != proposer's ${hex(commit.checksum).slice(0, 12)}`,
+      });
+      return;
+    }
+    this.beginRound();
+  }
+
+  private recordApplied(commit: CommitData, hash: Uint8Array, sum: string): void {
+    this.lastHash = hash;
+    this.lastAuthors = commit.entries.map((e) => e.author.id);
+    const included = new Set(this.lastAuthors);
+    this.lateAuthors = [...(this.contributions.get(commit.iteration)?.keys() ?? [])].filter(
+      (a) => !included.has(a),
+    );
+    this.log.push({ commit, hash });
+    if (this.log.length > LOG_KEEP) this.log.shift();
+    this.checksums.set(this.replica.iteration, sum);
+    this.checksums.delete(this.replica.iteration - LOG_KEEP);
+    const ms = performance.now() - this.roundStart;
+    this.onEvent({
+      kind: "applied",
+      iteration: this.replica.iteration,
+      checksum: sum,
+      contributions: commit.entries.length,
+      rank: commit.rank,
+      ms,
+    });
+  }
+}
