@@ -1,0 +1,514 @@
+/**
+ * Typed codecs over the protons messages. Every decode checks the byte length against its limit
+ * before parsing, parses with finite repeated-field limits, then checks each field's shape, so a
+ * caller only ever sees in-limit messages with 32-byte hashes and safe-integer iterations.
+ * Encodes run the same checks: a message we could not decode ourselves never leaves.
+ *
+ * Decoded byte fields are copies, never views into the input: holding a 4 KiB payload must not
+ * pin a whole gossip frame.
+ */
+import { createHash } from "node:crypto";
+import { type DecodeOptions, MaxLengthError } from "protons-runtime";
+import { SeedswarmError } from "./errors.js";
+import {
+  MAX_COMMIT_ENTRIES,
+  MAX_COMMITS_PER_RESPONSE,
+  MAX_MESSAGE_BYTES,
+  MAX_PAYLOAD_BYTES,
+  MAX_PEER_ID_BYTES,
+  MAX_SNAPSHOT_CHUNK_BYTES,
+  type MessageName,
+} from "./limits.js";
+import * as pb from "./messages.js";
+
+export type WireErrorCode = "WIRE_TOO_LARGE" | "WIRE_MALFORMED" | "WIRE_BAD_FIELD";
+
+/** A message that cannot be (or must not be) put on or taken off the wire. */
+export class WireError extends SeedswarmError<WireErrorCode> {}
+
+/** Bytes of every hash on the wire: run id, checksums, commit and chunk hashes (SHA-256). */
+export const HASH_BYTES = 32;
+
+// ---- Plain messages: what the node handles ----
+
+export interface Contribution {
+  readonly runId: string;
+  readonly iteration: number;
+  /** Author's join timestamp (ms). The author itself is the gossip signer. */
+  readonly joinedAt: number;
+  readonly payload: Uint8Array;
+}
+
+export interface CommitEntry {
+  /** Peer id as multihash bytes. */
+  readonly author: Uint8Array;
+  readonly joinedAt: number;
+  readonly payload: Uint8Array;
+}
+
+export interface Commit {
+  readonly runId: string;
+  readonly iteration: number;
+  /** commitHash of the previous commit; 32 zero bytes for the first. */
+  readonly prevHash: Uint8Array;
+  readonly entries: readonly CommitEntry[];
+  /** Proposer's weight checksum after applying this commit. */
+  readonly checksum: Uint8Array;
+  /** 0 = primary proposer, 1.. = fallbacks. */
+  readonly rank: number;
+}
+
+export interface Leave {
+  readonly runId: string;
+  /** Last applied iteration. */
+  readonly iteration: number;
+}
+
+export interface Heartbeat {
+  readonly runId: string;
+  /** Number of applied iterations. */
+  readonly iteration: number;
+  readonly checksum: Uint8Array;
+  readonly joinedAt: number;
+}
+
+export interface RunSpecRequest {
+  readonly runId: string;
+}
+
+export interface RunSpecResponse {
+  readonly specJson: string;
+}
+
+export interface SnapshotRequest {
+  readonly runId: string;
+  readonly chunk: number;
+  readonly chunkSize: number;
+}
+
+export interface SnapshotResponse {
+  readonly iteration: number;
+  readonly checksum: Uint8Array;
+  readonly totalChunks: number;
+  readonly data: Uint8Array;
+  /** SHA-256 of data. */
+  readonly chunkHash: Uint8Array;
+}
+
+export interface CommitsRequest {
+  readonly runId: string;
+  readonly fromIteration: number;
+  readonly max: number;
+}
+
+export interface CommitsResponse {
+  /** Encoded commits, kept as bytes so the receiver hashes exactly what was sent. */
+  readonly commits: readonly Uint8Array[];
+}
+
+export interface ChecksumRequest {
+  readonly runId: string;
+  readonly iteration: number;
+}
+
+export interface ChecksumResponse {
+  readonly iteration: number;
+  /** 32 bytes when known, empty when not. */
+  readonly checksum: Uint8Array;
+  readonly known: boolean;
+}
+
+// ---- Helpers ----
+
+const RUN_ID = /^[0-9a-f]{64}$/;
+
+/** True for a runId as `runIdOf` makes it: 64 lowercase hex digits. */
+export function isRunId(s: string): boolean {
+  return RUN_ID.test(s);
+}
+
+function bad(at: string, problem: string, context: Record<string, unknown> = {}): never {
+  throw new WireError("WIRE_BAD_FIELD", `${at} ${problem}`, { field: at, ...context });
+}
+
+/** The 32 raw bytes of a hex runId; throws WireError unless it is 64 lowercase hex. */
+export function runIdBytes(hex: string): Uint8Array {
+  if (!isRunId(hex)) bad("runId", "must be 64 lowercase hex", { value: hex });
+  return Uint8Array.from(Buffer.from(hex, "hex"));
+}
+
+/** The hex runId of 32 raw bytes; throws WireError on any other length. */
+export function runIdHex(bytes: Uint8Array): string {
+  if (bytes.byteLength !== HASH_BYTES)
+    bad("runId", "must be 32 bytes", { length: bytes.byteLength });
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+}
+
+/** SHA-256 of some bytes. */
+export function sha256(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(createHash("sha256").update(bytes).digest());
+}
+
+/** The hash that chains commits: SHA-256 of the commit exactly as encoded on the wire. */
+export function commitHash(encodedCommit: Uint8Array): Uint8Array {
+  return sha256(encodedCommit);
+}
+
+/** Multihash codes a libp2p peer id uses: identity (small keys inlined) and sha2-256. */
+const IDENTITY = 0x00;
+const SHA2_256 = 0x12;
+
+/**
+ * True when the bytes are a peer id multihash: identity over at most 42 bytes of key, or a
+ * 32-byte sha2-256. Both headers are single-byte varints, so no varint parsing is needed.
+ */
+export function isPeerIdMultihash(bytes: Uint8Array): boolean {
+  if (bytes.byteLength < 2 || bytes.byteLength > MAX_PEER_ID_BYTES) return false;
+  const [code, length] = bytes;
+  if (length !== bytes.byteLength - 2) return false;
+  return (code === IDENTITY && length > 0) || (code === SHA2_256 && length === HASH_BYTES);
+}
+
+function hash(b: Uint8Array, at: string): Uint8Array {
+  if (b.byteLength !== HASH_BYTES) bad(at, `must be ${HASH_BYTES} bytes`, { length: b.byteLength });
+  return b;
+}
+
+function upTo(b: Uint8Array, max: number, at: string): Uint8Array {
+  if (b.byteLength > max) bad(at, `must be at most ${max} bytes`, { length: b.byteLength });
+  return b;
+}
+
+function peerId(b: Uint8Array, at: string): Uint8Array {
+  if (!isPeerIdMultihash(b)) bad(at, "must be a peer id multihash", { length: b.byteLength });
+  return b;
+}
+
+/** uint64 arrives as bigint: iterations and timestamps must be exact JS numbers. */
+function fromU64(v: bigint, at: string): number {
+  if (v > BigInt(Number.MAX_SAFE_INTEGER)) bad(at, "must be a safe integer", { value: String(v) });
+  return Number(v);
+}
+
+function toU64(n: number, at: string): bigint {
+  if (!Number.isSafeInteger(n) || n < 0)
+    bad(at, "must be a non-negative safe integer", { value: n });
+  return BigInt(n);
+}
+
+function u32(n: number, min: number, max: number, at: string): number {
+  if (!Number.isInteger(n) || n < min || n > max)
+    bad(at, `must be an integer in ${min}..${max}`, { value: n });
+  return n;
+}
+
+const U32_MAX = 0xffffffff;
+
+/** protons types its inputs as ArrayBuffer-backed; it only reads them, so any Uint8Array does. */
+function out(b: Uint8Array): Uint8Array<ArrayBuffer> {
+  return b as Uint8Array<ArrayBuffer>;
+}
+
+/** What the protons namespaces provide. */
+interface ProtonsCodec<W> {
+  encode(obj: Partial<W>): Uint8Array;
+  decode(buf: Uint8Array, opts?: DecodeOptions<W>): W;
+}
+
+/** The size guard: the one check that runs before any parsing. */
+function checkSize(name: MessageName, bytes: Uint8Array): void {
+  const max = MAX_MESSAGE_BYTES[name];
+  if (bytes.byteLength > max) {
+    throw new WireError("WIRE_TOO_LARGE", `${name}: ${bytes.byteLength} bytes exceeds ${max}`, {
+      message: name,
+      length: bytes.byteLength,
+      max,
+    });
+  }
+}
+
+function encodeWire<W>(name: MessageName, codec: ProtonsCodec<W>, wire: W): Uint8Array {
+  const bytes = codec.encode(wire);
+  checkSize(name, bytes);
+  return bytes;
+}
+
+/** Size guard, then a bounded parse; any parser failure becomes a WireError. */
+function decodeWire<W>(
+  name: MessageName,
+  codec: ProtonsCodec<W>,
+  bytes: Uint8Array,
+  opts?: DecodeOptions<W>,
+): W {
+  checkSize(name, bytes);
+  try {
+    return codec.decode(bytes, opts);
+  } catch (err) {
+    const code = err instanceof MaxLengthError ? "WIRE_TOO_LARGE" : "WIRE_MALFORMED";
+    throw new WireError(code, `${name}: ${(err as Error).message}`, { message: name });
+  }
+}
+
+// ---- Gossip ----
+
+/** Encodes a contribution for its gossip topic. */
+export function encodeContribution(m: Contribution): Uint8Array {
+  return encodeWire("contribution", pb.Contribution, {
+    runId: out(runIdBytes(m.runId)),
+    iteration: toU64(m.iteration, "contribution.iteration"),
+    joinedAt: toU64(m.joinedAt, "contribution.joinedAt"),
+    payload: out(upTo(m.payload, MAX_PAYLOAD_BYTES, "contribution.payload")),
+  });
+}
+
+/** Decodes a contribution; the payload is still to be checked against the run (validation.ts). */
+export function decodeContribution(bytes: Uint8Array): Contribution {
+  const w = decodeWire("contribution", pb.Contribution, bytes);
+  return {
+    runId: runIdHex(w.runId),
+    iteration: fromU64(w.iteration, "contribution.iteration"),
+    joinedAt: fromU64(w.joinedAt, "contribution.joinedAt"),
+    payload: upTo(w.payload, MAX_PAYLOAD_BYTES, "contribution.payload").slice(),
+  };
+}
+
+/** Encodes a commit; its bytes are what commitHash chains. */
+export function encodeCommit(m: Commit): Uint8Array {
+  if (m.entries.length > MAX_COMMIT_ENTRIES) {
+    bad("commit.entries", `must hold at most ${MAX_COMMIT_ENTRIES}`, {
+      count: m.entries.length,
+    });
+  }
+  return encodeWire("commit", pb.Commit, {
+    runId: out(runIdBytes(m.runId)),
+    iteration: toU64(m.iteration, "commit.iteration"),
+    prevHash: out(hash(m.prevHash, "commit.prevHash")),
+    entries: m.entries.map((e, i) => ({
+      author: out(peerId(e.author, `commit.entries[${i}].author`)),
+      joinedAt: toU64(e.joinedAt, `commit.entries[${i}].joinedAt`),
+      payload: out(upTo(e.payload, MAX_PAYLOAD_BYTES, `commit.entries[${i}].payload`)),
+    })),
+    checksum: out(hash(m.checksum, "commit.checksum")),
+    rank: u32(m.rank, 0, U32_MAX, "commit.rank"),
+  });
+}
+
+/** Decodes a commit: at most MAX_COMMIT_ENTRIES entries, each author a peer id multihash. */
+export function decodeCommit(bytes: Uint8Array): Commit {
+  const w = decodeWire("commit", pb.Commit, bytes, { limits: { entries: MAX_COMMIT_ENTRIES } });
+  return {
+    runId: runIdHex(w.runId),
+    iteration: fromU64(w.iteration, "commit.iteration"),
+    prevHash: hash(w.prevHash, "commit.prevHash").slice(),
+    entries: w.entries.map((e, i) => ({
+      author: peerId(e.author, `commit.entries[${i}].author`).slice(),
+      joinedAt: fromU64(e.joinedAt, `commit.entries[${i}].joinedAt`),
+      payload: upTo(e.payload, MAX_PAYLOAD_BYTES, `commit.entries[${i}].payload`).slice(),
+    })),
+    checksum: hash(w.checksum, "commit.checksum").slice(),
+    rank: w.rank,
+  };
+}
+
+/** Leave and ChecksumRequest share one shape: a run and an iteration. */
+interface RunIteration {
+  readonly runId: string;
+  readonly iteration: number;
+}
+
+function encodeRunIteration(
+  name: "leave" | "checksumRequest",
+  codec: ProtonsCodec<pb.Leave>,
+  m: RunIteration,
+): Uint8Array {
+  return encodeWire(name, codec, {
+    runId: out(runIdBytes(m.runId)),
+    iteration: toU64(m.iteration, `${name}.iteration`),
+  });
+}
+
+function decodeRunIteration(
+  name: "leave" | "checksumRequest",
+  codec: ProtonsCodec<pb.Leave>,
+  bytes: Uint8Array,
+): RunIteration {
+  const w = decodeWire(name, codec, bytes);
+  return { runId: runIdHex(w.runId), iteration: fromU64(w.iteration, `${name}.iteration`) };
+}
+
+/** Encodes a leave announcement. */
+export function encodeLeave(m: Leave): Uint8Array {
+  return encodeRunIteration("leave", pb.Leave, m);
+}
+
+/** Decodes a leave announcement. */
+export function decodeLeave(bytes: Uint8Array): Leave {
+  return decodeRunIteration("leave", pb.Leave, bytes);
+}
+
+/** Encodes a heartbeat (a node's head and checksum). */
+export function encodeHeartbeat(m: Heartbeat): Uint8Array {
+  return encodeWire("heartbeat", pb.Heartbeat, {
+    runId: out(runIdBytes(m.runId)),
+    iteration: toU64(m.iteration, "heartbeat.iteration"),
+    checksum: out(hash(m.checksum, "heartbeat.checksum")),
+    joinedAt: toU64(m.joinedAt, "heartbeat.joinedAt"),
+  });
+}
+
+/** Decodes a heartbeat. */
+export function decodeHeartbeat(bytes: Uint8Array): Heartbeat {
+  const w = decodeWire("heartbeat", pb.Heartbeat, bytes);
+  return {
+    runId: runIdHex(w.runId),
+    iteration: fromU64(w.iteration, "heartbeat.iteration"),
+    checksum: hash(w.checksum, "heartbeat.checksum").slice(),
+    joinedAt: fromU64(w.joinedAt, "heartbeat.joinedAt"),
+  };
+}
+
+// ---- Request/response ----
+
+/** Encodes a request for a run's spec. */
+export function encodeRunSpecRequest(m: RunSpecRequest): Uint8Array {
+  return encodeWire("runSpecRequest", pb.RunSpecRequest, { runId: out(runIdBytes(m.runId)) });
+}
+
+/** Decodes a request for a run's spec. */
+export function decodeRunSpecRequest(bytes: Uint8Array): RunSpecRequest {
+  return { runId: runIdHex(decodeWire("runSpecRequest", pb.RunSpecRequest, bytes).runId) };
+}
+
+/** Encodes a run spec as JSON text. */
+export function encodeRunSpecResponse(m: RunSpecResponse): Uint8Array {
+  return encodeWire("runSpecResponse", pb.RunSpecResponse, { specJson: m.specJson });
+}
+
+/** The JSON text still has to pass parseRunSpecJson, and hash to the runId that was asked for. */
+export function decodeRunSpecResponse(bytes: Uint8Array): RunSpecResponse {
+  return { specJson: decodeWire("runSpecResponse", pb.RunSpecResponse, bytes).specJson };
+}
+
+/** Encodes a request for one chunk of the state snapshot. */
+export function encodeSnapshotRequest(m: SnapshotRequest): Uint8Array {
+  return encodeWire("snapshotRequest", pb.SnapshotRequest, {
+    runId: out(runIdBytes(m.runId)),
+    chunk: u32(m.chunk, 0, U32_MAX, "snapshotRequest.chunk"),
+    chunkSize: u32(m.chunkSize, 1, MAX_SNAPSHOT_CHUNK_BYTES, "snapshotRequest.chunkSize"),
+  });
+}
+
+/** Decodes a snapshot chunk request; chunkSize is 1..MAX_SNAPSHOT_CHUNK_BYTES. */
+export function decodeSnapshotRequest(bytes: Uint8Array): SnapshotRequest {
+  const w = decodeWire("snapshotRequest", pb.SnapshotRequest, bytes);
+  return {
+    runId: runIdHex(w.runId),
+    chunk: w.chunk,
+    chunkSize: u32(w.chunkSize, 1, MAX_SNAPSHOT_CHUNK_BYTES, "snapshotRequest.chunkSize"),
+  };
+}
+
+/** Encodes one snapshot chunk. */
+export function encodeSnapshotResponse(m: SnapshotResponse): Uint8Array {
+  return encodeWire("snapshotResponse", pb.SnapshotResponse, {
+    iteration: toU64(m.iteration, "snapshotResponse.iteration"),
+    checksum: out(hash(m.checksum, "snapshotResponse.checksum")),
+    totalChunks: u32(m.totalChunks, 1, U32_MAX, "snapshotResponse.totalChunks"),
+    data: out(upTo(m.data, MAX_SNAPSHOT_CHUNK_BYTES, "snapshotResponse.data")),
+    chunkHash: out(hash(m.chunkHash, "snapshotResponse.chunkHash")),
+  });
+}
+
+/** Shapes only: the node still checks chunkHash against the data and the checksum against peers. */
+export function decodeSnapshotResponse(bytes: Uint8Array): SnapshotResponse {
+  const w = decodeWire("snapshotResponse", pb.SnapshotResponse, bytes);
+  return {
+    iteration: fromU64(w.iteration, "snapshotResponse.iteration"),
+    checksum: hash(w.checksum, "snapshotResponse.checksum").slice(),
+    totalChunks: u32(w.totalChunks, 1, U32_MAX, "snapshotResponse.totalChunks"),
+    data: upTo(w.data, MAX_SNAPSHOT_CHUNK_BYTES, "snapshotResponse.data").slice(),
+    chunkHash: hash(w.chunkHash, "snapshotResponse.chunkHash").slice(),
+  };
+}
+
+/** Encodes a request for up to `max` commits from `fromIteration` on. */
+export function encodeCommitsRequest(m: CommitsRequest): Uint8Array {
+  return encodeWire("commitsRequest", pb.CommitsRequest, {
+    runId: out(runIdBytes(m.runId)),
+    fromIteration: toU64(m.fromIteration, "commitsRequest.fromIteration"),
+    max: u32(m.max, 1, MAX_COMMITS_PER_RESPONSE, "commitsRequest.max"),
+  });
+}
+
+/** Decodes a commits request; max is 1..MAX_COMMITS_PER_RESPONSE. */
+export function decodeCommitsRequest(bytes: Uint8Array): CommitsRequest {
+  const w = decodeWire("commitsRequest", pb.CommitsRequest, bytes);
+  return {
+    runId: runIdHex(w.runId),
+    fromIteration: fromU64(w.fromIteration, "commitsRequest.fromIteration"),
+    max: u32(w.max, 1, MAX_COMMITS_PER_RESPONSE, "commitsRequest.max"),
+  };
+}
+
+/** Encodes already encoded commits; the caller keeps the total under MAX_COMMITS_RESPONSE_BYTES. */
+export function encodeCommitsResponse(m: CommitsResponse): Uint8Array {
+  if (m.commits.length > MAX_COMMITS_PER_RESPONSE) {
+    bad("commitsResponse.commits", `must hold at most ${MAX_COMMITS_PER_RESPONSE}`, {
+      count: m.commits.length,
+    });
+  }
+  return encodeWire("commitsResponse", pb.CommitsResponse, {
+    commits: m.commits.map((c, i) =>
+      out(upTo(c, MAX_MESSAGE_BYTES.commit, `commitsResponse.commits[${i}]`)),
+    ),
+  });
+}
+
+/** Each commit is still raw: decode it with decodeCommit, hash it with commitHash. */
+export function decodeCommitsResponse(bytes: Uint8Array): CommitsResponse {
+  const w = decodeWire("commitsResponse", pb.CommitsResponse, bytes, {
+    limits: { commits: MAX_COMMITS_PER_RESPONSE },
+  });
+  return {
+    commits: w.commits.map((c, i) =>
+      upTo(c, MAX_MESSAGE_BYTES.commit, `commitsResponse.commits[${i}]`).slice(),
+    ),
+  };
+}
+
+/** Encodes a request for a peer's checksum after an iteration. */
+export function encodeChecksumRequest(m: ChecksumRequest): Uint8Array {
+  return encodeRunIteration("checksumRequest", pb.ChecksumRequest, m);
+}
+
+/** Decodes a checksum request. */
+export function decodeChecksumRequest(bytes: Uint8Array): ChecksumRequest {
+  return decodeRunIteration("checksumRequest", pb.ChecksumRequest, bytes);
+}
+
+/** A known checksum is 32 bytes; an unknown one is empty, so nobody mistakes it for a hash. */
+function answer(checksum: Uint8Array, known: boolean, at: string): Uint8Array {
+  if (known) return hash(checksum, at);
+  if (checksum.byteLength !== 0)
+    bad(at, "must be empty when not known", { length: checksum.byteLength });
+  return checksum;
+}
+
+/** Encodes a checksum answer. */
+export function encodeChecksumResponse(m: ChecksumResponse): Uint8Array {
+  return encodeWire("checksumResponse", pb.ChecksumResponse, {
+    iteration: toU64(m.iteration, "checksumResponse.iteration"),
+    checksum: out(answer(m.checksum, m.known, "checksumResponse.checksum")),
+    known: m.known,
+  });
+}
+
+/** Decodes a checksum answer; checksum is 32 bytes exactly when known. */
+export function decodeChecksumResponse(bytes: Uint8Array): ChecksumResponse {
+  const w = decodeWire("checksumResponse", pb.ChecksumResponse, bytes);
+  return {
+    iteration: fromU64(w.iteration, "checksumResponse.iteration"),
+    checksum: answer(w.checksum, w.known, "checksumResponse.checksum").slice(),
+    known: w.known,
+  };
+}

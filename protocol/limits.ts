@@ -1,0 +1,76 @@
+/**
+ * Size limits of the wire, in one table. The libraries' defaults are unlimited (protons) or far
+ * too generous for our messages (4 MiB frames), so every decode here is bounded by these.
+ *
+ * Message limits are the worst case an honest node can produce from in-limit fields, computed
+ * from the field limits below, so tightening a field limit tightens its messages.
+ */
+import type { TopicKind } from "./topics.js";
+
+/** Largest contribution payload: an SPSA payload is one byte per perturbation (spec max 1024). */
+export const MAX_PAYLOAD_BYTES = 4096;
+/** Most entries in one commit: bounds the swarm size a single round can include. */
+export const MAX_COMMIT_ENTRIES = 1024;
+/** Largest peer id multihash: identity inlines keys up to 42 bytes (+2 header), others are sha2-256. */
+export const MAX_PEER_ID_BYTES = 44;
+/** Snapshot chunk size a joiner asks for by default: a few round trips per MiB, small retries. */
+export const DEFAULT_SNAPSHOT_CHUNK_BYTES = 256 * 1024;
+/** Largest snapshot chunk a peer serves: bounds the memory one request makes a peer hold. */
+export const MAX_SNAPSHOT_CHUNK_BYTES = 4 * 1024 * 1024;
+/** Most commits per CommitsResponse: a joiner replays in pages, never one unbounded reply. */
+export const MAX_COMMITS_PER_RESPONSE = 256;
+/** Largest CommitsResponse: a server stops adding commits before this; one full commit always fits. */
+export const MAX_COMMITS_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** Largest request of any kind: requests carry a run id and a few integers. */
+export const MAX_REQUEST_BYTES = 1024;
+/** Largest RunSpec JSON served: specs are small; 64 KiB leaves room for long dataset paths. */
+export const MAX_SPEC_JSON_BYTES = 64 * 1024;
+
+/** Bytes of a varint encoding n (n < 2^35 here). */
+function varintBytes(n: number): number {
+  let bytes = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    bytes++;
+  }
+  return bytes;
+}
+
+/** A length-delimited field holding n bytes: tag, length, data. */
+function lenField(n: number): number {
+  return 1 + varintBytes(n) + n;
+}
+
+/** A uint64 field at its widest: tag and a 10-byte varint. */
+const U64_FIELD = 11;
+/** A uint32 field at its widest: tag and a 5-byte varint. */
+const U32_FIELD = 6;
+const BOOL_FIELD = 2;
+/** A 32-byte hash (run id, checksum, commit hash). */
+const HASH_FIELD = lenField(32);
+
+const COMMIT_ENTRY_BYTES = lenField(MAX_PEER_ID_BYTES) + U64_FIELD + lenField(MAX_PAYLOAD_BYTES);
+
+/**
+ * Largest encoded message of each kind, checked before any parsing. Gossip kinds are named as
+ * their topics, so `MAX_MESSAGE_BYTES[topic.kind]` is the guard for a topic.
+ */
+export const MAX_MESSAGE_BYTES = {
+  contribution: HASH_FIELD + 2 * U64_FIELD + lenField(MAX_PAYLOAD_BYTES),
+  /** ~4.08 MiB at the limits: gossipsub's inbound frame limit must sit above it. */
+  commit:
+    3 * HASH_FIELD + U64_FIELD + U32_FIELD + MAX_COMMIT_ENTRIES * lenField(COMMIT_ENTRY_BYTES),
+  leave: HASH_FIELD + U64_FIELD,
+  heartbeat: 2 * HASH_FIELD + 2 * U64_FIELD,
+  runSpecRequest: MAX_REQUEST_BYTES,
+  runSpecResponse: lenField(MAX_SPEC_JSON_BYTES),
+  snapshotRequest: MAX_REQUEST_BYTES,
+  snapshotResponse: U64_FIELD + 2 * HASH_FIELD + U32_FIELD + lenField(MAX_SNAPSHOT_CHUNK_BYTES),
+  commitsRequest: MAX_REQUEST_BYTES,
+  commitsResponse: MAX_COMMITS_RESPONSE_BYTES,
+  checksumRequest: MAX_REQUEST_BYTES,
+  checksumResponse: U64_FIELD + HASH_FIELD + BOOL_FIELD,
+} as const satisfies Record<TopicKind, number> & Record<string, number>;
+
+/** Every message of the wire, by the name its limit is filed under. */
+export type MessageName = keyof typeof MAX_MESSAGE_BYTES;

@@ -1,0 +1,266 @@
+/**
+ * Gossip validation: each validator decodes (size guard first) and checks one message against a
+ * small context the node supplies, returns the decoded message when it may be accepted, and
+ * otherwise throws a GossipValidationError whose code fixes the verdict. `toVerdict` turns that
+ * into the gossipsub result and a metric label. Rejects lower the sender's score, so only what an
+ * honest node can never send is rejected; what an honest but late or early node sends is ignored.
+ */
+import {
+  type Commit,
+  type Contribution,
+  decodeCommit,
+  decodeContribution,
+  decodeHeartbeat,
+  decodeLeave,
+  type Heartbeat,
+  type Leave,
+  WireError,
+} from "./codec.js";
+import { SeedswarmError } from "./errors.js";
+import { isValidGradientPayload } from "./gradient-byte.js";
+import type { TopicKind } from "./topics.js";
+
+/** gossipsub's TopicValidatorResult values. */
+export type GossipVerdict = "accept" | "ignore" | "reject";
+
+/** Why a message was not accepted, and what that costs its sender. */
+export const GOSSIP_ERROR_VERDICTS = {
+  /** Another run's message on our topic: no honest node does that. */
+  WRONG_RUN: "reject",
+  MALFORMED: "reject",
+  TOO_LARGE: "reject",
+  /** Already applied: an honest node can be late. */
+  OLD_ITERATION: "ignore",
+  /** Beyond the window: we may be the late one, so no penalty. */
+  FUTURE_ITERATION: "ignore",
+  /** Wrong length or an invalid byte: the algorithm can never produce it. */
+  BAD_PAYLOAD: "reject",
+  /** The same message again (a replay after the seen-cache expired, or a republish). */
+  DUPLICATE: "ignore",
+  /** A second, different message from the same author for the same iteration. */
+  EQUIVOCATION: "reject",
+  /** A commit listing one author twice. */
+  DUPLICATE_AUTHOR: "reject",
+} as const satisfies Record<string, Exclude<GossipVerdict, "accept">>;
+
+export type GossipErrorCode = keyof typeof GOSSIP_ERROR_VERDICTS;
+
+/** A validation failure; its verdict follows from its code. */
+export class GossipValidationError extends SeedswarmError<GossipErrorCode> {
+  readonly verdict: "ignore" | "reject";
+
+  constructor(code: GossipErrorCode, message: string, context: Record<string, unknown> = {}) {
+    super(code, message, context);
+    this.verdict = GOSSIP_ERROR_VERDICTS[code];
+  }
+}
+
+/** What the node knows when a message arrives. */
+export interface GossipContext {
+  readonly runId: string;
+  /** Next iteration to apply. */
+  readonly head: number;
+  /** How far past head a contribution or commit may be and still be kept. */
+  readonly window: number;
+  /** Exact payload length of the run's algorithm (SPSA: one byte per perturbation). */
+  readonly payloadSize: number;
+  /**
+   * Whether this author already sent a message of this kind for this iteration, and whether it
+   * had these exact bytes (kinds are kept apart: a proposer also contributes). Called last, only
+   * for a message that passed every other check, so it may record `data` when it answers "new".
+   */
+  readonly seen: (
+    kind: "contribution" | "commit",
+    author: string,
+    iteration: number,
+    data: Uint8Array,
+  ) => "new" | "same" | "different";
+}
+
+function fromWire(err: WireError): GossipValidationError {
+  const code = err.code === "WIRE_TOO_LARGE" ? "TOO_LARGE" : "MALFORMED";
+  return new GossipValidationError(code, err.message, { wire: err.code, ...err.context });
+}
+
+/** Guard and parse; the codec's failures become rejects. */
+function decode<T>(decodeFn: (data: Uint8Array) => T, data: Uint8Array): T {
+  try {
+    return decodeFn(data);
+  } catch (err) {
+    throw err instanceof WireError ? fromWire(err) : err;
+  }
+}
+
+function checkRun(runId: string, ctx: GossipContext): void {
+  if (runId !== ctx.runId) {
+    throw new GossipValidationError("WRONG_RUN", "message of another run", {
+      runId,
+      expected: ctx.runId,
+    });
+  }
+}
+
+function checkWindow(iteration: number, ctx: GossipContext): void {
+  if (iteration < ctx.head) {
+    throw new GossipValidationError("OLD_ITERATION", "iteration already applied", {
+      iteration,
+      head: ctx.head,
+    });
+  }
+  if (iteration > ctx.head + ctx.window) {
+    throw new GossipValidationError("FUTURE_ITERATION", "iteration beyond the window", {
+      iteration,
+      head: ctx.head,
+      window: ctx.window,
+    });
+  }
+}
+
+function checkPayload(payload: Uint8Array, ctx: GossipContext, at: string): void {
+  if (payload.byteLength !== ctx.payloadSize) {
+    throw new GossipValidationError("BAD_PAYLOAD", `${at}: wrong payload length`, {
+      length: payload.byteLength,
+      expected: ctx.payloadSize,
+    });
+  }
+  const bytes = new Int8Array(payload.buffer, payload.byteOffset, payload.byteLength);
+  if (!isValidGradientPayload(bytes)) {
+    throw new GossipValidationError("BAD_PAYLOAD", `${at}: invalid gradient byte -128`);
+  }
+}
+
+function checkSeen(
+  kind: "contribution" | "commit",
+  author: string,
+  iteration: number,
+  data: Uint8Array,
+  ctx: GossipContext,
+): void {
+  const seen = ctx.seen(kind, author, iteration, data);
+  if (seen === "same") {
+    throw new GossipValidationError("DUPLICATE", `${kind} already seen`, { author, iteration });
+  }
+  if (seen === "different") {
+    throw new GossipValidationError("EQUIVOCATION", `second, different ${kind} for the iteration`, {
+      author,
+      iteration,
+    });
+  }
+}
+
+/**
+ * Validates a contribution signed by `author` (the gossipsub signer, as a peer id string).
+ * Order matters: cheap stateless checks first, the dedupe (which may record) last.
+ */
+export function validateContribution(
+  data: Uint8Array,
+  author: string,
+  ctx: GossipContext,
+): Contribution {
+  const m = decode(decodeContribution, data);
+  checkRun(m.runId, ctx);
+  checkWindow(m.iteration, ctx);
+  checkPayload(m.payload, ctx, "contribution");
+  checkSeen("contribution", author, m.iteration, data, ctx);
+  return m;
+}
+
+/**
+ * Validates a commit signed by `proposer`. Entry order (timestamp order) is the node's to check,
+ * as it needs the base58 peer ids; here: unique authors and valid payloads. One proposer sending
+ * two different commits for one iteration is equivocation, as for contributions.
+ */
+export function validateCommit(data: Uint8Array, proposer: string, ctx: GossipContext): Commit {
+  const m = decode(decodeCommit, data);
+  checkRun(m.runId, ctx);
+  checkWindow(m.iteration, ctx);
+  const authors = new Set<string>();
+  m.entries.forEach((e, i) => {
+    const key = Buffer.from(e.author.buffer, e.author.byteOffset, e.author.byteLength).toString(
+      "hex",
+    );
+    if (authors.has(key)) {
+      throw new GossipValidationError("DUPLICATE_AUTHOR", "commit lists an author twice", {
+        entry: i,
+      });
+    }
+    authors.add(key);
+    checkPayload(e.payload, ctx, `commit.entries[${i}]`);
+  });
+  checkSeen("commit", proposer, m.iteration, data, ctx);
+  return m;
+}
+
+/** Validates a leave (author unused: every validator has the same shape). Its iteration may lag ours (a slow node leaving), but not run ahead. */
+export function validateLeave(data: Uint8Array, _author: string, ctx: GossipContext): Leave {
+  const m = decode(decodeLeave, data);
+  checkRun(m.runId, ctx);
+  if (m.iteration > ctx.head + ctx.window) {
+    throw new GossipValidationError("FUTURE_ITERATION", "leave beyond the window", {
+      iteration: m.iteration,
+      head: ctx.head,
+    });
+  }
+  return m;
+}
+
+/**
+ * Validates a heartbeat. Any iteration is accepted: one far ahead of ours is exactly how a node
+ * learns it fell behind, and one behind is a slow peer.
+ */
+export function validateHeartbeat(
+  data: Uint8Array,
+  _author: string,
+  ctx: GossipContext,
+): Heartbeat {
+  const m = decode(decodeHeartbeat, data);
+  checkRun(m.runId, ctx);
+  return m;
+}
+
+/** The outcome of a validator: the message to act on, or the verdict and its metric label. */
+export type Validated<T> =
+  | { readonly verdict: "accept"; readonly value: T }
+  | {
+      readonly verdict: "ignore" | "reject";
+      /** Metric label: a GossipErrorCode, or INTERNAL for a bug (ignored: not the sender's fault). */
+      readonly code: GossipErrorCode | "INTERNAL";
+      readonly error: Error;
+    };
+
+/** Runs a validator and turns its outcome into a gossipsub verdict. */
+export function toVerdict<T>(fn: () => T): Validated<T> {
+  try {
+    return { verdict: "accept", value: fn() };
+  } catch (err) {
+    const e = err instanceof WireError ? fromWire(err) : err;
+    if (e instanceof GossipValidationError) return { verdict: e.verdict, code: e.code, error: e };
+    return {
+      verdict: "ignore",
+      code: "INTERNAL",
+      error: err instanceof Error ? err : new Error(String(err)),
+    };
+  }
+}
+
+/** The decoded message of each gossip kind. */
+export interface GossipMessages {
+  contribution: Contribution;
+  commit: Commit;
+  leave: Leave;
+  heartbeat: Heartbeat;
+}
+
+/** The validator of each topic kind: a new kind without one does not compile. */
+export const GOSSIP_VALIDATORS: {
+  readonly [K in TopicKind]: (
+    data: Uint8Array,
+    author: string,
+    ctx: GossipContext,
+  ) => GossipMessages[K];
+} = {
+  contribution: validateContribution,
+  commit: validateCommit,
+  leave: validateLeave,
+  heartbeat: validateHeartbeat,
+};
