@@ -37,10 +37,10 @@ export interface CommitData {
 
 export interface RoundsTransport {
   publishContribution(iteration: number, payload: Uint8Array): Promise<void>;
-  /** Publishes a commit; returns the hash of its encoding (the next commit's prevHash). */
-  publishCommit(commit: CommitData): Promise<Uint8Array>;
-  /** The hash of a received commit's encoding. */
-  hashCommit(commit: CommitData): Uint8Array;
+  /** Publishes an encoded commit. */
+  publishCommit(encoded: Uint8Array): Promise<void>;
+  /** The canonical wire encoding of a commit; its SHA-256 is the next commit's prevHash. */
+  encodeCommit(commit: CommitData): Uint8Array;
 }
 
 export interface RoundsOptions {
@@ -102,8 +102,9 @@ export class Rounds {
   private roundStart = 0;
   private stopped = false;
   private proposing = false;
+  private active = false;
   /** Commits applied, in order (the commit log served to joiners). */
-  readonly log: { commit: CommitData; hash: Uint8Array }[] = [];
+  readonly log: { commit: CommitData; hash: Uint8Array; encoded: Uint8Array }[] = [];
   /** Checksums after each applied iteration, recent ones only. */
   readonly checksums = new Map<number, string>();
 
@@ -135,14 +136,29 @@ export class Rounds {
     this.lastAuthors = authors;
   }
 
-  /** Begins the round at the current head. */
+  /** Begins the round at the current head: contributes and proposes from now on. */
   start(): void {
     this.stopped = false;
+    this.active = true;
     this.beginRound();
+  }
+
+  /** Applies commits fed to it without contributing or proposing (catching up). */
+  follow(): void {
+    this.stopped = false;
+    this.active = false;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+  }
+
+  /** True while contributing and proposing. */
+  get isActive(): boolean {
+    return this.active && !this.stopped;
   }
 
   stop(): void {
     this.stopped = true;
+    this.active = false;
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
   }
@@ -187,7 +203,7 @@ export class Rounds {
       });
       return;
     }
-    this.apply(commit, this.transport.hashCommit(commit));
+    this.apply(commit, this.transport.encodeCommit(commit));
   }
 
   /**
@@ -221,6 +237,12 @@ export class Rounds {
     const t = this.head;
     this.roundStart = performance.now();
     for (const old of this.contributions.keys()) if (old < t) this.contributions.delete(old);
+    if (!this.active) {
+      const early = this.pendingCommits.get(t);
+      this.pendingCommits.delete(t);
+      for (const c of early ?? []) if (this.head === t) this.onCommit(c);
+      return;
+    }
     if (this.opts.contribute) {
       const payload = this.run.algorithm.contribute(this.replica, this.self);
       this.onContribution({ author: this.self, payload }, t);
@@ -256,7 +278,7 @@ export class Rounds {
 
   /** The primary proposer commits as soon as every expected author has contributed. */
   private maybeProposeEarly(): void {
-    if (this.stopped || this.lastAuthors.length === 0) return;
+    if (!this.isActive || this.lastAuthors.length === 0) return;
     const t = this.head;
     if (this.proposers(t)[0] !== this.self.id) return;
     const have = this.contributions.get(t);
@@ -265,7 +287,7 @@ export class Rounds {
 
   /** Commits iteration t with the contributions held; false when there are none yet. */
   private propose(t: number, rank: number): boolean {
-    if (this.stopped || this.head !== t || this.proposing) return false;
+    if (!this.isActive || this.head !== t || this.proposing) return false;
     const entries = [...(this.contributions.get(t)?.values() ?? [])].sort((a, b) =>
       compareAuthors(a.author, b.author),
     );
@@ -281,9 +303,10 @@ export class Rounds {
         checksum: Buffer.from(sum, "hex"),
         rank,
       };
-      this.recordApplied(commit, this.transport.hashCommit(commit), sum);
+      const encoded = this.transport.encodeCommit(commit);
+      this.recordApplied(commit, encoded, sum);
       this.transport
-        .publishCommit(commit)
+        .publishCommit(encoded)
         .catch((err) => this.logger.warn({ err, iteration: t }, "commit publish failed"));
     } finally {
       this.proposing = false;
@@ -292,10 +315,10 @@ export class Rounds {
     return true;
   }
 
-  private apply(commit: CommitData, hash: Uint8Array): void {
+  private apply(commit: CommitData, encoded: Uint8Array): void {
     this.replica.applyIteration(this.run.algorithm, commit.entries);
     const sum = this.replica.checksum();
-    this.recordApplied(commit, hash, sum);
+    this.recordApplied(commit, encoded, sum);
     if (hex(commit.checksum) !== sum) {
       this.onEvent({
         kind: "diverged",
@@ -307,14 +330,15 @@ export class Rounds {
     this.beginRound();
   }
 
-  private recordApplied(commit: CommitData, hash: Uint8Array, sum: string): void {
+  private recordApplied(commit: CommitData, encoded: Uint8Array, sum: string): void {
+    const hash = createHash("sha256").update(encoded).digest();
     this.lastHash = hash;
     this.lastAuthors = commit.entries.map((e) => e.author.id);
     const included = new Set(this.lastAuthors);
     this.lateAuthors = [...(this.contributions.get(commit.iteration)?.keys() ?? [])].filter(
       (a) => !included.has(a),
     );
-    this.log.push({ commit, hash });
+    this.log.push({ commit, hash, encoded });
     if (this.log.length > LOG_KEEP) this.log.shift();
     this.checksums.set(this.replica.iteration, sum);
     this.checksums.delete(this.replica.iteration - LOG_KEEP);

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
 import { localAuthors } from "../../node/local-trainer.js";
 import { createLogger } from "../../node/logger.js";
@@ -12,21 +11,19 @@ import type { Author } from "../../training/rng/seeds.js";
 import { initialReplica, openRun, type RunContext } from "../../training/run-context.js";
 
 const log = createLogger({ level: "silent" });
-const hashOf = (c: CommitData) =>
-  createHash("sha256")
-    .update(
-      JSON.stringify({
-        ...c,
-        prevHash: Buffer.from(c.prevHash).toString("hex"),
-        checksum: Buffer.from(c.checksum).toString("hex"),
-        entries: c.entries.map((e) => [
-          e.author.id,
-          e.author.joinedAt,
-          Buffer.from(e.payload).toString("hex"),
-        ]),
-      }),
-    )
-    .digest();
+const encodeOf = (c: CommitData) =>
+  Buffer.from(
+    JSON.stringify({
+      ...c,
+      prevHash: Buffer.from(c.prevHash).toString("hex"),
+      checksum: Buffer.from(c.checksum).toString("hex"),
+      entries: c.entries.map((e) => [
+        e.author.id,
+        e.author.joinedAt,
+        Buffer.from(e.payload).toString("hex"),
+      ]),
+    }),
+  );
 
 /** In-memory gossip: every message reaches every other live node on a later tick. */
 class Bus {
@@ -39,6 +36,9 @@ class Bus {
     });
   }
 }
+
+/** Test stand-in for the wire: encoded bytes map back to the commit they encode. */
+const commits = new Map<string, CommitData>();
 
 async function swarm(run: RunContext, authors: Author[], stopAt: number, bus = new Bus()) {
   const events = new Map<string, RoundsEvent[]>();
@@ -55,11 +55,15 @@ async function swarm(run: RunContext, authors: Author[], stopAt: number, bus = n
           {
             publishContribution: async (iteration, payload) =>
               bus.deliver(self.id, (r) => r.onContribution({ author: self, payload }, iteration)),
-            publishCommit: async (c) => {
-              bus.deliver(self.id, (r) => r.onCommit(c));
-              return hashOf(c);
+            publishCommit: async (bytes) => {
+              const c = commits.get(Buffer.from(bytes).toString("hex"));
+              if (c) bus.deliver(self.id, (r) => r.onCommit(c));
             },
-            hashCommit: hashOf,
+            encodeCommit: (c) => {
+              const bytes = encodeOf(c);
+              commits.set(bytes.toString("hex"), c);
+              return bytes;
+            },
           },
           { roundTimeoutMs: 200, stopAt, contribute: true },
           log,
