@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import "../node/polyfills.js";
 /**
  * The seedswarm command line: parses flags and delegates to node/. One failure handler prints
  * "✖ message" and exits non-zero.
@@ -6,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError } from "commander";
 import { SeedswarmError } from "../protocol/errors.js";
+import { nodeCommand } from "./node.js";
 import { trainCommand } from "./train.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -19,6 +21,7 @@ const program = new Command()
   .showHelpAfterError();
 
 trainCommand(program);
+nodeCommand(program);
 
 /** Turns any error into one clear line and an exit code; stack traces only with DEBUG. */
 function fail(err: unknown): never {

@@ -14,11 +14,24 @@ import { canonicalBytes, checksum, weightsFromBytes } from "../training/params.j
 
 const MAGIC = "SSCK";
 const FORMAT = 1;
+/** Makes temp names unique within a process, so overlapping saves never share a file. */
+let tmpCounter = 0;
 
 export class CheckpointError extends SeedswarmError<"CHECKPOINT_CORRUPT" | "CHECKPOINT_MISMATCH"> {}
 
+/** Where a swarm node stands in the commit chain, so a restart rejoins the same chain. */
+export interface ChainPosition {
+  /** Hex SHA-256 of the last applied commit. */
+  readonly hash: string;
+  /** Authors of the last applied commit. */
+  readonly authors: readonly string[];
+  /** This node's join timestamp (ms): its place in timestamp order. */
+  readonly joinedAt: number;
+}
+
 export interface Checkpoint {
   readonly spec: RunSpec;
+  readonly chain?: ChainPosition;
   readonly runId: string;
   /** Iterations applied: the next iteration to run. */
   readonly iteration: number;
@@ -37,6 +50,7 @@ export async function saveCheckpoint(
   spec: RunSpec,
   iteration: number,
   weights: Float32Array,
+  chain?: ChainPosition,
 ): Promise<Checkpoint> {
   const cp: Checkpoint = {
     spec,
@@ -44,6 +58,7 @@ export async function saveCheckpoint(
     iteration,
     checksum: checksum(weights),
     weights,
+    chain,
   };
   const header = Buffer.from(
     JSON.stringify({
@@ -52,6 +67,7 @@ export async function saveCheckpoint(
       checksum: cp.checksum,
       params: weights.length,
       spec,
+      chain,
     }),
   );
   const prefix = Buffer.alloc(12);
@@ -59,7 +75,7 @@ export async function saveCheckpoint(
   prefix.writeUInt32LE(FORMAT, 4);
   prefix.writeUInt32LE(header.length, 8);
   await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
+  const tmp = `${path}.tmp-${process.pid}-${++tmpCounter}`;
   const fh = await open(tmp, "w");
   try {
     await fh.writeFile(Buffer.concat([prefix, header, canonicalBytes(weights)]));
@@ -88,7 +104,14 @@ export async function loadCheckpoint(path: string): Promise<Checkpoint> {
   if (buf.readUInt32LE(4) !== FORMAT) corrupt(path, `unsupported format ${buf.readUInt32LE(4)}`);
   const len = buf.readUInt32LE(8);
   if (12 + len > buf.length) corrupt(path, "truncated header");
-  let header: { runId: string; iteration: number; checksum: string; params: number; spec: unknown };
+  let header: {
+    runId: string;
+    iteration: number;
+    checksum: string;
+    params: number;
+    spec: unknown;
+    chain?: ChainPosition;
+  };
   try {
     header = JSON.parse(buf.toString("utf8", 12, 12 + len));
   } catch {
@@ -107,5 +130,5 @@ export async function loadCheckpoint(path: string): Promise<Checkpoint> {
       path,
       `weights checksum ${sum.slice(0, 12)} != recorded ${header.checksum.slice(0, 12)}`,
     );
-  return { spec, runId, iteration: header.iteration, checksum: sum, weights };
+  return { spec, runId, iteration: header.iteration, checksum: sum, weights, chain: header.chain };
 }

@@ -16,10 +16,14 @@ describe("backprop baseline", () => {
       const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
       const replica = initialReplica(run);
       const before = replica.checksum();
-      const bp = new BackpropTrainer(run.model, replica.weights, { optimizer, lr: optimizer === "sgd" ? 0.5 : 0.02 });
+      const bp = new BackpropTrainer(run.model, replica.weights, {
+        optimizer,
+        lr: optimizer === "sgd" ? 0.5 : 0.02,
+      });
       const start = evaluate(run.model, bp.tensors, run.dataset.train);
       const author = { id: "bp", joinedAt: 0 };
-      for (let step = 0; step < 100; step++) bp.step(sampleBatch(run.dataset.train, 16, contributionSeed("t", step, author, 0), 32));
+      for (let step = 0; step < 100; step++)
+        bp.step(sampleBatch(run.dataset.train, 16, contributionSeed("t", step, author, 0), 32));
       const end = evaluate(run.model, bp.tensors, run.dataset.train);
       assert.ok(end.loss < 0.5 * start.loss, `${optimizer}: loss ${start.loss} -> ${end.loss}`);
       assert.ok(end.accuracy > 0.9, `${optimizer}: accuracy ${end.accuracy}`);

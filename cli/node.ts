@@ -1,0 +1,150 @@
+/** `seedswarm node`: run a swarm daemon. */
+
+import { multiaddr } from "@multiformats/multiaddr";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { defaultNetworkOptions } from "../node/libp2p.js";
+import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
+import { defaultNodeOptions, SwarmDaemon } from "../node/node.js";
+import { DEFAULT_PRESET, PRESETS } from "../protocol/presets.js";
+import { BACKENDS, type BackendChoice } from "../training/engine.js";
+import { intIn } from "./parse.js";
+import { defaultDataDir, resolveSpec } from "./train.js";
+
+/** A repeatable multiaddr flag, validated as it is parsed. */
+function addr(raw: string, prev: string[] = []): string[] {
+  try {
+    multiaddr(raw);
+  } catch (err) {
+    throw new InvalidArgumentError(`not a multiaddr: "${raw}" (${(err as Error).message})`);
+  }
+  return [...prev, raw];
+}
+
+interface NodeFlags {
+  preset: string;
+  spec?: string;
+  iterations?: number;
+  stopAt?: number;
+  listen?: string[];
+  bootstrap: string[];
+  mdns: boolean;
+  dataDir: string;
+  backend: BackendChoice;
+  checkEvery: number;
+  checkpointEvery: number;
+  joinWait: number;
+  leaveDeadline: number;
+  logLevel: LogLevel;
+}
+
+export function nodeCommand(program: Command): void {
+  const d = defaultNodeOptions;
+  program
+    .command("node")
+    .description("Run a swarm node: join (or start) the run, train, stay bit-identical with peers")
+    .addOption(
+      new Option("--preset <name>", "built-in run spec")
+        .choices(Object.keys(PRESETS))
+        .default(DEFAULT_PRESET),
+    )
+    .option("--spec <file>", "run spec JSON file (overrides --preset)")
+    .option(
+      "--iterations <n>",
+      "run length; changes the run spec, so it is a different run",
+      intIn(1, 1e9),
+    )
+    .option(
+      "--stop-at <n>",
+      "leave after n applied iterations (default: the run length)",
+      intIn(0, 1e9),
+    )
+    .option("--listen <multiaddr>", "address to listen on (repeatable)", addr)
+    .option(
+      "--bootstrap <multiaddr>",
+      "peer to dial at start, ending in /p2p/<id> (repeatable)",
+      addr,
+      [],
+    )
+    .option("--no-mdns", "do not discover peers on the local network")
+    .option("--data-dir <dir>", "identity, checkpoints", defaultDataDir())
+    .addOption(
+      new Option("--backend <name>", "tensor backend")
+        .choices(["auto", ...BACKENDS])
+        .default(d.backend),
+    )
+    .option(
+      "--check-every <n>",
+      "verify the checksum with a random peer every n iterations",
+      intIn(1, 1e6),
+      d.checkEvery,
+    )
+    .option(
+      "--checkpoint-every <n>",
+      "checkpoint period in iterations (0: only when leaving)",
+      intIn(0, 1e9),
+      d.checkpointEvery,
+    )
+    .option(
+      "--join-wait <ms>",
+      "how long to look for peers before starting alone",
+      intIn(0, 600_000),
+      d.joinWaitMs,
+    )
+    .option(
+      "--leave-deadline <ms>",
+      "time from a stop signal to exit",
+      intIn(100, 3_600_000),
+      d.leaveDeadlineMs,
+    )
+    .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ seedswarm node --listen /ip4/0.0.0.0/tcp/4001
+  $ seedswarm node --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW... --data-dir /data
+  $ seedswarm node --preset tiny-spsa --no-mdns --listen /ip4/127.0.0.1/tcp/0`,
+    )
+    .action(async (flags: NodeFlags) => {
+      const log = createLogger({ level: flags.logLevel });
+      const spec = resolveSpec(flags);
+      const daemon = new SwarmDaemon(
+        {
+          spec,
+          dataDir: flags.dataDir,
+          backend: flags.backend,
+          network: {
+            ...defaultNetworkOptions,
+            listen: flags.listen ?? defaultNetworkOptions.listen,
+            bootstrap: flags.bootstrap,
+            mdns: flags.mdns,
+          },
+          checkEvery: flags.checkEvery,
+          stopAt: Math.min(flags.stopAt ?? spec.iterations, spec.iterations),
+          joinWaitMs: flags.joinWait,
+          leaveDeadlineMs: flags.leaveDeadline,
+          checkpointEvery: flags.checkpointEvery,
+        },
+        log,
+      );
+      let signals = 0;
+      const onSignal = (sig: NodeJS.Signals) => {
+        signals += 1;
+        if (signals > 1) {
+          log.warn({ signal: sig }, "second signal: exiting now");
+          process.exit(130);
+        }
+        setTimeout(() => {
+          log.error({ deadlineMs: flags.leaveDeadline }, "leave deadline passed; exiting");
+          process.exit(1);
+        }, flags.leaveDeadline).unref();
+        void daemon.stop(sig);
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      await daemon.start();
+      const result = await daemon.stopped;
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      process.exit(0);
+    });
+}
