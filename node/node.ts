@@ -99,6 +99,7 @@ export class SwarmDaemon {
   private heartbeat?: NodeJS.Timeout;
   private commitLog?: WriteStream;
   private saving: Promise<void> = Promise.resolve();
+  private faultInjected = false;
   private stopping: Promise<NodeResult> | null = null;
   private resolveDone!: (r: NodeResult) => void;
   readonly stopped = new Promise<NodeResult>((r) => {
@@ -403,9 +404,16 @@ export class SwarmDaemon {
       hash: hex(last.hash),
       checksum: hex(c.checksum),
       rank: c.rank,
-      entries: c.entries.map((e) => ({ author: e.author.id, joinedAt: e.author.joinedAt, payload: hex(e.payload) })),
+      entries: c.entries.map((e) => ({
+        author: e.author.id,
+        joinedAt: e.author.joinedAt,
+        payload: hex(e.payload),
+      })),
     });
-    this.commitLog ??= createWriteStream(join(dirname(checkpointPath(this.opts.dataDir, this.run.runId)), "commits.jsonl"), { flags: "a" });
+    this.commitLog ??= createWriteStream(
+      join(dirname(checkpointPath(this.opts.dataDir, this.run.runId)), "commits.jsonl"),
+      { flags: "a" },
+    );
     this.commitLog.write(`${line}\n`);
   }
 
@@ -420,7 +428,8 @@ export class SwarmDaemon {
   /** Test hook: SEEDSWARM_FAULT=corrupt@N flips one weight bit after iteration N. */
   private maybeInjectFault(t: number): void {
     const fault = /^corrupt@(\d+)$/.exec(process.env.SEEDSWARM_FAULT ?? "");
-    if (!fault || Number(fault[1]) !== t) return;
+    if (!fault || Number(fault[1]) !== t || this.faultInjected) return;
+    this.faultInjected = true;
     const bits = new Uint32Array(
       this.replica.weights.buffer,
       this.replica.weights.byteOffset,
@@ -467,13 +476,23 @@ export class SwarmDaemon {
       // One peer disagrees: ask more before deciding who is wrong.
       return this.verifyWithPeers(iteration, "periodic check disagreed");
     }
+    // Repair only when at least two peers agree with each other against us, and outnumber those
+    // that agree with us: a single peer's word never overrides our state.
     const agreeWithMe = sums.length - disagree.length;
-    if (disagree.length > agreeWithMe) {
+    const counts = new Map<string, number>();
+    for (const s of disagree) counts.set(s, (counts.get(s) ?? 0) + 1);
+    const top = Math.max(...counts.values());
+    if (top >= 2 && top > agreeWithMe) {
       this.log.warn(
         { iteration, mine, theirs: disagree[0], peers: sums.length },
         "diverged from peers; repairing",
       );
       await this.repair();
+    } else {
+      this.log.warn(
+        { iteration, mine, peers: sums.length, agreeWithMe },
+        "checksum disagreement without a majority against us; keeping our state",
+      );
     }
   }
 
@@ -500,7 +519,9 @@ export class SwarmDaemon {
         },
         "state repaired from snapshot",
       );
-      await this.replayCommits(Math.max(snap.iteration + 1, await this.peersHead(this.connectedPeers())));
+      await this.replayCommits(
+        Math.max(snap.iteration + 1, await this.peersHead(this.connectedPeers())),
+      );
       this.log.info({ iteration: this.head, checksum: this.replica.checksum() }, "repaired");
     } catch (err) {
       this.log.error(
@@ -555,8 +576,15 @@ export class SwarmDaemon {
 
   /** The highest head among peers (-1 when none answers). */
   private async peersHead(peers: PeerId[]): Promise<number> {
-    const heads = await Promise.allSettled(peers.map((p) => fetchChecksum(this.libp2p, p, this.run.runId)));
-    return Math.max(-1, ...heads.flatMap((h) => (h.status === "fulfilled" && h.value.known ? [h.value.iteration] : [])));
+    const heads = await Promise.allSettled(
+      peers.map((p) => fetchChecksum(this.libp2p, p, this.run.runId)),
+    );
+    return Math.max(
+      -1,
+      ...heads.flatMap((h) =>
+        h.status === "fulfilled" && h.value.known ? [h.value.iteration] : [],
+      ),
+    );
   }
 
   private async catchUp(reason: string): Promise<void> {
@@ -616,7 +644,15 @@ export class SwarmDaemon {
     };
     this.saving = this.saving
       .catch(() => {})
-      .then(() => saveCheckpoint(checkpointPath(this.opts.dataDir, this.run.runId), this.opts.spec, head, weights, chain))
+      .then(() =>
+        saveCheckpoint(
+          checkpointPath(this.opts.dataDir, this.run.runId),
+          this.opts.spec,
+          head,
+          weights,
+          chain,
+        ),
+      )
       .then(() => {});
     return this.saving;
   }

@@ -226,6 +226,17 @@ export class Rounds {
     return proposerOrder(this.run.runId, t, this.opts.contribute ? [...seen, this.self.id] : seen);
   }
 
+  /**
+   * Starts the next round on a later tick: a lone node would otherwise recurse round after round
+   * (contribute -> propose -> apply -> contribute) without ever yielding to I/O.
+   */
+  private nextRound(): void {
+    const t = this.head;
+    setImmediate(() => {
+      if (this.head === t) this.beginRound();
+    });
+  }
+
   private beginRound(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
@@ -311,7 +322,7 @@ export class Rounds {
     } finally {
       this.proposing = false;
     }
-    this.beginRound();
+    this.nextRound();
     return true;
   }
 
@@ -320,14 +331,15 @@ export class Rounds {
     const sum = this.replica.checksum();
     this.recordApplied(commit, encoded, sum);
     if (hex(commit.checksum) !== sum) {
+      // Either side may be wrong: the daemon asks other peers and repairs if it is us. Rounds go
+      // on meanwhile, so an honest node never stalls on a faulty proposer.
       this.onEvent({
         kind: "diverged",
         iteration: commit.iteration,
         reason: `checksum after applying ${sum.slice(0, 12)} != proposer's ${hex(commit.checksum).slice(0, 12)}`,
       });
-      return;
     }
-    this.beginRound();
+    this.nextRound();
   }
 
   private recordApplied(commit: CommitData, encoded: Uint8Array, sum: string): void {
