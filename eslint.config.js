@@ -1,0 +1,22 @@
+// Lint: ESLint with typescript-eslint (pure JavaScript: installs from the lock file on any
+// platform, unlike linters that ship per-platform binaries as optional dependencies).
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "protocol/messages.ts"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: "readonly", Buffer: "readonly", console: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", setImmediate: "readonly", performance: "readonly", crypto: "readonly", AbortSignal: "readonly", AbortController: "readonly", URL: "readonly", TextEncoder: "readonly", TextDecoder: "readonly", NodeJS: "readonly" } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      // Library code logs through pino; only the CLI, benchmarks and tests write to the console.
+      "no-console": "error",
+      // Anything that must be reproduced draws from Philox, never Math.random.
+      "no-restricted-properties": ["error", { object: "Math", property: "random", message: "use the Philox streams in training/rng" }],
+    },
+  },
+  { files: ["cli/**", "bench/**", "test/**"], rules: { "no-console": "off" } },
+  { files: ["test/**"], rules: { "no-restricted-properties": "off" } },
+);

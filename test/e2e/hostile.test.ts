@@ -1,0 +1,138 @@
+/**
+ * A hostile peer on the gossip topics: malformed, oversized, wrong-run, invalid-payload,
+ * duplicate and equivocating messages. The nodes must neither crash nor change state.
+ */
+import "../../node/polyfills.js";
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { multiaddr } from "@multiformats/multiaddr";
+import { loadOrCreateIdentity } from "../../node/identity.js";
+import { createSwarmNode, defaultNetworkOptions } from "../../node/libp2p.js";
+import { createLogger } from "../../node/logger.js";
+import { encodeContribution } from "../../protocol/codec.js";
+import { PRESETS } from "../../protocol/presets.js";
+import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
+import { stringifyTopic } from "../../protocol/topics.js";
+import { startSwarm, tempDir } from "./node-process.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("hostile gossip", () => {
+  it("malformed, oversized, wrong-run, bad, duplicate and equivocating messages change nothing", async () => {
+    const args = ["--iterations", "100000", "--stop-at", "150", "--log-level", "debug"];
+    const nodes = await startSwarm(2, args);
+    const spec = parseRunSpec({ ...PRESETS["tiny-spsa"], iterations: 100000 });
+    const runId = runIdOf(spec);
+    const topic = stringifyTopic({ runId, kind: "contribution" });
+    const commitTopic = stringifyTopic({ runId, kind: "commit" });
+
+    const { privateKey, peerId } = await loadOrCreateIdentity(await tempDir());
+    const attacker = await createSwarmNode(
+      {
+        ...defaultNetworkOptions,
+        listen: ["/ip4/127.0.0.1/tcp/0"],
+        mdns: false,
+        bootstrap: [],
+        gossipHeartbeatMs: 100,
+      },
+      privateKey,
+      createLogger({ level: "silent" }),
+    );
+    try {
+      for (const n of nodes) await attacker.dial(multiaddr(await n.address()));
+      attacker.services.pubsub.subscribe(topic);
+      attacker.services.pubsub.subscribe(commitTopic);
+      attacker.services.pubsub.addEventListener("gossipsub:message", (e) =>
+        attacker.services.pubsub.reportMessageValidationResult(
+          e.detail.msgId,
+          e.detail.propagationSource.toString(),
+          "accept" as never,
+        ),
+      );
+      await nodes[0].waitFor(
+        (l) => l.msg === "applied" && (l.iteration ?? 0) >= 10,
+        30_000,
+        "iteration 10",
+      );
+      for (let i = 0; i < 50 && attacker.services.pubsub.getSubscribers(topic).length < 2; i++)
+        await sleep(100);
+
+      // Beyond the acceptance window (head + 1024): ignored. Iteration 600 is inside it but past the
+      // end of this run (150): accepted and stored, never applied.
+      const future = 100_000 - 10;
+      const payload = new Uint8Array(8).fill(90);
+      const ok = encodeContribution({ runId, iteration: 600, joinedAt: 1, payload });
+      const other = encodeContribution({
+        runId,
+        iteration: 600,
+        joinedAt: 1,
+        payload: new Uint8Array(8).fill(91),
+      });
+      const sends: [string, Uint8Array][] = [
+        ["malformed", Uint8Array.from([0xff, 0xff, 0xff, 0x01, 0x02])],
+        ["oversized", new Uint8Array(200_000).fill(7)],
+        [
+          "wrong run",
+          encodeContribution({ runId: "ab".repeat(32), iteration: 20, joinedAt: 1, payload }),
+        ],
+        [
+          "bad payload",
+          encodeContribution({
+            runId,
+            iteration: 20,
+            joinedAt: 1,
+            payload: new Uint8Array(8).fill(0x80),
+          }),
+        ],
+        [
+          "short payload",
+          encodeContribution({ runId, iteration: 20, joinedAt: 1, payload: new Uint8Array(3) }),
+        ],
+        ["first", ok],
+        ["duplicate", ok],
+        ["equivocation", other],
+        ["far future", encodeContribution({ runId, iteration: future, joinedAt: 1, payload })],
+      ];
+      for (const [, data] of sends) {
+        await attacker.services.pubsub.publish(topic, data).catch(() => {});
+        await sleep(30);
+      }
+      await attacker.services.pubsub
+        .publish(commitTopic, Uint8Array.from([1, 2, 3]))
+        .catch(() => {});
+
+      const exits = await Promise.all(nodes.map((n) => n.exit));
+      for (const e of exits) assert.equal(e.code, 0, "no node crashed");
+      const results = nodes.map((n) => n.result());
+      assert.equal(results[0].checksum, results[1].checksum);
+      assert.equal(results[0].iteration, 150);
+      const attackerId = peerId.toString();
+      for (const n of nodes) {
+        assert.ok(
+          n.commits().every((c) => c.entries.every((e) => e.author !== attackerId)),
+          "attacker never included",
+        );
+      }
+      const codes = new Set(
+        nodes.flatMap((n) =>
+          n.lines
+            .filter((l) => l.msg === "gossip not accepted" && l.from === attackerId)
+            .map((l) => `${l.code}:${l.verdict}`),
+        ),
+      );
+      for (const want of [
+        "MALFORMED:reject",
+        "TOO_LARGE:reject",
+        "WRONG_RUN:reject",
+        "BAD_PAYLOAD:reject",
+        "DUPLICATE:ignore",
+        "EQUIVOCATION:reject",
+        "FUTURE_ITERATION:ignore",
+      ]) {
+        assert.ok(codes.has(want), `expected ${want}; saw ${[...codes].join(", ")}`);
+      }
+    } finally {
+      await attacker.stop();
+    }
+  });
+});

@@ -1,0 +1,146 @@
+/** Test helper: `seedswarm node` processes with parsed JSON logs. */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after } from "node:test";
+
+const CLI = join(import.meta.dirname, "..", "..", "cli", "main.js");
+const dirs: string[] = [];
+const procs: ChildProcess[] = [];
+after(async () => {
+  for (const p of procs) if (p.exitCode === null) p.kill("SIGKILL");
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+export type Line = Record<string, unknown> & {
+  msg?: string;
+  iteration?: number;
+  checksum?: string;
+};
+
+/** One `seedswarm node` process and its parsed JSON log lines. */
+export class Node {
+  readonly lines: Line[] = [];
+  readonly child: ChildProcess;
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private waiters: { pred: (l: Line) => boolean; resolve: (l: Line) => void }[] = [];
+
+  constructor(
+    readonly dataDir: string,
+    args: string[],
+    env: Record<string, string> = {},
+  ) {
+    this.child = spawn(
+      process.execPath,
+      [
+        CLI,
+        "node",
+        "--preset",
+        "tiny-spsa",
+        "--no-mdns",
+        "--listen",
+        "/ip4/127.0.0.1/tcp/0",
+        "--data-dir",
+        dataDir,
+        "--backend",
+        "wasm",
+        ...args,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
+    );
+    procs.push(this.child);
+    let buf = "";
+    this.child.stdout?.on("data", (d: Buffer) => {
+      buf += d.toString();
+      let i = buf.indexOf("\n");
+      while (i >= 0) {
+        const text = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        i = buf.indexOf("\n");
+        try {
+          const line = JSON.parse(text) as Line;
+          this.lines.push(line);
+          this.waiters = this.waiters.filter((w) => {
+            if (!w.pred(line)) return true;
+            w.resolve(line);
+            return false;
+          });
+        } catch {
+          // not a JSON line
+        }
+      }
+    });
+    this.child.stderr?.on("data", () => {});
+    this.exit = new Promise((resolve) =>
+      this.child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
+  }
+
+  waitFor(pred: (l: Line) => boolean, timeoutMs = 20_000, what = "log line"): Promise<Line> {
+    const found = this.lines.find(pred);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        pred,
+        resolve: (l) => {
+          clearTimeout(timer);
+          resolve(l);
+        },
+      });
+    });
+  }
+
+  async address(): Promise<string> {
+    const l = await this.waitFor((x) => x.msg === "node started", 10_000, "node started");
+    return (l.addrs as string[])[0];
+  }
+
+  applied(iteration: number): Line | undefined {
+    return this.lines.find((l) => l.msg === "applied" && l.iteration === iteration);
+  }
+
+  /** The final result line, printed on exit. */
+  result(): { iteration: number; checksum: string; peerId: string } {
+    const r = this.lines.find((l) => typeof l.peerId === "string" && l.msg === undefined);
+    assert.ok(r, "node printed its result");
+    return r as never;
+  }
+
+  commits(): {
+    iteration: number;
+    entries: { author: string; joinedAt: number; payload: string }[];
+  }[] {
+    const runs = join(this.dataDir, "runs");
+    const dir = readdirSync(runs)[0];
+    return readFileSync(join(runs, dir, "commits.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+  }
+}
+
+export async function tempDir(): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), "seedswarm-swarm-"));
+  dirs.push(d);
+  return d;
+}
+
+export async function startSwarm(
+  n: number,
+  args: string[],
+  env: Record<string, string>[] = [],
+): Promise<Node[]> {
+  const first = new Node(await tempDir(), [...args, "--join-wait", "1500"], env[0]);
+  const addr = await first.address();
+  const rest = [];
+  for (let i = 1; i < n; i++)
+    rest.push(new Node(await tempDir(), [...args, "--bootstrap", addr], env[i]));
+  return [first, ...rest];
+}
