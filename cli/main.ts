@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError } from "commander";
 import { SeedswarmError } from "../protocol/errors.js";
 import { nodeCommand } from "./node.js";
+import { swarmCommand } from "./swarm.js";
 import { trainCommand } from "./train.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -22,6 +23,7 @@ const program = new Command()
 
 trainCommand(program);
 nodeCommand(program);
+swarmCommand(program);
 
 /** Turns any error into one clear line and an exit code; stack traces only with DEBUG. */
 function fail(err: unknown): never {

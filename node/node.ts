@@ -100,6 +100,7 @@ export class SwarmDaemon {
   private commitLog?: WriteStream;
   private saving: Promise<void> = Promise.resolve();
   private faultInjected = false;
+  private finishing = false;
   private stopping: Promise<NodeResult> | null = null;
   private resolveDone!: (r: NodeResult) => void;
   readonly stopped = new Promise<NodeResult>((r) => {
@@ -360,6 +361,7 @@ export class SwarmDaemon {
             contributions: e.contributions,
             rank: e.rank,
             ms: Math.round(e.ms),
+            loss: Math.round(this.run.algorithm.lastLoss * 10000) / 10000,
           },
           "applied",
         );
@@ -372,23 +374,37 @@ export class SwarmDaemon {
           this.rounds.isActive
         )
           void this.checkpoint();
-        if (t % this.opts.checkEvery === 0 && this.rounds.isActive)
+        if (t % this.opts.checkEvery === 0 && this.rounds.isActive) {
+          if (this.connectedPeers().length < 3) void this.connectToMembers();
           void this.verifyWithPeers(t, "periodic");
+        }
         this.maybeInjectFault(t);
         return;
       }
       case "diverged":
         this.log.warn({ iteration: e.iteration, reason: e.reason }, "divergence suspected");
-        void this.verifyWithPeers(e.iteration + 1, e.reason);
+        // Compare where we stand now; peers at or past our head know their checksum there.
+        void this.verifyWithPeers(this.head, e.reason);
         return;
       case "done":
-        this.log.info(
-          { iteration: e.iteration, checksum: this.replica.checksum() },
-          "run length reached",
-        );
-        void this.stop("done");
+        void this.finish();
         return;
     }
+  }
+
+  /**
+   * At the end of the run: wait briefly for slower peers, make sure we agree with them (repairing
+   * if a majority says otherwise), keep answering their final checks for a moment, then leave.
+   */
+  private async finish(): Promise<void> {
+    if (this.finishing) return;
+    this.finishing = true;
+    this.log.info({ iteration: this.head, checksum: this.replica.checksum() }, "run length reached");
+    const pause = Math.min(1000, this.opts.spec.roundTimeoutMs);
+    await sleep(pause);
+    await this.verifyWithPeers(this.head, "final").catch(() => {});
+    await sleep(pause);
+    await this.stop("done");
   }
 
   /**
@@ -454,8 +470,10 @@ export class SwarmDaemon {
    * among themselves (more than one of them where there are several), we repair from them.
    */
   private async verifyWithPeers(iteration: number, reason: string): Promise<void> {
+    if (this.repairing) return;
+    if (reason !== "periodic" && this.connectedPeers().length < 3) await this.connectToMembers();
     const peers = this.connectedPeers();
-    if (peers.length === 0 || this.repairing) return;
+    if (peers.length === 0) return;
     const mine = this.rounds.checksums.get(iteration);
     const pick = peers
       .sort(() => (hex(crypto.getRandomValues(new Uint8Array(1))) < "80" ? -1 : 1))
@@ -574,6 +592,30 @@ export class SwarmDaemon {
     this.rounds.start();
   }
 
+  /**
+   * Dials the run's members (the authors of the last commit) that we are not connected to,
+   * finding their addresses through the DHT: more direct peers mean more independent opinions
+   * when checksums disagree, and a fuller gossip mesh.
+   */
+  private async connectToMembers(): Promise<void> {
+    const last = this.rounds.log[this.rounds.log.length - 1];
+    if (!last) return;
+    const missing = last.commit.entries
+      .map((e) => e.author.id)
+      .filter((id) => id !== this.self.id)
+      .map((id) => peerIdFromString(id))
+      .filter((p) => this.libp2p.getConnections(p).length === 0)
+      .slice(0, 8);
+    await Promise.allSettled(
+      missing.map(async (p) => {
+        const signal = AbortSignal.timeout(3000);
+        const info = await this.libp2p.peerRouting.findPeer(p, { signal });
+        await this.libp2p.dial(info.id, { signal });
+        this.log.debug({ peer: p.toString() }, "connected to a run member");
+      }),
+    );
+  }
+
   /** The highest head among peers (-1 when none answers). */
   private async peersHead(peers: PeerId[]): Promise<number> {
     const heads = await Promise.allSettled(
@@ -622,6 +664,7 @@ export class SwarmDaemon {
       }
       await this.replayCommits(best);
       this.log.info({ iteration: this.head, checksum: this.replica.checksum() }, "caught up");
+      void this.connectToMembers();
     } catch (err) {
       this.log.error(
         { err: (err as Error).message },

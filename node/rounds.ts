@@ -77,6 +77,13 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
+/** The fork-choice order of two commits for the same iteration. */
+function isBetter(a: CommitData, ha: Uint8Array, b: CommitData, hb: Uint8Array): boolean {
+  if (a.rank !== b.rank) return a.rank < b.rank;
+  if (a.entries.length !== b.entries.length) return a.entries.length > b.entries.length;
+  return hex(ha) < hex(hb);
+}
+
 /** Rank order of candidates for proposing iteration t: ascending H(runId, t, peer). */
 export function proposerOrder(
   runId: string,
@@ -103,6 +110,8 @@ export class Rounds {
   private stopped = false;
   private proposing = false;
   private active = false;
+  /** State before the last applied commit (see maybeSwitch). */
+  private prev: { weights: Float32Array; hash: Uint8Array; authors: string[] } | null = null;
   /** Commits applied, in order (the commit log served to joiners). */
   readonly log: { commit: CommitData; hash: Uint8Array; encoded: Uint8Array }[] = [];
   /** Checksums after each applied iteration, recent ones only. */
@@ -188,7 +197,12 @@ export class Rounds {
 
   /** A validated commit from gossip. */
   onCommit(commit: CommitData): void {
-    if (this.stopped || commit.iteration < this.head) return;
+    if (this.stopped) return;
+    if (commit.iteration === this.head - 1) {
+      this.maybeSwitch(commit);
+      return;
+    }
+    if (commit.iteration < this.head) return;
     if (commit.iteration > this.head) {
       const list = this.pendingCommits.get(commit.iteration) ?? [];
       list.push(commit);
@@ -204,6 +218,38 @@ export class Rounds {
       return;
     }
     this.apply(commit, this.transport.encodeCommit(commit));
+  }
+
+  /**
+   * One-step fork choice. Two commits for one iteration can exist (two nodes that each believed
+   * they were the proposer at the start of a chain, or a fallback racing a slow primary). Every
+   * node keeps the better one by the same rule: lower rank, then more entries, then lower hash.
+   * A node that applied the worse one rolls back one iteration and applies the better one; deeper
+   * forks are left to checksum verification and repair.
+   */
+  private maybeSwitch(commit: CommitData): void {
+    const last = this.log[this.log.length - 1];
+    const prev = this.prev;
+    if (!last || !prev || last.commit.iteration !== commit.iteration || !equalBytes(commit.prevHash, prev.hash)) return;
+    const encoded = this.transport.encodeCommit(commit);
+    const hash = createHash("sha256").update(encoded).digest();
+    if (equalBytes(hash, last.hash) || !isBetter(commit, hash, last.commit, last.hash)) return;
+    this.logger.info({ iteration: commit.iteration, rank: commit.rank, entries: commit.entries.length }, "switching to a better commit");
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+    this.log.pop();
+    this.checksums.delete(this.replica.iteration);
+    this.replica.reset(prev.weights, commit.iteration);
+    this.lastHash = prev.hash;
+    this.lastAuthors = prev.authors;
+    this.prev = null;
+    this.apply(commit, encoded);
+  }
+
+  /** Remembers the state before applying a commit, for a one-step fork switch. */
+  private rememberPrev(): void {
+    if (this.prev) this.prev.weights.set(this.replica.weights);
+    this.prev = { weights: this.prev?.weights ?? this.replica.weights.slice(), hash: this.lastHash, authors: this.lastAuthors };
   }
 
   /**
@@ -305,6 +351,7 @@ export class Rounds {
     if (entries.length === 0) return false;
     this.proposing = true;
     try {
+      this.rememberPrev();
       this.replica.applyIteration(this.run.algorithm, entries);
       const sum = this.replica.checksum();
       const commit: CommitData = {
@@ -327,6 +374,7 @@ export class Rounds {
   }
 
   private apply(commit: CommitData, encoded: Uint8Array): void {
+    this.rememberPrev();
     this.replica.applyIteration(this.run.algorithm, commit.entries);
     const sum = this.replica.checksum();
     this.recordApplied(commit, encoded, sum);

@@ -20,7 +20,9 @@ async function replay(commits: ReturnType<Node["commits"]>): Promise<Map<number,
   const run = await openRun(spec);
   const r = initialReplica(run);
   const sums = new Map<number, string>();
-  for (const c of commits) {
+  // A later line for an iteration supersedes an earlier one (a one-step fork switch).
+  const byIteration = new Map(commits.map((c) => [c.iteration, c]));
+  for (const c of [...byIteration.values()].sort((x, y) => x.iteration - y.iteration)) {
     assert.equal(c.iteration, r.iteration, "commit log is contiguous");
     r.applyIteration(
       run.algorithm,
@@ -44,7 +46,7 @@ describe("swarm of real node processes", () => {
     assert.deepEqual(new Set(results.map((r) => r.iteration)), new Set([30]));
     assert.equal(new Set(results.map((r) => r.checksum)).size, 1, "all nodes end bit-identical");
     const commits = nodes[1].commits();
-    assert.equal(commits.length, 30);
+    assert.equal(new Set(commits.map((c) => c.iteration)).size, 30);
     const authors = new Set(commits.flatMap((c) => c.entries.map((e) => e.author)));
     assert.deepEqual(
       authors,
@@ -115,17 +117,12 @@ describe("swarm of real node processes", () => {
     assert.equal(resumed.iteration, left);
     const caught = await again.waitFor((l) => l.msg === "caught up", 20_000, "restart caught up");
     const k = (caught.iteration ?? 0) + 20;
-    const mine = await again.waitFor(
-      (l) => l.msg === "applied" && l.iteration === k,
-      20_000,
-      `restarted node at ${k}`,
-    );
-    const theirs = await a.waitFor(
-      (l) => l.msg === "applied" && l.iteration === k,
-      20_000,
-      `a at ${k}`,
-    );
-    assert.equal(mine.checksum, theirs.checksum, "bit-identical after the restart");
+    await again.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= k, 20_000, `restarted node at ${k}`);
+    await a.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= k, 20_000, `a at ${k}`);
+    // Every iteration both applied after the restart has the same checksum on both.
+    const common = again.lines.filter((l) => l.msg === "applied" && (l.iteration ?? 0) > (caught.iteration ?? 0) && a.applied(l.iteration ?? -1));
+    assert.ok(common.length >= 10, `only ${common.length} common iterations`);
+    for (const l of common) assert.equal(l.checksum, a.applied(l.iteration ?? -1)?.checksum, `iteration ${l.iteration}`);
     a.child.kill("SIGTERM");
     again.child.kill("SIGTERM");
     const [ea, eb] = await Promise.all([a.exit, again.exit]);
@@ -142,11 +139,13 @@ describe("swarm of real node processes", () => {
     );
     const bad = nodes[2];
     await bad.waitFor((l) => l.msg === "fault injected: one weight bit flipped", 30_000, "fault");
-    const repaired = await bad.waitFor((l) => l.msg === "repaired", 30_000, "repair");
-    assert.ok(
-      (repaired.iteration ?? 0) <= 12 + 10 + 1,
-      `repaired by iteration ${repaired.iteration}`,
+    const detected = await bad.waitFor(
+      (l) => l.msg === "divergence suspected" || l.msg === "diverged from peers; repairing",
+      30_000,
+      "detection",
     );
+    assert.ok((detected.iteration ?? 0) <= 12 + 10, `detected at iteration ${detected.iteration}`);
+    await bad.waitFor((l) => l.msg === "repaired", 30_000, "repair");
     const exits = await Promise.all(nodes.map((n) => n.exit));
     for (const e of exits) assert.equal(e.code, 0);
     assert.equal(

@@ -1,0 +1,69 @@
+/** `seedswarm swarm --nodes N`: a local swarm of real node processes with one progress view. */
+import { type Command, Option } from "commander";
+import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
+import { runLocalSwarm } from "../node/local-swarm.js";
+import { DEFAULT_PRESET, PRESETS } from "../protocol/presets.js";
+import { BACKENDS, type BackendChoice } from "../training/engine.js";
+import { intIn } from "./parse.js";
+import { defaultDataDir, resolveSpec } from "./train.js";
+
+interface SwarmFlags {
+  nodes: number;
+  preset: string;
+  spec?: string;
+  iterations?: number;
+  stopAt?: number;
+  dataDir: string;
+  backend: BackendChoice;
+  logLevel: LogLevel;
+}
+
+export function swarmCommand(program: Command): void {
+  program
+    .command("swarm")
+    .description("Start N real node processes on this machine (loopback TCP) that train one model together")
+    .option("--nodes <n>", "number of node processes", intIn(1, 64), 3)
+    .addOption(new Option("--preset <name>", "built-in run spec").choices(Object.keys(PRESETS)).default(DEFAULT_PRESET))
+    .option("--spec <file>", "run spec JSON file (overrides --preset)")
+    .option("--iterations <n>", "run length; changes the run spec, so it is a different run", intIn(1, 1e9))
+    .option("--stop-at <n>", "stop after n iterations (default: the run length)", intIn(1, 1e9))
+    .option("--data-dir <dir>", "parent of the nodes' data dirs and logs (<dir>/swarm/node-i)", defaultDataDir())
+    .addOption(new Option("--backend <name>", "tensor backend").choices(["auto", ...BACKENDS]).default("auto"))
+    .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ seedswarm swarm                       # 3 nodes, MNIST, one-byte SPSA
+  $ seedswarm swarm --nodes 4 --preset tiny-spsa`,
+    )
+    .action(async (flags: SwarmFlags) => {
+      const log = createLogger({ level: flags.logLevel });
+      const spec = resolveSpec(flags);
+      const specArgs = flags.spec ? ["--spec", flags.spec] : ["--preset", flags.preset];
+      if (flags.iterations !== undefined) specArgs.push("--iterations", String(flags.iterations));
+      const controller = new AbortController();
+      const onSignal = () => {
+        if (controller.signal.aborted) process.exit(130);
+        log.warn({}, "stopping the swarm (signal again to exit at once)");
+        controller.abort();
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      const result = await runLocalSwarm(
+        {
+          nodes: flags.nodes,
+          dataDir: flags.dataDir,
+          backend: flags.backend,
+          stopAt: Math.min(flags.stopAt ?? spec.iterations, spec.iterations),
+          specArgs,
+          spec,
+          cli: process.argv[1],
+          signal: controller.signal,
+        },
+        log,
+      );
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      if (!result.agree) process.exit(1);
+    });
+}
