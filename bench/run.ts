@@ -4,12 +4,16 @@
  */
 
 import { type Section, writeReport } from "./report.js";
+import { joinSection, scalingSection, wireSection } from "./swarm.js";
 import { costSection, forwardSection, mnistSection } from "./training.js";
 
 const SECTIONS: Record<string, () => Promise<Section>> = {
   forward: forwardSection,
   cost: costSection,
   mnist: mnistSection,
+  wire: wireSection,
+  join: joinSection,
+  scaling: scalingSection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

@@ -4,7 +4,7 @@
  */
 import "../../node/polyfills.js";
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { multiaddr } from "@multiformats/multiaddr";
 import { loadOrCreateIdentity } from "../../node/identity.js";
 import { createSwarmNode, defaultNetworkOptions } from "../../node/libp2p.js";
@@ -13,7 +13,9 @@ import { encodeContribution } from "../../protocol/codec.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { stringifyTopic } from "../../protocol/topics.js";
-import { startSwarm, tempDir } from "./node-process.js";
+import { cleanup, startSwarm, tempDir } from "./node-process.js";
+
+after(cleanup);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

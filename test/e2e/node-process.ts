@@ -5,15 +5,16 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after } from "node:test";
 
 const CLI = join(import.meta.dirname, "..", "..", "cli", "main.js");
 const dirs: string[] = [];
 const procs: ChildProcess[] = [];
-after(async () => {
+
+/** Kills leftover node processes and removes temp dirs; call from an `after` hook. */
+export async function cleanup(): Promise<void> {
   for (const p of procs) if (p.exitCode === null) p.kill("SIGKILL");
   for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
+}
 
 export type Line = Record<string, unknown> & {
   msg?: string;

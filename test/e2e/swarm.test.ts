@@ -5,12 +5,14 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec } from "../../protocol/run-spec.js";
 import { useBackend } from "../../training/engine.js";
 import { initialReplica, openRun } from "../../training/run-context.js";
-import { Node, startSwarm, tempDir } from "./node-process.js";
+import { cleanup, Node, startSwarm, tempDir } from "./node-process.js";
+
+after(cleanup);
 
 const spec = parseRunSpec(PRESETS["tiny-spsa"]);
 
