@@ -5,10 +5,9 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { defaultNetworkOptions } from "../node/libp2p.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
 import { defaultNodeOptions, SwarmDaemon } from "../node/node.js";
-import { DEFAULT_PRESET, PRESETS } from "../protocol/presets.js";
 import { BACKENDS, type BackendChoice } from "../training/engine.js";
 import { intIn } from "./parse.js";
-import { defaultDataDir, resolveSpec } from "./train.js";
+import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
 /** A repeatable multiaddr flag, validated as it is parsed. */
 function addr(raw: string, prev: string[] = []): string[] {
@@ -42,17 +41,9 @@ export function nodeCommand(program: Command): void {
   program
     .command("node")
     .description("Run a swarm node: join (or start) the run, train, stay bit-identical with peers")
-    .addOption(
-      new Option("--preset <name>", "built-in run spec")
-        .choices(Object.keys(PRESETS))
-        .default(DEFAULT_PRESET),
-    )
-    .option("--spec <file>", "run spec JSON file (overrides --preset)")
-    .option(
-      "--iterations <n>",
-      "run length; changes the run spec, so it is a different run",
-      intIn(1, 1e9),
-    )
+    .addOption(presetOption())
+    .addOption(specOption())
+    .addOption(iterationsOption())
     .option(
       "--stop-at <n>",
       "leave after n applied iterations (default: the run length)",

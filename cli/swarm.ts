@@ -2,10 +2,9 @@
 import { type Command, Option } from "commander";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
 import { runLocalSwarm } from "../node/local-swarm.js";
-import { DEFAULT_PRESET, PRESETS } from "../protocol/presets.js";
 import { BACKENDS, type BackendChoice } from "../training/engine.js";
 import { intIn } from "./parse.js";
-import { defaultDataDir, resolveSpec } from "./train.js";
+import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
 interface SwarmFlags {
   nodes: number;
@@ -22,10 +21,10 @@ export function swarmCommand(program: Command): void {
   program
     .command("swarm")
     .description("Start N real node processes on this machine (loopback TCP) that train one model together")
+    .addOption(presetOption())
+    .addOption(specOption())
+    .addOption(iterationsOption())
     .option("--nodes <n>", "number of node processes", intIn(1, 64), 3)
-    .addOption(new Option("--preset <name>", "built-in run spec").choices(Object.keys(PRESETS)).default(DEFAULT_PRESET))
-    .option("--spec <file>", "run spec JSON file (overrides --preset)")
-    .option("--iterations <n>", "run length; changes the run spec, so it is a different run", intIn(1, 1e9))
     .option("--stop-at <n>", "stop after n iterations (default: the run length)", intIn(1, 1e9))
     .option("--data-dir <dir>", "parent of the nodes' data dirs and logs (<dir>/swarm/node-i)", defaultDataDir())
     .addOption(new Option("--backend <name>", "tensor backend").choices(["auto", ...BACKENDS]).default("auto"))

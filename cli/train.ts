@@ -1,43 +1,10 @@
 /** `seedswarm train`: local training, no network. */
-import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { type Command, Option } from "commander";
 import { defaultLocalTrainOptions, trainLocally } from "../node/local-trainer.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
-import { DEFAULT_PRESET, isPresetName, PRESETS } from "../protocol/presets.js";
-import { parseRunSpec, parseRunSpecJson, type RunSpec } from "../protocol/run-spec.js";
 import { BACKENDS, type BackendChoice } from "../training/engine.js";
 import { intIn } from "./parse.js";
-
-/** Default data directory: $SEEDSWARM_DATA_DIR or ~/.seedswarm. */
-export function defaultDataDir(): string {
-  return process.env.SEEDSWARM_DATA_DIR ?? join(homedir(), ".seedswarm");
-}
-
-/** The RunSpec from --spec FILE or --preset NAME, with --iterations applied (a new run). */
-export function resolveSpec(o: { spec?: string; preset: string; iterations?: number }): RunSpec {
-  let spec: RunSpec;
-  if (o.spec) {
-    let text: string;
-    try {
-      text = readFileSync(o.spec, "utf8");
-    } catch (err) {
-      throw new Error(
-        `cannot read run spec ${o.spec}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      );
-    }
-    spec = parseRunSpecJson(text, o.spec);
-  } else {
-    if (!isPresetName(o.preset)) {
-      throw new Error(
-        `unknown preset "${o.preset}"; choose one of ${Object.keys(PRESETS).join(", ")}`,
-      );
-    }
-    spec = parseRunSpec(PRESETS[o.preset]);
-  }
-  return o.iterations === undefined ? spec : parseRunSpec({ ...spec, iterations: o.iterations });
-}
+import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
 interface TrainFlags {
   preset: string;
@@ -61,17 +28,9 @@ export function trainCommand(program: Command): void {
     .description(
       "Train a run locally (no network), with simulated authors applied in timestamp order",
     )
-    .addOption(
-      new Option("--preset <name>", "built-in run spec")
-        .choices(Object.keys(PRESETS))
-        .default(DEFAULT_PRESET),
-    )
-    .option("--spec <file>", "run spec JSON file (overrides --preset)")
-    .option(
-      "--iterations <n>",
-      "run length; changes the run spec, so it is a different run",
-      intIn(1, 1e9),
-    )
+    .addOption(presetOption())
+    .addOption(specOption())
+    .addOption(iterationsOption())
     .option(
       "--stop-at <n>",
       "stop (with a checkpoint) after n iterations; resume later",

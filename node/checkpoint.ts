@@ -6,16 +6,15 @@
  * Layout: "SSCK" | u32 LE format version (1) | u32 LE header length | header JSON | weights
  * (little-endian float32, layout order).
  */
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { SeedswarmError } from "../protocol/errors.js";
 import { parseRunSpec, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { canonicalBytes, checksum, weightsFromBytes } from "../training/params.js";
+import { writeFileAtomic } from "./atomic-file.js";
 
 const MAGIC = "SSCK";
 const FORMAT = 1;
-/** Makes temp names unique within a process, so overlapping saves never share a file. */
-let tmpCounter = 0;
 
 export class CheckpointError extends SeedswarmError<"CHECKPOINT_CORRUPT" | "CHECKPOINT_MISMATCH"> {}
 
@@ -74,21 +73,7 @@ export async function saveCheckpoint(
   prefix.write(MAGIC, 0, "ascii");
   prefix.writeUInt32LE(FORMAT, 4);
   prefix.writeUInt32LE(header.length, 8);
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}-${++tmpCounter}`;
-  const fh = await open(tmp, "w");
-  try {
-    await fh.writeFile(Buffer.concat([prefix, header, canonicalBytes(weights)]));
-    await fh.sync();
-  } catch (err) {
-    await fh.close();
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  await fh.close();
-  await rename(tmp, path);
-  const dir = await open(dirname(path), "r");
-  await dir.sync().finally(() => dir.close());
+  await writeFileAtomic(path, Buffer.concat([prefix, header, canonicalBytes(weights)]));
   return cp;
 }
 

@@ -8,12 +8,13 @@
  * make this node a stranger to the swarm it belongs to.
  */
 
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { generateKeyPair, privateKeyFromProtobuf, privateKeyToProtobuf } from "@libp2p/crypto/keys";
 import type { PeerId, PrivateKey } from "@libp2p/interface";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { SeedswarmError } from "../protocol/errors.js";
+import { writeFileAtomic } from "./atomic-file.js";
 
 /** File name of the key inside the data directory. */
 export const IDENTITY_FILE = "identity.key";
@@ -50,7 +51,8 @@ export async function loadOrCreateIdentity(dataDir: string): Promise<Identity> {
     return { privateKey, peerId: peerIdFromPrivateKey(privateKey), created: false };
   }
   const privateKey = await generateKeyPair("Ed25519");
-  await writeKeyFile(path, privateKeyToProtobuf(privateKey));
+  // 0600 at creation: the key is a secret.
+  await writeFileAtomic(path, privateKeyToProtobuf(privateKey), 0o600);
   return { privateKey, peerId: peerIdFromPrivateKey(privateKey), created: true };
 }
 
@@ -79,25 +81,3 @@ function decodeKey(path: string, bytes: Uint8Array): PrivateKey {
   }
 }
 
-/** Temp file in the same directory (so rename is atomic), fsync, rename, fsync the directory. */
-async function writeKeyFile(path: string, bytes: Uint8Array): Promise<void> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  // A stale temp file from a crashed run would keep its old mode; start from nothing.
-  await rm(tmp, { force: true });
-  // 0600 at creation ("wx": must be new), not chmod after: never readable by others, even briefly.
-  const fh = await open(tmp, "wx", 0o600);
-  try {
-    await fh.writeFile(bytes);
-    await fh.sync();
-  } catch (err) {
-    await fh.close();
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  await fh.close();
-  await rename(tmp, path);
-  const dh = await open(dir, "r");
-  await dh.sync().finally(() => dh.close());
-}

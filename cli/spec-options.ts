@@ -1,0 +1,38 @@
+/** The flags that choose a run spec, shared by train, node and swarm. */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { Option } from "commander";
+import { DEFAULT_PRESET, isPresetName, PRESETS } from "../protocol/presets.js";
+import { parseRunSpec, parseRunSpecJson, type RunSpec } from "../protocol/run-spec.js";
+import { intIn } from "./parse.js";
+
+/** A fresh Option per command: commander keeps per-command state on options. */
+export const presetOption = () => new Option("--preset <name>", "built-in run spec").choices(Object.keys(PRESETS)).default(DEFAULT_PRESET);
+export const specOption = () => new Option("--spec <file>", "run spec JSON file (overrides --preset)");
+export const iterationsOption = () => new Option("--iterations <n>", "run length; changes the run spec, so it is a different run").argParser(intIn(1, 1e9));
+
+/** Default data directory: $SEEDSWARM_DATA_DIR or ~/.seedswarm. */
+export function defaultDataDir(): string {
+  return process.env.SEEDSWARM_DATA_DIR ?? join(homedir(), ".seedswarm");
+}
+
+/** The RunSpec from --spec FILE or --preset NAME, with --iterations applied (a new run). */
+export function resolveSpec(o: { spec?: string; preset: string; iterations?: number }): RunSpec {
+  let spec: RunSpec;
+  if (o.spec) {
+    let text: string;
+    try {
+      text = readFileSync(o.spec, "utf8");
+    } catch (err) {
+      throw new Error(`cannot read run spec ${o.spec}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    spec = parseRunSpecJson(text, o.spec);
+  } else {
+    if (!isPresetName(o.preset)) {
+      throw new Error(`unknown preset "${o.preset}"; choose one of ${Object.keys(PRESETS).join(", ")}`);
+    }
+    spec = parseRunSpec(PRESETS[o.preset]);
+  }
+  return o.iterations === undefined ? spec : parseRunSpec({ ...spec, iterations: o.iterations });
+}
