@@ -83,17 +83,20 @@ export class Spsa implements Algorithm {
     pm[0] = -eps;
     pm[1] = eps;
     for (const [ti, t] of this.model.layout.tensors.entries()) {
-      const end = t.offset + t.size;
-      const x = weights.subarray(t.offset, end);
-      const xp = plus.subarray(t.offset, end);
-      const xm = minus.subarray(t.offset, end);
       rademacherBits(streamOf(seed, Purpose.Noise, ti), t.size, bits);
-      // Branch-free: a sign taken from random bits defeats branch prediction. Views whose
-      // length bounds the loop let V8 drop the bounds checks.
-      for (let i = 0; i < x.length; i++) {
-        const d = pm[(bits[i >>> 5] >>> (i & 31)) & 1];
-        xp[i] = x[i] + d;
-        xm[i] = x[i] - d;
+      // Branch-free (a sign taken from random bits defeats branch prediction), one word of
+      // signs held in a register for its 32 weights.
+      const words = Math.ceil(t.size / 32);
+      for (let w = 0; w < words; w++) {
+        const word = bits[w];
+        const base = t.offset + 32 * w;
+        const n = Math.min(32, t.size - 32 * w);
+        for (let j = 0; j < n; j++) {
+          const d = pm[(word >>> j) & 1];
+          const v = weights[base + j];
+          plus[base + j] = v + d;
+          minus[base + j] = v - d;
+        }
       }
     }
   }
@@ -178,16 +181,20 @@ export class Spsa implements Algorithm {
           rademacherBits(streamOf(group[q].seed, Purpose.Noise, ti), t.size, this.groupBits[q]);
         else this.groupBits[q].fill(0);
       }
-      const x = weights.subarray(t.offset, t.offset + t.size);
-      for (let i = 0; i < x.length; i++) {
-        const w = i >>> 5;
-        const s = i & 31;
-        const idx =
-          ((b0[w] >>> s) & 1) |
-          (((b1[w] >>> s) & 1) << 1) |
-          (((b2[w] >>> s) & 1) << 2) |
-          (((b3[w] >>> s) & 1) << 3);
-        x[i] = f(x[i] + table[idx]);
+      // 32 weights per word: the four words stay in registers while their bits are used.
+      const off = t.offset;
+      const words = Math.ceil(t.size / 32);
+      for (let w = 0; w < words; w++) {
+        const a = b0[w];
+        const b = b1[w];
+        const c = b2[w];
+        const d = b3[w];
+        const base = off + 32 * w;
+        const n = Math.min(32, t.size - 32 * w);
+        for (let j = 0; j < n; j++) {
+          const idx = ((a >>> j) & 1) | (((b >>> j) & 1) << 1) | (((c >>> j) & 1) << 2) | (((d >>> j) & 1) << 3);
+          weights[base + j] = f(weights[base + j] + table[idx]);
+        }
       }
     }
   }
