@@ -11,6 +11,7 @@ import { peerIdFromMultihash, peerIdFromString } from "@libp2p/peer-id";
 import * as Digest from "multiformats/hashes/digest";
 import {
   type Commit,
+  decodeCommit,
   encodeCommit,
   encodeContribution,
   encodeHeartbeat,
@@ -568,7 +569,6 @@ export class SwarmDaemon {
         if (got.length > 0) break;
       }
       if (got.length === 0) return;
-      const { decodeCommit } = await import("../protocol/codec.js");
       for (const bytes of got) {
         const c = this.fromWire(decodeCommit(bytes));
         if (c.iteration !== this.head) continue;
@@ -646,11 +646,12 @@ export class SwarmDaemon {
     this.repairing = true;
     this.rounds.follow();
     try {
-      // Commits from our head if peers still hold them, else a snapshot first.
-      const probe = await fetchCommits(this.libp2p, peers[0], this.run.runId, this.head).catch(
-        () => [],
-      );
-      const { decodeCommit } = await import("../protocol/codec.js");
+      // Far behind (more than two snapshot periods): download the snapshot, then replay the few
+      // commits after it. Close by, or when peers hold no snapshot ahead of us: replay commits.
+      const farBehind = best - this.head > 2 * this.opts.checkEvery;
+      const probe = farBehind
+        ? []
+        : await fetchCommits(this.libp2p, peers[0], this.run.runId, this.head).catch(() => []);
       if (probe.length === 0 || decodeCommit(probe[0]).iteration !== this.head) {
         const snap = await fetchSnapshot(this.libp2p, peers, this.run.runId, this.log);
         if (snap.iteration > this.head) {

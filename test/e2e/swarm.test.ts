@@ -56,8 +56,10 @@ describe("swarm of real node processes", () => {
       "every node's contributions were included",
     );
     assert.ok(
-      commits.filter((c) => c.entries.length === 3).length >= 25,
-      "nearly every iteration has all 3 contributions",
+      // Timing-dependent (a loaded machine delays a process past the proposer's wait), so the bound
+      // is loose; the author set above is the invariant.
+      commits.filter((c) => c.entries.length === 3).length >= 20,
+      "most iterations have all 3 contributions",
     );
     const sums = await replay(commits);
     assert.equal(sums.get(30), results[0].checksum);
