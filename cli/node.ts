@@ -32,6 +32,7 @@ interface NodeFlags {
   checkEvery: number;
   checkpointEvery: number;
   joinWait: number;
+  minPeers: number;
   leaveDeadline: number;
   logLevel: LogLevel;
 }
@@ -81,6 +82,7 @@ export function nodeCommand(program: Command): void {
       intIn(0, 600_000),
       d.joinWaitMs,
     )
+    .option("--min-peers <n>", "wait (up to --join-wait) for n peers before training", intIn(0, 1024), d.minPeers)
     .option(
       "--leave-deadline <ms>",
       "time from a stop signal to exit",
@@ -113,6 +115,7 @@ Examples:
           checkEvery: flags.checkEvery,
           stopAt: Math.min(flags.stopAt ?? spec.iterations, spec.iterations),
           joinWaitMs: flags.joinWait,
+          minPeers: flags.minPeers,
           leaveDeadlineMs: flags.leaveDeadline,
           checkpointEvery: flags.checkpointEvery,
         },

@@ -69,7 +69,8 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
       opts.backend,
       "--stop-at",
       String(opts.stopAt),
-      ...(bootstrap ? ["--bootstrap", bootstrap] : ["--join-wait", "2000"]),
+      // The first node waits for the others, so the whole swarm trains from iteration 0.
+      ...(bootstrap ? ["--bootstrap", bootstrap] : ["--join-wait", "30000", "--min-peers", String(opts.nodes - 1)]),
     ];
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     const m: Member = { index, child, head: 0, checksum: "", loss: Number.NaN };

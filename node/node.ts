@@ -4,7 +4,8 @@
  * in reverse. Everything with time and I/O in a swarm node is wired here.
  */
 import "./polyfills.js";
-import { createWriteStream, existsSync, mkdirSync, type WriteStream } from "node:fs";
+import { createHash } from "node:crypto";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from "node:fs";
 import { dirname, join } from "node:path";
 import type { PeerId } from "@libp2p/interface";
 import { peerIdFromMultihash, peerIdFromString } from "@libp2p/peer-id";
@@ -50,6 +51,8 @@ export interface NodeOptions {
   readonly stopAt: number;
   /** How long to look for peers before starting a chain alone. */
   readonly joinWaitMs: number;
+  /** Wait (up to joinWaitMs) for this many peers before training: a swarm that starts together. */
+  readonly minPeers: number;
   /** Time allowed from a stop signal to exit. */
   readonly leaveDeadlineMs: number;
   /** Checkpoint every this many iterations (0: only when stopping). */
@@ -63,6 +66,8 @@ export const defaultNodeOptions = {
   checkEvery: 10,
   // Long enough for bootstrap dials and a first heartbeat; short enough for a lone first node.
   joinWaitMs: 3000,
+  // Start with whoever is there: a run must not need a quorum to make progress.
+  minPeers: 0,
   // Spot instances give 30 s to 2 min of notice; a checkpoint takes milliseconds.
   leaveDeadlineMs: 10_000,
   checkpointEvery: 100,
@@ -235,7 +240,8 @@ export class SwarmDaemon {
       },
       log,
     );
-    this.takeSnapshot();
+    this.restoreCommitLog();
+    this.takeSnapshot(true);
     // Announce and look for the run in the DHT in the background; failures only cost discovery.
     const cid = runIdCid(runId);
     this.libp2p.contentRouting
@@ -243,7 +249,7 @@ export class SwarmDaemon {
       .catch((err: Error) => log.debug({ err: err.message }, "dht provide failed"));
     void this.findProviders(cid);
 
-    await this.joinOrStart(topics);
+    await this.joinOrStart();
     this.heartbeat = setInterval(
       () => {
         const sum = this.rounds.checksums.get(this.head);
@@ -419,6 +425,7 @@ export class SwarmDaemon {
     const line = JSON.stringify({
       iteration: c.iteration,
       hash: hex(last.hash),
+      prevHash: hex(c.prevHash),
       checksum: hex(c.checksum),
       rank: c.rank,
       entries: c.entries.map((e) => ({
@@ -434,10 +441,52 @@ export class SwarmDaemon {
     this.commitLog.write(`${line}\n`);
   }
 
-  /** Snapshots at multiples of checkEvery: every honest peer serves the same bytes. */
-  private takeSnapshot(): void {
+  /**
+   * After a restart: reloads the commit log from commits.jsonl (up to our head) so this node can
+   * serve the commits others need, e.g. when a whole swarm restarts from checkpoints taken at
+   * slightly different iterations.
+   */
+  private restoreCommitLog(): void {
+    const path = join(dirname(checkpointPath(this.opts.dataDir, this.run.runId)), "commits.jsonl");
+    if (!existsSync(path)) return;
+    const byIteration = new Map<number, CommitData>();
+    for (const text of readFileSync(path, "utf8").split("\n")) {
+      if (!text) continue;
+      try {
+        const l = JSON.parse(text) as {
+          iteration: number;
+          prevHash?: string;
+          checksum: string;
+          rank: number;
+          entries: { author: string; joinedAt: number; payload: string }[];
+        };
+        if (l.iteration >= this.head || l.prevHash === undefined) continue;
+        byIteration.set(l.iteration, {
+          iteration: l.iteration,
+          prevHash: Buffer.from(l.prevHash, "hex"),
+          checksum: Buffer.from(l.checksum, "hex"),
+          rank: l.rank,
+          entries: l.entries.map((e) => ({ author: { id: e.author, joinedAt: e.joinedAt }, payload: Buffer.from(e.payload, "hex") })),
+        });
+      } catch {
+        // A torn last line after a crash: skip it.
+      }
+    }
+    const commits = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration).slice(-4096);
+    for (const commit of commits) {
+      const encoded = encodeCommit(this.toWire(commit));
+      this.rounds.log.push({ commit, hash: createHash("sha256").update(encoded).digest(), encoded });
+    }
+    if (commits.length > 0) this.log.info({ commits: commits.length, from: commits[0].iteration }, "commit log restored");
+  }
+
+  /**
+   * Snapshots at multiples of checkEvery, so every honest peer serves the same bytes; at start,
+   * also the state we hold, so a restarted node can serve it.
+   */
+  private takeSnapshot(force = false): void {
     const t = this.head;
-    if (t % this.opts.checkEvery !== 0 || this.snapshot?.iteration === t) return;
+    if ((!force && t % this.opts.checkEvery !== 0) || this.snapshot?.iteration === t) return;
     const sum = this.rounds.checksums.get(t) ?? this.replica.checksum();
     this.snapshot = { iteration: t, checksum: sum, weights: this.replica.weights.slice() };
   }
@@ -539,7 +588,7 @@ export class SwarmDaemon {
         "state repaired from snapshot",
       );
       await this.replayCommits(
-        Math.max(snap.iteration + 1, await this.peersHead(this.connectedPeers())),
+        Math.max(snap.iteration + 1, (await this.peersHead(this.connectedPeers())).head),
       );
       this.log.info({ iteration: this.head, checksum: this.replica.checksum() }, "repaired");
     } catch (err) {
@@ -569,6 +618,7 @@ export class SwarmDaemon {
         if (got.length > 0) break;
       }
       if (got.length === 0) return;
+      const before = this.head;
       for (const bytes of got) {
         const c = this.fromWire(decodeCommit(bytes));
         if (c.iteration !== this.head) continue;
@@ -579,16 +629,18 @@ export class SwarmDaemon {
         }
         this.rounds.onCommit(c);
       }
+      // Nothing applied (the commits do not chain onto our head): stop; gossip or repair goes on.
+      if (this.head === before) return;
     }
   }
 
   /** At start: catch up with peers if there are any, then contribute. */
-  private async joinOrStart(topics: Record<TopicKind, string>): Promise<void> {
+  private async joinOrStart(): Promise<void> {
     const deadline = Date.now() + this.opts.joinWaitMs;
-    while (Date.now() < deadline && this.connectedPeers().length === 0) await sleep(100);
+    const enough = () => this.connectedPeers().length >= Math.max(1, this.opts.minPeers);
+    while (Date.now() < deadline && !enough()) await sleep(100);
     if (this.connectedPeers().length > 0) await this.catchUp("joining");
     else this.log.info({ iteration: this.head }, "no peers found; starting the chain");
-    void topics;
     this.rounds.start();
   }
 
@@ -616,31 +668,22 @@ export class SwarmDaemon {
     );
   }
 
-  /** The highest head among peers (-1 when none answers). */
-  private async peersHead(peers: PeerId[]): Promise<number> {
-    const heads = await Promise.allSettled(
-      peers.map((p) => fetchChecksum(this.libp2p, p, this.run.runId)),
-    );
-    return Math.max(
-      -1,
-      ...heads.flatMap((h) =>
-        h.status === "fulfilled" && h.value.known ? [h.value.iteration] : [],
-      ),
-    );
+  /** The highest head among peers (-1 when none answers) and a peer at it. */
+  private async peersHead(peers: PeerId[]): Promise<{ head: number; peer?: PeerId }> {
+    const heads = await Promise.allSettled(peers.map((p) => fetchChecksum(this.libp2p, p, this.run.runId)));
+    let best: { head: number; peer?: PeerId } = { head: -1 };
+    heads.forEach((h, i) => {
+      if (h.status === "fulfilled" && h.value.known && h.value.iteration > best.head) {
+        best = { head: h.value.iteration, peer: peers[i] };
+      }
+    });
+    return best;
   }
 
   private async catchUp(reason: string): Promise<void> {
     if (this.repairing) return;
     const peers = this.connectedPeers();
-    const heads = await Promise.allSettled(
-      peers.map((p) => fetchChecksum(this.libp2p, p, this.run.runId)),
-    );
-    const best = Math.max(
-      -1,
-      ...heads.flatMap((h) =>
-        h.status === "fulfilled" && h.value.known ? [h.value.iteration] : [],
-      ),
-    );
+    const { head: best, peer: ahead } = await this.peersHead(peers);
     if (best <= this.head) return;
     this.log.info({ reason, head: this.head, peersHead: best }, "catching up");
     this.repairing = true;
@@ -651,7 +694,7 @@ export class SwarmDaemon {
       const farBehind = best - this.head > 2 * this.opts.checkEvery;
       const probe = farBehind
         ? []
-        : await fetchCommits(this.libp2p, peers[0], this.run.runId, this.head).catch(() => []);
+        : await fetchCommits(this.libp2p, ahead ?? peers[0], this.run.runId, this.head).catch(() => []);
       if (probe.length === 0 || decodeCommit(probe[0]).iteration !== this.head) {
         const snap = await fetchSnapshot(this.libp2p, peers, this.run.runId, this.log);
         if (snap.iteration > this.head) {

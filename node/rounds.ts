@@ -66,6 +66,9 @@ export type RoundsEvent =
 
 export const ZERO_HASH = new Uint8Array(32);
 
+/** How many iterations back a late contribution still makes its author expected. */
+const LATE_WINDOW = 64;
+
 /** Commits and checksums kept for joiners and checksum queries. */
 const LOG_KEEP = 4096;
 
@@ -175,9 +178,11 @@ export class Rounds {
   /** A validated contribution from gossip (author = gossip signer). */
   onContribution(c: Contribution, iteration: number): void {
     if (iteration < this.head) {
-      // Too late for its commit: wait for this author next round (a joiner catching up).
+      // Too late for its commit: wait for this author next round. A joiner, or a node that was
+      // behind, contributes for an iteration already committed; waiting for it once (at most
+      // 0.5 x roundTimeout) lets it catch up and be included, instead of chasing a fast swarm.
       if (
-        iteration === this.head - 1 &&
+        iteration >= this.head - LATE_WINDOW &&
         !this.lastAuthors.includes(c.author.id) &&
         !this.lateAuthors.includes(c.author.id)
       ) {

@@ -1,7 +1,7 @@
 /** Test helper: `seedswarm node` processes with parsed JSON logs. */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,8 @@ const procs: ChildProcess[] = [];
 /** Kills leftover node processes and removes temp dirs; call from an `after` hook. */
 export async function cleanup(): Promise<void> {
   for (const p of procs) if (p.exitCode === null) p.kill("SIGKILL");
+  // SEEDSWARM_TEST_KEEP=1 keeps the data dirs (with each node's stdout.log) for a post-mortem.
+  if (process.env.SEEDSWARM_TEST_KEEP) return;
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 }
 
@@ -54,7 +56,10 @@ export class Node {
     );
     procs.push(this.child);
     let buf = "";
+    if (process.env.SEEDSWARM_TEST_KEEP) mkdirSync(dataDir, { recursive: true });
+    const out = process.env.SEEDSWARM_TEST_KEEP ? createWriteStream(join(dataDir, "stdout.log"), { flags: "a" }) : null;
     this.child.stdout?.on("data", (d: Buffer) => {
+      out?.write(d);
       buf += d.toString();
       let i = buf.indexOf("\n");
       while (i >= 0) {
@@ -138,7 +143,8 @@ export async function startSwarm(
   args: string[],
   env: Record<string, string>[] = [],
 ): Promise<Node[]> {
-  const first = new Node(await tempDir(), [...args, "--join-wait", "1500"], env[0]);
+  // The first node waits for the others, so every node trains from iteration 0.
+  const first = new Node(await tempDir(), [...args, "--join-wait", "15000", "--min-peers", String(n - 1)], env[0]);
   const addr = await first.address();
   const rest = [];
   for (let i = 1; i < n; i++)
