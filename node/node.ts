@@ -686,6 +686,8 @@ export class SwarmDaemon {
     const { head: best, peer: ahead } = await this.peersHead(peers);
     if (best <= this.head) return;
     this.log.info({ reason, head: this.head, peersHead: best }, "catching up");
+    // A node that was training goes back to training afterwards; at start-up, joinOrStart does.
+    const wasActive = this.rounds.isActive;
     this.repairing = true;
     this.rounds.follow();
     try {
@@ -716,6 +718,7 @@ export class SwarmDaemon {
       );
     } finally {
       this.repairing = false;
+      if (wasActive) this.rounds.start();
     }
   }
 

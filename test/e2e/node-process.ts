@@ -108,8 +108,16 @@ export class Node {
     return (l.addrs as string[])[0];
   }
 
+  /** The last "applied" line for an iteration (a one-step fork switch logs a second one). */
   applied(iteration: number): Line | undefined {
-    return this.lines.find((l) => l.msg === "applied" && l.iteration === iteration);
+    return this.lines.findLast((l) => l.msg === "applied" && l.iteration === iteration);
+  }
+
+  /** Iteration -> checksum after it, the last word for each iteration. */
+  checksums(): Map<number, string> {
+    const m = new Map<number, string>();
+    for (const l of this.lines) if (l.msg === "applied") m.set(l.iteration ?? -1, l.checksum ?? "");
+    return m;
   }
 
   /** The final result line, printed on exit. */
