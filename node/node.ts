@@ -17,9 +17,7 @@ import {
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
-  runIdHex,
 } from "../protocol/codec.js";
-import { MAX_MESSAGE_BYTES } from "../protocol/limits.js";
 import type { RunSpec } from "../protocol/run-spec.js";
 import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../protocol/topics.js";
 import { GOSSIP_VALIDATORS, type GossipContext, toVerdict } from "../protocol/validation.js";
@@ -781,7 +779,3 @@ export class SwarmDaemon {
     return this.stopping;
   }
 }
-
-/** Keeps the gossip size guard honest: the largest message we accept of each kind. */
-export const GOSSIP_LIMITS = MAX_MESSAGE_BYTES;
-export { runIdHex };
