@@ -388,6 +388,10 @@ export class SwarmDaemon {
       }
       case "diverged":
         this.log.warn({ iteration: e.iteration, reason: e.reason }, "divergence suspected");
+        if (e.unchained) {
+          void this.resolveFork(e.unchained);
+          return;
+        }
         // Compare where we stand now; peers at or past our head know their checksum there.
         void this.verifyWithPeers(this.head, e.reason);
         return;
@@ -640,6 +644,27 @@ export class SwarmDaemon {
     if (this.connectedPeers().length > 0) await this.catchUp("joining");
     else this.log.info({ iteration: this.head }, "no peers found; starting the chain");
     this.rounds.start();
+  }
+
+  /**
+   * A commit that does not chain onto ours: usually a one-step fork whose other commit gossip
+   * lost. Fetch the peers' commit for the previous iteration over the commits protocol and let the
+   * fork choice decide; if we switch, the new commit chains and applies. Otherwise compare
+   * checksums with peers (and repair on a majority).
+   */
+  private async resolveFork(commit: CommitData): Promise<void> {
+    for (const peer of this.connectedPeers()) {
+      const got = await fetchCommits(this.libp2p, peer, this.run.runId, commit.iteration - 1).catch(() => []);
+      const prev = got.map((b) => this.fromWire(decodeCommit(b))).find((c) => c.iteration === commit.iteration - 1);
+      if (!prev) continue;
+      this.rounds.onCommit(prev);
+      if (this.head === commit.iteration) this.rounds.onCommit(commit);
+      if (this.head > commit.iteration) {
+        this.log.info({ iteration: commit.iteration }, "fork resolved");
+        return;
+      }
+    }
+    await this.verifyWithPeers(this.head, "unresolved fork");
   }
 
   /**

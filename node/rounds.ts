@@ -61,7 +61,7 @@ export type RoundsEvent =
       rank: number;
       ms: number;
     }
-  | { kind: "diverged"; iteration: number; reason: string }
+  | { kind: "diverged"; iteration: number; reason: string; unchained?: CommitData }
   | { kind: "done"; iteration: number };
 
 export const ZERO_HASH = new Uint8Array(32);
@@ -219,6 +219,7 @@ export class Rounds {
         kind: "diverged",
         iteration: commit.iteration,
         reason: "commit chained to a commit this node did not apply",
+        unchained: commit,
       });
       return;
     }
