@@ -4,7 +4,7 @@
  * in reverse. Everything with time and I/O in a swarm node is wired here.
  */
 import "./polyfills.js";
-import { createHash } from "node:crypto";
+import { randomInt } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from "node:fs";
 import { dirname, join } from "node:path";
 import type { PeerId } from "@libp2p/interface";
@@ -12,11 +12,13 @@ import { peerIdFromMultihash, peerIdFromString } from "@libp2p/peer-id";
 import * as Digest from "multiformats/hashes/digest";
 import {
   type Commit,
+  commitHash,
   decodeCommit,
   encodeCommit,
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
+  toHex,
 } from "../protocol/codec.js";
 import type { RunSpec } from "../protocol/run-spec.js";
 import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../protocol/topics.js";
@@ -71,7 +73,6 @@ export const defaultNodeOptions = {
   checkpointEvery: 100,
 } as const satisfies Partial<NodeOptions>;
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Peer id string <-> the multihash bytes a commit entry carries. */
@@ -291,7 +292,7 @@ export class SwarmDaemon {
       seen: (kind, author, iteration, data) => {
         const key = `${kind}/${author}/${iteration}`;
         const prev = this.seen.get(key);
-        const h = hex(data);
+        const h = toHex(data);
         if (prev === undefined) {
           this.seen.set(key, h);
           if (this.seen.size > 100_000) this.seen.delete(this.seen.keys().next().value as string);
@@ -426,14 +427,14 @@ export class SwarmDaemon {
     const c = last.commit;
     const line = JSON.stringify({
       iteration: c.iteration,
-      hash: hex(last.hash),
-      prevHash: hex(c.prevHash),
-      checksum: hex(c.checksum),
+      hash: toHex(last.hash),
+      prevHash: toHex(c.prevHash),
+      checksum: toHex(c.checksum),
       rank: c.rank,
       entries: c.entries.map((e) => ({
         author: e.author.id,
         joinedAt: e.author.joinedAt,
-        payload: hex(e.payload),
+        payload: toHex(e.payload),
       })),
     });
     this.commitLog ??= createWriteStream(
@@ -477,7 +478,7 @@ export class SwarmDaemon {
     const commits = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration).slice(-4096);
     for (const commit of commits) {
       const encoded = encodeCommit(this.toWire(commit));
-      this.rounds.log.push({ commit, hash: createHash("sha256").update(encoded).digest(), encoded });
+      this.rounds.log.push({ commit, hash: commitHash(encoded), encoded });
     }
     if (commits.length > 0) this.log.info({ commits: commits.length, from: commits[0].iteration }, "commit log restored");
   }
@@ -527,14 +528,17 @@ export class SwarmDaemon {
     const peers = this.connectedPeers();
     if (peers.length === 0) return;
     const mine = this.rounds.checksums.get(iteration);
-    const pick = peers
-      .sort(() => (hex(crypto.getRandomValues(new Uint8Array(1))) < "80" ? -1 : 1))
-      .slice(0, reason === "periodic" ? 1 : 3);
+// A random sample (Fisher-Yates with the CSPRNG: which peer we ask is not replicated state).
+    for (let i = peers.length - 1; i > 0; i--) {
+      const j = randomInt(i + 1);
+      [peers[i], peers[j]] = [peers[j], peers[i]];
+    }
+    const pick = peers.slice(0, reason === "periodic" ? 1 : 3);
     const answers = await Promise.allSettled(
       pick.map((p) => fetchChecksum(this.libp2p, p, this.run.runId, iteration)),
     );
     const sums = answers.flatMap((a) =>
-      a.status === "fulfilled" && a.value.known ? [hex(a.value.checksum)] : [],
+      a.status === "fulfilled" && a.value.known ? [toHex(a.value.checksum)] : [],
     );
     if (sums.length === 0) return;
     const disagree = sums.filter((s) => s !== mine);
@@ -751,7 +755,7 @@ export class SwarmDaemon {
     const weights = this.replica.weights.slice();
     const last = this.rounds.log[this.rounds.log.length - 1];
     const chain = {
-      hash: hex(last?.hash ?? this.rounds.headHash),
+      hash: toHex(last?.hash ?? this.rounds.headHash),
       authors: last ? last.commit.entries.map((e) => e.author.id) : [],
       joinedAt: this.self.joinedAt,
     };

@@ -19,6 +19,7 @@
  * publish functions, so it can be driven in tests without a network.
  */
 import { createHash } from "node:crypto";
+import { commitHash, toHex } from "../protocol/codec.js";
 import type { Contribution } from "../training/algorithms/algorithm.js";
 import { compareAuthors } from "../training/algorithms/algorithm.js";
 import type { Replica } from "../training/replica.js";
@@ -72,9 +73,6 @@ const LATE_WINDOW = 64;
 /** Commits and checksums kept for joiners and checksum queries. */
 const LOG_KEEP = 4096;
 
-function hex(b: Uint8Array): string {
-  return Buffer.from(b).toString("hex");
-}
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -84,7 +82,7 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 function isBetter(a: CommitData, ha: Uint8Array, b: CommitData, hb: Uint8Array): boolean {
   if (a.rank !== b.rank) return a.rank < b.rank;
   if (a.entries.length !== b.entries.length) return a.entries.length > b.entries.length;
-  return hex(ha) < hex(hb);
+  return toHex(ha) < toHex(hb);
 }
 
 /** Rank order of candidates for proposing iteration t: ascending H(runId, t, peer). */
@@ -238,7 +236,7 @@ export class Rounds {
     const prev = this.prev;
     if (!last || !prev || last.commit.iteration !== commit.iteration || !equalBytes(commit.prevHash, prev.hash)) return;
     const encoded = this.transport.encodeCommit(commit);
-    const hash = createHash("sha256").update(encoded).digest();
+    const hash = commitHash(encoded);
     if (equalBytes(hash, last.hash) || !isBetter(commit, hash, last.commit, last.hash)) return;
     this.logger.info({ iteration: commit.iteration, rank: commit.rank, entries: commit.entries.length }, "switching to a better commit");
     for (const t of this.timers) clearTimeout(t);
@@ -384,20 +382,20 @@ export class Rounds {
     this.replica.applyIteration(this.run.algorithm, commit.entries);
     const sum = this.replica.checksum();
     this.recordApplied(commit, encoded, sum);
-    if (hex(commit.checksum) !== sum) {
+    if (toHex(commit.checksum) !== sum) {
       // Either side may be wrong: the daemon asks other peers and repairs if it is us. Rounds go
       // on meanwhile, so an honest node never stalls on a faulty proposer.
       this.onEvent({
         kind: "diverged",
         iteration: commit.iteration,
-        reason: `checksum after applying ${sum.slice(0, 12)} != proposer's ${hex(commit.checksum).slice(0, 12)}`,
+        reason: `checksum after applying ${sum.slice(0, 12)} != proposer's ${toHex(commit.checksum).slice(0, 12)}`,
       });
     }
     this.nextRound();
   }
 
   private recordApplied(commit: CommitData, encoded: Uint8Array, sum: string): void {
-    const hash = createHash("sha256").update(encoded).digest();
+    const hash = commitHash(encoded);
     this.lastHash = hash;
     this.lastAuthors = commit.entries.map((e) => e.author.id);
     const included = new Set(this.lastAuthors);

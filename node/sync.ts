@@ -26,6 +26,7 @@ import {
   encodeSnapshotRequest,
   encodeSnapshotResponse,
   type SnapshotResponse,
+  toHex,
 } from "../protocol/codec.js";
 import { SeedswarmError } from "../protocol/errors.js";
 import {
@@ -67,7 +68,6 @@ export const defaultSyncOptions: SyncOptions = {
   chunkBytes: DEFAULT_SNAPSHOT_CHUNK_BYTES,
 };
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
 /** Registers the handlers; returns a function that removes them. */
 export async function serveSync(
@@ -244,7 +244,7 @@ export async function fetchSnapshot(
   const votes = new Map<string, { peers: PeerId[]; first: SnapshotResponse }>();
   heads.forEach((h, i) => {
     if (h.status !== "fulfilled" || h.value.totalChunks === 0) return;
-    const key = `${h.value.iteration}:${hex(h.value.checksum)}`;
+    const key = `${h.value.iteration}:${toHex(h.value.checksum)}`;
     const v = votes.get(key) ?? { peers: [], first: h.value };
     v.peers.push(peers[i]);
     votes.set(key, v);
@@ -266,13 +266,13 @@ export async function fetchSnapshot(
     );
   }
   const { iteration, totalChunks } = best.first;
-  const checksum = hex(best.first.checksum);
+  const checksum = toHex(best.first.checksum);
   const chunks: Uint8Array[] = new Array(totalChunks);
   chunks[0] = best.first.data;
   const checkChunk = (r: SnapshotResponse, i: number) => {
-    if (r.iteration !== iteration || hex(r.checksum) !== checksum || r.totalChunks !== totalChunks)
+    if (r.iteration !== iteration || toHex(r.checksum) !== checksum || r.totalChunks !== totalChunks)
       throw new SyncError("SYNC_BAD_CHUNK", `chunk ${i}: from another snapshot`);
-    if (hex(createHash("sha256").update(r.data).digest()) !== hex(r.chunkHash))
+    if (toHex(createHash("sha256").update(r.data).digest()) !== toHex(r.chunkHash))
       throw new SyncError("SYNC_BAD_CHUNK", `chunk ${i}: hash mismatch`);
   };
   checkChunk(best.first, 0);

@@ -150,6 +150,11 @@ export function sha256(bytes: Uint8Array): Uint8Array {
 }
 
 /** The hash that chains commits: SHA-256 of the commit exactly as encoded on the wire. */
+/** Lowercase hex of any bytes (checksums, hashes, payloads in logs). */
+export function toHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+}
+
 export function commitHash(encodedCommit: Uint8Array): Uint8Array {
   return sha256(encodedCommit);
 }
