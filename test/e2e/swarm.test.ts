@@ -55,12 +55,12 @@ describe("swarm of real node processes", () => {
       new Set(results.map((r) => r.peerId)),
       "every node's contributions were included",
     );
-    assert.ok(
-      // Timing-dependent (a loaded machine delays a process past the proposer's wait), so the bound
-      // is loose; the author set above is the invariant.
-      commits.filter((c) => c.entries.length === 3).length >= 20,
-      "most iterations have all 3 contributions",
-    );
+    // Inclusion is not a one-off: each node is in at least a third of the commits. (How many
+    // commits carry all three depends on process scheduling on a loaded machine.)
+    for (const id of authors) {
+      const n = commits.filter((c) => c.entries.some((e) => e.author === id)).length;
+      assert.ok(n >= 10, `${id} is in only ${n} of 30 commits`);
+    }
     const sums = await replay(commits);
     assert.equal(sums.get(30), results[0].checksum);
   });
