@@ -645,8 +645,17 @@ export class SwarmDaemon {
     const deadline = Date.now() + this.opts.joinWaitMs;
     const enough = () => this.connectedPeers().length >= Math.max(1, this.opts.minPeers);
     while (Date.now() < deadline && !enough()) await sleep(100);
-    if (this.connectedPeers().length > 0) await this.catchUp("joining");
-    else this.log.info({ iteration: this.head }, "no peers found; starting the chain");
+    if (this.connectedPeers().length > 0) {
+      await this.catchUp("joining");
+      // Peers, but no chain yet: leave starting it to the node that waits for its quorum
+      // (--min-peers), or to whoever's join wait ends first, instead of racing ahead alone.
+      if (this.opts.minPeers === 0 && this.head === 0 && this.rounds.log.length === 0) {
+        const until = Date.now() + this.opts.joinWaitMs;
+        while (Date.now() < until && this.head === 0) await sleep(50);
+      }
+    } else {
+      this.log.info({ iteration: this.head }, "no peers found; starting the chain");
+    }
     this.rounds.start();
   }
 
