@@ -168,7 +168,9 @@ export class ExpertDirectory {
   serve(uids: readonly string[]): Promise<void> {
     const dropped = this.declared.filter((u) => !uids.includes(u));
     this.declared = [...uids];
-    this.timer ??= setInterval(() => void this.reannounce(), this.opts.announceEveryMs);
+    // The re-announce timer restarts: it fires only after a full period without a serve call.
+    if (this.timer) clearInterval(this.timer);
+    this.timer = setInterval(() => void this.reannounce(), this.opts.announceEveryMs);
     this.timer.unref();
     return this.reannounce(dropped);
   }

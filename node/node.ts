@@ -38,7 +38,15 @@ import {
 } from "./libp2p.js";
 import type { Logger } from "./logger.js";
 import { type CommitData, Rounds, type RoundsEvent, ZERO_HASH } from "./rounds.js";
-import { fetchChecksum, fetchCommits, fetchSnapshot, serveSync } from "./sync.js";
+import { defaultExpertOptions, ExpertDirectory } from "./experts.js";
+import {
+  defaultSyncOptions,
+  fetchChecksum,
+  fetchCommits,
+  fetchSnapshot,
+  type SnapshotPlan,
+  serveSync,
+} from "./sync.js";
 
 export interface NodeOptions {
   readonly spec: RunSpec;
@@ -75,6 +83,16 @@ export const defaultNodeOptions = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A state snapshot this node serves. */
+interface Snap {
+  readonly iteration: number;
+  readonly checksum: string;
+  readonly weights: Float32Array;
+}
+
+/** The expert grid of state shards: `snap.<iteration>.<chunk>`. */
+const SNAPSHOT_GRID = "snap";
+
 /** Peer id string <-> the multihash bytes a commit entry carries. */
 function authorBytes(id: string): Uint8Array {
   return peerIdFromString(id).toMultihash().bytes;
@@ -98,7 +116,11 @@ export class SwarmDaemon {
   private rounds!: Rounds;
   private self!: Author;
   private closeSync: () => Promise<void> = async () => {};
-  private snapshot: { iteration: number; checksum: string; weights: Float32Array } | null = null;
+  private snapshot: Snap | null = null;
+  /** The last two snapshots announced in the DHT: a joiner that read the records finds them. */
+  private pinned: Snap[] = [];
+  private experts!: ExpertDirectory;
+  private expertTimer?: NodeJS.Timeout;
   private readonly seen = new Map<string, string>();
   private repairing = false;
   private heartbeat?: NodeJS.Timeout;
@@ -225,7 +247,10 @@ export class SwarmDaemon {
       this.libp2p,
       {
         runId,
-        snapshot: () => this.snapshot,
+        snapshot: (iteration) =>
+          iteration === undefined
+            ? this.snapshot
+            : ([this.snapshot, ...this.pinned].find((x) => x?.iteration === iteration) ?? null),
         commitsFrom: (from, max) =>
           this.rounds.log
             .filter((l) => l.commit.iteration >= from)
@@ -241,6 +266,13 @@ export class SwarmDaemon {
     );
     this.restoreCommitLog();
     this.takeSnapshot(true);
+    // State shards as Learning@home experts: joiners find who serves which chunk of which snapshot.
+    this.experts = new ExpertDirectory(this.libp2p, runId, log);
+    void this.announceSnapshot();
+    this.expertTimer = setInterval(
+      () => void this.announceSnapshot(),
+      defaultExpertOptions.announceEveryMs,
+    );
     // Announce and look for the run in the DHT in the background; failures only cost discovery.
     const cid = runIdCid(runId);
     this.libp2p.contentRouting
@@ -483,6 +515,93 @@ export class SwarmDaemon {
     if (commits.length > 0) this.log.info({ commits: commits.length, from: commits[0].iteration }, "commit log restored");
   }
 
+  /** Chunks of a snapshot of this run's state: every snapshot has the same count. */
+  private snapshotChunks(): number {
+    return Math.max(1, Math.ceil((this.replica.weights.length * 4) / defaultSyncOptions.chunkBytes));
+  }
+
+  /**
+   * Pins the latest snapshot (kept, with the one pinned before, until the next announcement) and
+   * declares its chunks as experts `snap.<iteration>.<chunk>` in the DHT.
+   */
+  private async announceSnapshot(): Promise<void> {
+    const snap = this.snapshot;
+    if (!snap || this.stopping) return;
+    if (this.pinned[0]?.iteration !== snap.iteration) this.pinned = [snap, ...this.pinned].slice(0, 2);
+    const uids = Array.from(
+      { length: this.snapshotChunks() },
+      (_, c) => `${SNAPSHOT_GRID}.${snap.iteration}.${c}`,
+    );
+    await this.experts.serve(uids);
+  }
+
+  /**
+   * Beam search over the snapshot grid: the newest announced snapshots first, then their chunks;
+   * the newest snapshot whose every chunk has a holder besides us wins. Null when the records
+   * name none (then the caller asks its connected peers for their latest snapshot).
+   */
+  private async snapshotPlan(): Promise<{ plan: SnapshotPlan; peers: PeerId[] } | null> {
+    const chunks = this.snapshotChunks();
+    const found = await this.experts.beamSearch(SNAPSHOT_GRID, [2, 2 * chunks], (c) => c[0]);
+    const byIteration = new Map<number, PeerId[][]>();
+    for (const f of found) {
+      const [iteration, chunk] = f.coords;
+      if (iteration <= this.head || chunk >= chunks) continue;
+      const holders = f.holders.map((h) => h.peer).filter((p) => !p.equals(this.libp2p.peerId));
+      const table = byIteration.get(iteration) ?? Array.from({ length: chunks }, () => []);
+      table[chunk] = holders;
+      byIteration.set(iteration, table);
+    }
+    const [best] = [...byIteration]
+      .filter(([, table]) => table.every((h) => h.length > 0))
+      .sort((a, b) => b[0] - a[0]);
+    if (!best) return null;
+    const [iteration, table] = best;
+    const unique = new Map(table.flat().map((p) => [p.toString(), p]));
+    // Holders we are not connected to are dialled (their addresses come from the DHT).
+    const peers = (
+      await Promise.all(
+        [...unique.values()].map(async (p) => {
+          try {
+            if (this.libp2p.getConnections(p).length === 0)
+              await this.libp2p.dial(p, { signal: AbortSignal.timeout(5000) });
+            return [p];
+          } catch {
+            return [];
+          }
+        }),
+      )
+    ).flat();
+    if (peers.length === 0) return null;
+    this.log.info({ iteration, chunks, holders: peers.length }, "snapshot found in the DHT");
+    return { plan: { iteration, holders: (i) => table[i] ?? [] }, peers };
+  }
+
+  /**
+   * The snapshot peers agree on: the one the DHT's expert records plan when there is one (tried
+   * first), else the latest from connected peers.
+   */
+  private async downloadSnapshot(): Promise<Awaited<ReturnType<typeof fetchSnapshot>> & { via: string }> {
+    const found = await this.snapshotPlan().catch(() => null);
+    if (found) {
+      try {
+        const snap = await fetchSnapshot(
+          this.libp2p,
+          found.peers,
+          this.run.runId,
+          this.log,
+          defaultSyncOptions,
+          found.plan,
+        );
+        return { ...snap, via: "dht experts" };
+      } catch (err) {
+        this.log.info({ err: (err as Error).message }, "planned snapshot failed; asking peers");
+      }
+    }
+    const snap = await fetchSnapshot(this.libp2p, this.connectedPeers(), this.run.runId, this.log);
+    return { ...snap, via: "connected peers" };
+  }
+
   /**
    * Snapshots at multiples of checkEvery, so every honest peer serves the same bytes; at start,
    * also the state we hold, so a restarted node can serve it.
@@ -576,12 +695,7 @@ export class SwarmDaemon {
     this.repairing = true;
     this.rounds.follow();
     try {
-      const snap = await fetchSnapshot(
-        this.libp2p,
-        this.connectedPeers(),
-        this.run.runId,
-        this.log,
-      );
+      const snap = await this.downloadSnapshot();
       this.replica.reset(snap.weights, snap.iteration);
       this.rounds.checksums.set(snap.iteration, snap.checksum);
       this.log.info(
@@ -590,6 +704,7 @@ export class SwarmDaemon {
           checksum: snap.checksum,
           agreeing: snap.agreeing,
           sources: snap.sources,
+          via: snap.via,
         },
         "state repaired from snapshot",
       );
@@ -734,12 +849,12 @@ export class SwarmDaemon {
         ? []
         : await fetchCommits(this.libp2p, ahead ?? peers[0], this.run.runId, this.head).catch(() => []);
       if (probe.length === 0 || decodeCommit(probe[0]).iteration !== this.head) {
-        const snap = await fetchSnapshot(this.libp2p, peers, this.run.runId, this.log);
+        const snap = await this.downloadSnapshot();
         if (snap.iteration > this.head) {
           this.replica.reset(snap.weights, snap.iteration);
           this.rounds.checksums.set(snap.iteration, snap.checksum);
           this.log.info(
-            { iteration: snap.iteration, agreeing: snap.agreeing, sources: snap.sources },
+            { iteration: snap.iteration, agreeing: snap.agreeing, sources: snap.sources, via: snap.via },
             "snapshot downloaded",
           );
         }
@@ -790,6 +905,9 @@ export class SwarmDaemon {
       this.log.info({ reason, iteration: this.head }, "leaving");
       this.rounds?.stop();
       if (this.heartbeat) clearInterval(this.heartbeat);
+      if (this.expertTimer) clearInterval(this.expertTimer);
+      // Withdraw our expert records if the DHT answers quickly; otherwise they expire by TTL.
+      await Promise.race([this.experts?.stop(), sleep(1000)]);
       const result = {
         iteration: this.head,
         checksum: this.replica.checksum(),

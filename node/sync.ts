@@ -48,8 +48,11 @@ export class SyncError extends SeedswarmError<
 /** What this node serves. */
 export interface SyncSource {
   readonly runId: string;
-  /** The snapshot at the last multiple of snapshotEvery this node passed (weights, iteration, checksum). */
-  snapshot(): { iteration: number; checksum: string; weights: Float32Array } | null;
+  /**
+   * The snapshot after exactly `iteration` iterations if this node still holds it, or with no
+   * iteration the latest one (taken at the last multiple of snapshotEvery this node passed).
+   */
+  snapshot(iteration?: number): { iteration: number; checksum: string; weights: Float32Array } | null;
   /** Encoded commits from `from` on, at most `max`. */
   commitsFrom(from: number, max: number): Uint8Array[];
   /** The checksum after `iteration` applied iterations, if known; the head when iteration is -1. */
@@ -113,7 +116,7 @@ export async function serveSync(
   });
   await serve(PROTOCOLS.snapshot, MAX_SNAPSHOT_CHUNK_BYTES + 1024, (bytes) => {
     const req = decodeSnapshotRequest(bytes);
-    const snap = req.runId === src.runId ? src.snapshot() : null;
+    const snap = req.runId === src.runId ? src.snapshot(req.iteration) : null;
     if (!snap)
       return encodeSnapshotResponse({
         iteration: 0,
@@ -203,8 +206,14 @@ async function fetchChunk(
   runId: string,
   chunk: number,
   opts: SyncOptions,
+  iteration?: number,
 ): Promise<SnapshotResponse> {
-  const req = encodeSnapshotRequest({ runId, chunk, chunkSize: opts.chunkBytes });
+  const req = encodeSnapshotRequest({
+    runId,
+    chunk,
+    chunkSize: opts.chunkBytes,
+    ...(iteration === undefined ? {} : { iteration }),
+  });
   return decodeSnapshotResponse(
     await request(
       node,
@@ -226,10 +235,18 @@ export interface Snapshot {
   readonly sources: number;
 }
 
+/** Which snapshot to download and who serves which chunk, as the DHT's expert records say. */
+export interface SnapshotPlan {
+  readonly iteration: number;
+  /** Peers that announced chunk i. */
+  holders(chunk: number): readonly PeerId[];
+}
+
 /**
  * Downloads the snapshot the most peers agree on, chunks spread over those peers in parallel.
  * Every chunk is hashed; the whole is checked against the agreed checksum. With several peers,
  * a snapshot only one of them reports is refused (never trust a single peer when others exist).
+ * With a plan, asks for that snapshot exactly and takes each chunk from the peers holding it.
  */
 export async function fetchSnapshot(
   node: SwarmNode,
@@ -237,10 +254,13 @@ export async function fetchSnapshot(
   runId: string,
   log: Logger,
   opts: SyncOptions = defaultSyncOptions,
+  plan?: SnapshotPlan,
 ): Promise<Snapshot> {
   if (peers.length === 0)
     throw new SyncError("SYNC_NO_PEERS", "no peers to download a snapshot from");
-  const heads = await Promise.allSettled(peers.map((p) => fetchChunk(node, p, runId, 0, opts)));
+  const heads = await Promise.allSettled(
+    peers.map((p) => fetchChunk(node, p, runId, 0, opts, plan?.iteration)),
+  );
   const votes = new Map<string, { peers: PeerId[]; first: SnapshotResponse }>();
   heads.forEach((h, i) => {
     if (h.status !== "fulfilled" || h.value.totalChunks === 0) return;
@@ -276,14 +296,18 @@ export async function fetchSnapshot(
       throw new SyncError("SYNC_BAD_CHUNK", `chunk ${i}: hash mismatch`);
   };
   checkChunk(best.first, 0);
-  // Chunk i from peer i mod n; on failure, retry it from the next peer.
+  const agreed = new Set(best.peers.map(String));
+  // Chunk i from its holders that agreed (all agreeing peers without a plan), spread by i; on
+  // failure, retry it from the next one.
   await Promise.all(
     Array.from({ length: totalChunks - 1 }, (_, k) => k + 1).map(async (i) => {
+      const held = plan?.holders(i).filter((p) => agreed.has(p.toString())) ?? [];
+      const from = held.length > 0 ? held : best.peers;
       let lastErr: unknown;
-      for (let attempt = 0; attempt < best.peers.length; attempt++) {
-        const peer = best.peers[(i + attempt) % best.peers.length];
+      for (let attempt = 0; attempt < from.length; attempt++) {
+        const peer = from[(i + attempt) % from.length];
         try {
-          const r = await fetchChunk(node, peer, runId, i, opts);
+          const r = await fetchChunk(node, peer, runId, i, opts, plan?.iteration);
           checkChunk(r, i);
           chunks[i] = r.data;
           return;
