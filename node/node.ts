@@ -20,7 +20,8 @@ import {
   encodeLeave,
   toHex,
 } from "../protocol/codec.js";
-import type { RunSpec } from "../protocol/run-spec.js";
+import { SeedswarmError } from "../protocol/errors.js";
+import { canonicalJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../protocol/topics.js";
 import { GOSSIP_VALIDATORS, type GossipContext, toVerdict } from "../protocol/validation.js";
 import { type BackendChoice, useBackend } from "../training/engine.js";
@@ -43,19 +44,23 @@ import {
   defaultSyncOptions,
   fetchChecksum,
   fetchCommits,
+  fetchRunSpec,
   fetchSnapshot,
   type SnapshotPlan,
   serveSync,
 } from "./sync.js";
 
 export interface NodeOptions {
-  readonly spec: RunSpec;
+  /** The run to train; or leave it out and name `runId` to fetch the spec from peers. */
+  readonly spec?: RunSpec;
+  /** A run to join by id: its spec comes from this node's checkpoint or from a peer. */
+  readonly runId?: string;
   readonly dataDir: string;
   readonly backend: BackendChoice;
   readonly network: NetworkOptions;
   /** Verify the checksum with a random peer every this many iterations. */
   readonly checkEvery: number;
-  /** Stop (checkpoint, leave, exit) after this many applied iterations. */
+  /** Stop (checkpoint, leave, exit) after this many applied iterations (at most the run length). */
   readonly stopAt: number;
   /** How long to look for peers before starting a chain alone. */
   readonly joinWaitMs: number;
@@ -80,6 +85,8 @@ export const defaultNodeOptions = {
   leaveDeadlineMs: 10_000,
   checkpointEvery: 100,
 } as const satisfies Partial<NodeOptions>;
+
+export class NodeError extends SeedswarmError<"NODE_BAD_OPTIONS" | "NODE_NO_SPEC"> {}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -112,6 +119,7 @@ export class SwarmDaemon {
   private readonly log: Logger;
   private libp2p!: SwarmNode;
   private run!: RunContext;
+  private spec!: RunSpec;
   private replica!: Replica;
   private rounds!: Rounds;
   private self!: Author;
@@ -123,6 +131,8 @@ export class SwarmDaemon {
   private expertTimer?: NodeJS.Timeout;
   private readonly seen = new Map<string, string>();
   private repairing = false;
+  /** False after adopting a snapshot whose producing commit is unknown (see adoptSnapshot). */
+  private chainKnown = true;
   private heartbeat?: NodeJS.Timeout;
   private commitLog?: WriteStream;
   private saving: Promise<void> = Promise.resolve();
@@ -151,10 +161,25 @@ export class SwarmDaemon {
 
   async start(): Promise<void> {
     const { opts, log } = this;
+    const runId = opts.spec ? runIdOf(opts.spec) : opts.runId;
+    if (!runId || (opts.spec && opts.runId && opts.runId !== runId))
+      throw new NodeError("NODE_BAD_OPTIONS", "give a run spec or the runId of a run to join, not both", {
+        runId: opts.runId,
+      });
     const identity = await loadOrCreateIdentity(opts.dataDir);
+    const topics = Object.fromEntries(
+      TOPIC_KINDS.map((kind) => [kind, stringifyTopic({ runId, kind })]),
+    ) as Record<TopicKind, string>;
+    this.libp2p = await createSwarmNode(
+      { ...opts.network, scoredTopics: Object.values(topics) },
+      identity.privateKey,
+      log,
+    );
+    const cid = runIdCid(runId);
+    void this.findProviders(cid);
+    this.spec = opts.spec ?? (await this.specOfRun(runId));
     await useBackend(opts.backend, log);
-    this.run = await openRun(opts.spec);
-    const runId = this.run.runId;
+    this.run = await openRun(this.spec);
     this.replica = initialReplica(this.run);
     let chain: { hash: Uint8Array; authors: string[] } = { hash: ZERO_HASH, authors: [] };
     let joinedAt = Date.now();
@@ -170,14 +195,6 @@ export class SwarmDaemon {
       log.info({ iteration: cp.iteration, checksum: cp.checksum }, "resumed from checkpoint");
     }
     this.self = { id: identity.peerId.toString(), joinedAt };
-    const topics = Object.fromEntries(
-      TOPIC_KINDS.map((kind) => [kind, stringifyTopic({ runId, kind })]),
-    ) as Record<TopicKind, string>;
-    this.libp2p = await createSwarmNode(
-      { ...opts.network, scoredTopics: Object.values(topics) },
-      identity.privateKey,
-      log,
-    );
     const pubsub = this.libp2p.services.pubsub;
     log.info(
       {
@@ -205,7 +222,11 @@ export class SwarmDaemon {
         },
         encodeCommit: (c) => encodeCommit(this.toWire(c)),
       },
-      { roundTimeoutMs: opts.spec.roundTimeoutMs, stopAt: opts.stopAt, contribute: true },
+      {
+        roundTimeoutMs: this.spec.roundTimeoutMs,
+        stopAt: Math.min(opts.stopAt, this.spec.iterations),
+        contribute: true,
+      },
       log.child({ module: "rounds" }),
       (e) => this.onRoundsEvent(e),
     );
@@ -247,6 +268,7 @@ export class SwarmDaemon {
       this.libp2p,
       {
         runId,
+        specJson: canonicalJson(this.spec),
         snapshot: (iteration) =>
           iteration === undefined
             ? this.snapshot
@@ -273,12 +295,11 @@ export class SwarmDaemon {
       () => void this.announceSnapshot(),
       defaultExpertOptions.announceEveryMs,
     );
-    // Announce and look for the run in the DHT in the background; failures only cost discovery.
-    const cid = runIdCid(runId);
+    // Announce the run in the DHT in the background (providers were looked for at start);
+    // failures only cost discovery.
     this.libp2p.contentRouting
       .provide(cid, { signal: AbortSignal.timeout(30_000) })
       .catch((err: Error) => log.debug({ err: err.message }, "dht provide failed"));
-    void this.findProviders(cid);
 
     await this.joinOrStart();
     this.heartbeat = setInterval(
@@ -297,7 +318,42 @@ export class SwarmDaemon {
           )
           .catch(() => {});
       },
-      Math.max(500, opts.spec.roundTimeoutMs),
+      Math.max(500, this.spec.roundTimeoutMs),
+    );
+  }
+
+  /**
+   * The spec of a run joined by id: from our checkpoint of it if we have one, else from the first
+   * peer that serves it (checked to hash to the runId), waiting up to joinWaitMs for peers.
+   */
+  private async specOfRun(runId: string): Promise<RunSpec> {
+    const path = checkpointPath(this.opts.dataDir, runId);
+    if (existsSync(path)) {
+      const cp = await loadCheckpoint(path);
+      if (runIdOf(cp.spec) === runId) return cp.spec;
+    }
+    const waitMs = Math.max(this.opts.joinWaitMs, 1000);
+    const deadline = Date.now() + waitMs;
+    const asked = new Set<string>();
+    for (;;) {
+      for (const peer of this.libp2p.getPeers()) {
+        if (asked.has(peer.toString())) continue;
+        asked.add(peer.toString());
+        try {
+          const spec = await fetchRunSpec(this.libp2p, peer, runId);
+          this.log.info({ run: runId, peer: peer.toString(), name: spec.name }, "run spec fetched");
+          return spec;
+        } catch (err) {
+          this.log.debug({ peer: peer.toString(), err: (err as Error).message }, "no run spec from peer");
+        }
+      }
+      if (Date.now() > deadline) break;
+      await sleep(200);
+    }
+    throw new NodeError(
+      "NODE_NO_SPEC",
+      `no peer served the run spec of run ${runId} within ${waitMs} ms (asked ${asked.size}); check --bootstrap, or give --spec/--preset`,
+      { runId, asked: asked.size },
     );
   }
 
@@ -381,6 +437,7 @@ export class SwarmDaemon {
         return;
       case "heartbeat": {
         const h = m as { iteration: number };
+        this.rounds.notePeerHead(h.iteration);
         // A peer two or more iterations ahead: we missed commits; fetch them.
         if (h.iteration > this.head + 1 && !this.repairing && this.rounds.isActive)
           void this.catchUp("behind a peer's heartbeat");
@@ -428,6 +485,9 @@ export class SwarmDaemon {
         // Compare where we stand now; peers at or past our head know their checksum there.
         void this.verifyWithPeers(this.head, e.reason);
         return;
+      case "behind":
+        if (!this.repairing) void this.catchUp("a peer is past our head");
+        return;
       case "done":
         void this.finish();
         return;
@@ -442,7 +502,7 @@ export class SwarmDaemon {
     if (this.finishing) return;
     this.finishing = true;
     this.log.info({ iteration: this.head, checksum: this.replica.checksum() }, "run length reached");
-    const pause = Math.min(1000, this.opts.spec.roundTimeoutMs);
+    const pause = Math.min(1000, this.spec.roundTimeoutMs);
     await sleep(pause);
     await this.verifyWithPeers(this.head, "final").catch(() => {});
     await sleep(pause);
@@ -540,13 +600,15 @@ export class SwarmDaemon {
    * the newest snapshot whose every chunk has a holder besides us wins. Null when the records
    * name none (then the caller asks its connected peers for their latest snapshot).
    */
-  private async snapshotPlan(): Promise<{ plan: SnapshotPlan; peers: PeerId[] } | null> {
+  private async snapshotPlan(
+    minIteration: number,
+  ): Promise<{ plan: SnapshotPlan; peers: PeerId[] } | null> {
     const chunks = this.snapshotChunks();
     const found = await this.experts.beamSearch(SNAPSHOT_GRID, [2, 2 * chunks], (c) => c[0]);
     const byIteration = new Map<number, PeerId[][]>();
     for (const f of found) {
       const [iteration, chunk] = f.coords;
-      if (iteration <= this.head || chunk >= chunks) continue;
+      if (iteration < minIteration || chunk >= chunks) continue;
       const holders = f.holders.map((h) => h.peer).filter((p) => !p.equals(this.libp2p.peerId));
       const table = byIteration.get(iteration) ?? Array.from({ length: chunks }, () => []);
       table[chunk] = holders;
@@ -581,8 +643,10 @@ export class SwarmDaemon {
    * The snapshot peers agree on: the one the DHT's expert records plan when there is one (tried
    * first), else the latest from connected peers.
    */
-  private async downloadSnapshot(): Promise<Awaited<ReturnType<typeof fetchSnapshot>> & { via: string }> {
-    const found = await this.snapshotPlan().catch(() => null);
+  private async downloadSnapshot(
+    minIteration: number,
+  ): Promise<Awaited<ReturnType<typeof fetchSnapshot>> & { via: string }> {
+    const found = await this.snapshotPlan(minIteration).catch(() => null);
     if (found) {
       try {
         const snap = await fetchSnapshot(
@@ -600,6 +664,27 @@ export class SwarmDaemon {
     }
     const snap = await fetchSnapshot(this.libp2p, this.connectedPeers(), this.run.runId, this.log);
     return { ...snap, via: "connected peers" };
+  }
+
+  /**
+   * Takes a downloaded snapshot as our state. The commit that produced it (its checksum must be
+   * the snapshot's) anchors the chain, so the next gossip commit chains onto it; without it the
+   * first replayed commit sets the chain.
+   */
+  private async adoptSnapshot(snap: { iteration: number; checksum: string; weights: Float32Array }): Promise<void> {
+    let anchor: { commit: CommitData; encoded: Uint8Array } | null = null;
+    for (const peer of snap.iteration > 0 ? this.connectedPeers() : []) {
+      const got = await fetchCommits(this.libp2p, peer, this.run.runId, snap.iteration - 1).catch(() => []);
+      const encoded = got[0];
+      if (!encoded) continue;
+      const commit = this.fromWire(decodeCommit(encoded));
+      if (commit.iteration === snap.iteration - 1 && toHex(commit.checksum) === snap.checksum) {
+        anchor = { commit, encoded };
+        break;
+      }
+    }
+    this.rounds.jumpTo(snap.weights, snap.iteration, snap.checksum, anchor);
+    this.chainKnown = anchor !== null || snap.iteration === 0;
   }
 
   /**
@@ -695,9 +780,8 @@ export class SwarmDaemon {
     this.repairing = true;
     this.rounds.follow();
     try {
-      const snap = await this.downloadSnapshot();
-      this.replica.reset(snap.weights, snap.iteration);
-      this.rounds.checksums.set(snap.iteration, snap.checksum);
+      const snap = await this.downloadSnapshot(0);
+      await this.adoptSnapshot(snap);
       this.log.info(
         {
           iteration: snap.iteration,
@@ -743,11 +827,12 @@ export class SwarmDaemon {
       for (const bytes of got) {
         const c = this.fromWire(decodeCommit(bytes));
         if (c.iteration !== this.head) continue;
-        if (first) {
-          // The snapshot (or checkpoint) sits exactly before this commit.
+        if (first && !this.chainKnown) {
+          // A snapshot whose producing commit no peer served: it sits exactly before this commit.
           this.rounds.resumeChain(c.prevHash, []);
-          first = false;
+          this.chainKnown = true;
         }
+        first = false;
         this.rounds.onCommit(c);
       }
       // Nothing applied (the commits do not chain onto our head): stop; gossip or repair goes on.
@@ -835,7 +920,11 @@ export class SwarmDaemon {
     if (this.repairing) return;
     const peers = this.connectedPeers();
     const { head: best, peer: ahead } = await this.peersHead(peers);
-    if (best <= this.head) return;
+    if (best <= this.head) {
+      // Nobody we can ask is ahead after all (a stale report): we may propose again.
+      this.rounds.forgetPeersHead();
+      return;
+    }
     this.log.info({ reason, head: this.head, peersHead: best }, "catching up");
     // A node that was training goes back to training afterwards; at start-up, joinOrStart does.
     const wasActive = this.rounds.isActive;
@@ -849,10 +938,9 @@ export class SwarmDaemon {
         ? []
         : await fetchCommits(this.libp2p, ahead ?? peers[0], this.run.runId, this.head).catch(() => []);
       if (probe.length === 0 || decodeCommit(probe[0]).iteration !== this.head) {
-        const snap = await this.downloadSnapshot();
+        const snap = await this.downloadSnapshot(this.head + 1);
         if (snap.iteration > this.head) {
-          this.replica.reset(snap.weights, snap.iteration);
-          this.rounds.checksums.set(snap.iteration, snap.checksum);
+          await this.adoptSnapshot(snap);
           this.log.info(
             { iteration: snap.iteration, agreeing: snap.agreeing, sources: snap.sources, via: snap.via },
             "snapshot downloaded",
@@ -869,6 +957,7 @@ export class SwarmDaemon {
       );
     } finally {
       this.repairing = false;
+      this.rounds.forgetPeersHead();
       if (wasActive) this.rounds.start();
     }
   }
@@ -888,7 +977,7 @@ export class SwarmDaemon {
       .then(() =>
         saveCheckpoint(
           checkpointPath(this.opts.dataDir, this.run.runId),
-          this.opts.spec,
+          this.spec,
           head,
           weights,
           chain,

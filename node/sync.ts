@@ -17,12 +17,16 @@ import {
   decodeChecksumResponse,
   decodeCommitsRequest,
   decodeCommitsResponse,
+  decodeRunSpecRequest,
+  decodeRunSpecResponse,
   decodeSnapshotRequest,
   decodeSnapshotResponse,
   encodeChecksumRequest,
   encodeChecksumResponse,
   encodeCommitsRequest,
   encodeCommitsResponse,
+  encodeRunSpecRequest,
+  encodeRunSpecResponse,
   encodeSnapshotRequest,
   encodeSnapshotResponse,
   type SnapshotResponse,
@@ -35,19 +39,23 @@ import {
   MAX_COMMITS_RESPONSE_BYTES,
   MAX_REQUEST_BYTES,
   MAX_SNAPSHOT_CHUNK_BYTES,
+  MAX_MESSAGE_BYTES,
 } from "../protocol/limits.js";
+import { parseRunSpecJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { PROTOCOLS } from "../protocol/topics.js";
 import { canonicalBytes, weightsFromBytes } from "../training/params.js";
 import type { SwarmNode } from "./libp2p.js";
 import type { Logger } from "./logger.js";
 
 export class SyncError extends SeedswarmError<
-  "SYNC_NO_PEERS" | "SYNC_NO_AGREEMENT" | "SYNC_BAD_CHUNK" | "SYNC_FAILED"
+  "SYNC_NO_PEERS" | "SYNC_NO_AGREEMENT" | "SYNC_BAD_CHUNK" | "SYNC_FAILED" | "SYNC_BAD_SPEC"
 > {}
 
 /** What this node serves. */
 export interface SyncSource {
   readonly runId: string;
+  /** The run spec's canonical JSON (its SHA-256 is the runId). */
+  readonly specJson: string;
   /**
    * The snapshot after exactly `iteration` iterations if this node still holds it, or with no
    * iteration the latest one (taken at the last multiple of snapshotEvery this node passed).
@@ -137,6 +145,10 @@ export async function serveSync(
       chunkHash: createHash("sha256").update(data).digest(),
     });
   });
+  await serve(PROTOCOLS.runspec, MAX_MESSAGE_BYTES.runSpecResponse, (bytes) => {
+    const req = decodeRunSpecRequest(bytes);
+    return encodeRunSpecResponse({ specJson: req.runId === src.runId ? src.specJson : "" });
+  });
   await serve(PROTOCOLS.commits, MAX_COMMITS_RESPONSE_BYTES, (bytes) => {
     const req = decodeCommitsRequest(bytes);
     const commits =
@@ -146,7 +158,12 @@ export async function serveSync(
     return encodeCommitsResponse({ commits });
   });
   return async () => {
-    await node.unhandle([PROTOCOLS.checksum, PROTOCOLS.snapshot, PROTOCOLS.commits]);
+    await node.unhandle([
+      PROTOCOLS.runspec,
+      PROTOCOLS.checksum,
+      PROTOCOLS.snapshot,
+      PROTOCOLS.commits,
+    ]);
   };
 }
 
@@ -170,6 +187,40 @@ async function request(
     stream.abort(err as Error);
     throw err;
   }
+}
+
+/**
+ * A run's spec from a peer, checked: valid, and hashing to the runId asked for (so no peer can
+ * hand a joiner another run). Throws SyncError when the peer does not serve this run.
+ */
+export async function fetchRunSpec(
+  node: SwarmNode,
+  peer: PeerId,
+  runId: string,
+  timeoutMs = defaultSyncOptions.requestTimeoutMs,
+): Promise<RunSpec> {
+  const res = decodeRunSpecResponse(
+    await request(
+      node,
+      peer,
+      PROTOCOLS.runspec,
+      encodeRunSpecRequest({ runId }),
+      MAX_MESSAGE_BYTES.runSpecResponse,
+      timeoutMs,
+    ),
+  );
+  if (res.specJson === "")
+    throw new SyncError("SYNC_FAILED", `peer ${peer.toString()} does not serve run ${runId}`, {
+      peer: peer.toString(),
+    });
+  const spec = parseRunSpecJson(res.specJson, `run spec from ${peer.toString()}`);
+  if (runIdOf(spec) !== runId)
+    throw new SyncError("SYNC_BAD_SPEC", `peer ${peer.toString()} served a spec of another run`, {
+      peer: peer.toString(),
+      runId,
+      got: runIdOf(spec),
+    });
+  return spec;
 }
 
 /** A peer's checksum after `iteration` (or its head when iteration is undefined). */
