@@ -38,7 +38,7 @@ import {
   type SwarmNode,
 } from "./libp2p.js";
 import type { Logger } from "./logger.js";
-import { type CommitData, Rounds, type RoundsEvent, ZERO_HASH } from "./rounds.js";
+import { type CommitData, equalBytes, isBetter, Rounds, type RoundsEvent, ZERO_HASH } from "./rounds.js";
 import { defaultExpertOptions, ExpertDirectory } from "./experts.js";
 import {
   defaultSyncOptions,
@@ -97,6 +97,9 @@ interface Snap {
   readonly weights: Float32Array;
 }
 
+/** How long a joiner looks for a snapshot plan in the DHT before asking its peers. */
+const PLAN_TIMEOUT_MS = 3000;
+
 /** The expert grid of state shards: `snap.<iteration>.<chunk>`. */
 const SNAPSHOT_GRID = "snap";
 
@@ -125,6 +128,9 @@ export class SwarmDaemon {
   private self!: Author;
   private closeSync: () => Promise<void> = async () => {};
   private snapshot: Snap | null = null;
+  /** The snapshot before `snapshot`: a base to replay from when a fork is older than it. */
+  private earlier: Snap | null = null;
+  private resolvingFork = false;
   /** The last two snapshots announced in the DHT: a joiner that read the records finds them. */
   private pinned: Snap[] = [];
   private experts!: ExpertDirectory;
@@ -167,6 +173,14 @@ export class SwarmDaemon {
         runId: opts.runId,
       });
     const identity = await loadOrCreateIdentity(opts.dataDir);
+    // The run is opened before libp2p starts when its spec is known, so peers that connect find
+    // this node ready to answer; a node joining by id must connect first to fetch the spec.
+    const open = async (spec: RunSpec) => {
+      this.spec = spec;
+      await useBackend(opts.backend, log);
+      this.run = await openRun(spec);
+    };
+    if (opts.spec) await open(opts.spec);
     const topics = Object.fromEntries(
       TOPIC_KINDS.map((kind) => [kind, stringifyTopic({ runId, kind })]),
     ) as Record<TopicKind, string>;
@@ -177,9 +191,7 @@ export class SwarmDaemon {
     );
     const cid = runIdCid(runId);
     void this.findProviders(cid);
-    this.spec = opts.spec ?? (await this.specOfRun(runId));
-    await useBackend(opts.backend, log);
-    this.run = await openRun(this.spec);
+    if (!opts.spec) await open(await this.specOfRun(runId));
     this.replica = initialReplica(this.run);
     let chain: { hash: Uint8Array; authors: string[] } = { hash: ZERO_HASH, authors: [] };
     let joinedAt = Date.now();
@@ -244,6 +256,11 @@ export class SwarmDaemon {
         );
         return;
       }
+      if (this.partitioned()) {
+        // Test hook (SEEDSWARM_FAULT=partition@N-M): this node hears no gossip for a while.
+        pubsub.reportMessageValidationResult(msgId, propagationSource.toString(), "ignore" as never);
+        return;
+      }
       const author = msg.from.toString();
       const res = toVerdict(() =>
         GOSSIP_VALIDATORS[topic.kind](msg.data, author, this.gossipContext()),
@@ -272,7 +289,7 @@ export class SwarmDaemon {
         snapshot: (iteration) =>
           iteration === undefined
             ? this.snapshot
-            : ([this.snapshot, ...this.pinned].find((x) => x?.iteration === iteration) ?? null),
+            : (this.snapshots().find((x) => x.iteration === iteration) ?? null),
         commitsFrom: (from, max) =>
           this.rounds.log
             .filter((l) => l.commit.iteration >= from)
@@ -640,13 +657,21 @@ export class SwarmDaemon {
   }
 
   /**
-   * The snapshot peers agree on: the one the DHT's expert records plan when there is one (tried
-   * first), else the latest from connected peers.
+   * The snapshot peers agree on: for a joiner, the one the DHT's expert records plan when there
+   * is one (tried first); else the latest from connected peers.
    */
   private async downloadSnapshot(
-    minIteration: number,
+    minIteration: number | null,
   ): Promise<Awaited<ReturnType<typeof fetchSnapshot>> & { via: string }> {
-    const found = await this.snapshotPlan(minIteration).catch(() => null);
+    // A joiner (minIteration set) looks in the DHT, for at most PLAN_TIMEOUT_MS; a repairing node
+    // already knows peers that agree with each other and asks them directly.
+    const found =
+      minIteration === null
+        ? null
+        : await Promise.race([
+            this.snapshotPlan(minIteration).catch(() => null),
+            sleep(PLAN_TIMEOUT_MS).then(() => null),
+          ]);
     if (found) {
       try {
         const snap = await fetchSnapshot(
@@ -695,7 +720,23 @@ export class SwarmDaemon {
     const t = this.head;
     if ((!force && t % this.opts.checkEvery !== 0) || this.snapshot?.iteration === t) return;
     const sum = this.rounds.checksums.get(t) ?? this.replica.checksum();
+    if (this.snapshot && this.snapshot.iteration < t) this.earlier = this.snapshot;
     this.snapshot = { iteration: t, checksum: sum, weights: this.replica.weights.slice() };
+  }
+
+  /** Every snapshot this node holds, newest first. */
+  private snapshots(): Snap[] {
+    const all = [this.snapshot, this.earlier, ...this.pinned].filter((x): x is Snap => x !== null);
+    return [...new Map(all.map((x) => [x.iteration, x])).values()].sort((a, b) => b.iteration - a.iteration);
+  }
+
+  /**
+   * Test hook: SEEDSWARM_FAULT=partition@N-M drops every gossip message received while our head
+   * is in [N, M): both sides of the partition go on alone and fork.
+   */
+  private partitioned(): boolean {
+    const fault = /^partition@(\d+)-(\d+)$/.exec(process.env.SEEDSWARM_FAULT ?? "");
+    return fault !== null && this.head >= Number(fault[1]) && this.head < Number(fault[2]);
   }
 
   /** Test hook: SEEDSWARM_FAULT=corrupt@N flips one weight bit after iteration N. */
@@ -767,6 +808,13 @@ export class SwarmDaemon {
       );
       await this.repair();
     } else {
+      // No majority (typically two nodes): if the disagreement is a fork, the fork choice
+      // decides, the same way on both sides.
+      const dissenters = pick.filter((_, i) => {
+        const a = answers[i];
+        return a.status === "fulfilled" && a.value.known && toHex(a.value.checksum) !== mine;
+      });
+      for (const peer of dissenters) if (await this.resolveDeepFork(peer)) return;
       this.log.warn(
         { iteration, mine, peers: sums.length, agreeWithMe },
         "checksum disagreement without a majority against us; keeping our state",
@@ -780,7 +828,7 @@ export class SwarmDaemon {
     this.repairing = true;
     this.rounds.follow();
     try {
-      const snap = await this.downloadSnapshot(0);
+      const snap = await this.downloadSnapshot(null);
       await this.adoptSnapshot(snap);
       this.log.info(
         {
@@ -845,6 +893,14 @@ export class SwarmDaemon {
     const deadline = Date.now() + this.opts.joinWaitMs;
     const enough = () => this.connectedPeers().length >= Math.max(1, this.opts.minPeers);
     while (Date.now() < deadline && !enough()) await sleep(100);
+    // Hear every connected peer's head before deciding we are not behind: a peer still starting
+    // (its sync protocols not yet registered) may hold commits we lack, and proposing those
+    // iterations again would fork the chain.
+    while (Date.now() < deadline) {
+      const peers = this.connectedPeers();
+      if ((await this.peersHead(peers)).answered >= peers.length) break;
+      await sleep(200);
+    }
     if (this.connectedPeers().length > 0) {
       await this.catchUp("joining");
       // Peers, but no chain yet: leave starting it to the node that waits for its quorum
@@ -866,18 +922,75 @@ export class SwarmDaemon {
    * checksums with peers (and repair on a majority).
    */
   private async resolveFork(commit: CommitData): Promise<void> {
-    for (const peer of this.connectedPeers()) {
-      const got = await fetchCommits(this.libp2p, peer, this.run.runId, commit.iteration - 1).catch(() => []);
-      const prev = got.map((b) => this.fromWire(decodeCommit(b))).find((c) => c.iteration === commit.iteration - 1);
-      if (!prev) continue;
-      this.rounds.onCommit(prev);
-      if (this.head === commit.iteration) this.rounds.onCommit(commit);
-      if (this.head > commit.iteration) {
-        this.log.info({ iteration: commit.iteration }, "fork resolved");
-        return;
+    if (this.resolvingFork || this.repairing) return;
+    this.resolvingFork = true;
+    try {
+      for (const peer of this.connectedPeers()) {
+        const got = await fetchCommits(this.libp2p, peer, this.run.runId, commit.iteration - 1).catch(() => []);
+        const prev = got.map((b) => this.fromWire(decodeCommit(b))).find((c) => c.iteration === commit.iteration - 1);
+        if (!prev) continue;
+        this.rounds.onCommit(prev);
+        if (this.head === commit.iteration) this.rounds.onCommit(commit);
+        if (this.head > commit.iteration) {
+          this.log.info({ iteration: commit.iteration }, "fork resolved");
+          return;
+        }
       }
+      for (const peer of this.connectedPeers()) if (await this.resolveDeepFork(peer)) return;
+      await this.verifyWithPeers(this.head, "unresolved fork");
+    } finally {
+      this.resolvingFork = false;
     }
-    await this.verifyWithPeers(this.head, "unresolved fork");
+  }
+
+  /**
+   * A fork deeper than one step with `peer`: find the first iteration where its chain and ours
+   * differ, from a snapshot of ours that both chains share. When its commit there wins the fork
+   * choice, rewind to that snapshot and replay its commits, each checked against the checksum
+   * we compute ourselves (so the peer's word is never taken for the state). Both sides apply the
+   * same rule, so they converge on the same chain. True when we switched.
+   */
+  private async resolveDeepFork(peer: PeerId): Promise<boolean> {
+    const ours = new Map(this.rounds.log.map((l) => [l.commit.iteration, l]));
+    for (const base of this.snapshots()) {
+      if (base.iteration > this.head || base.iteration === 0) continue;
+      const encoded = await fetchCommits(this.libp2p, peer, this.run.runId, base.iteration - 1).catch(() => []);
+      const theirs = encoded.map((bytes) => ({ commit: this.fromWire(decodeCommit(bytes)), bytes, hash: commitHash(bytes) }));
+      const anchor = ours.get(base.iteration - 1);
+      // The base must sit on both chains: their commit before it is ours.
+      if (!anchor || theirs[0]?.commit.iteration !== base.iteration - 1 || !equalBytes(theirs[0].hash, anchor.hash)) continue;
+      const fork = theirs.find((t) => {
+        const mine = ours.get(t.commit.iteration);
+        return mine !== undefined && !equalBytes(mine.hash, t.hash);
+      });
+      if (!fork) return false;
+      const mine = ours.get(fork.commit.iteration);
+      if (!mine || !isBetter(fork.commit, fork.hash, mine.commit, mine.hash)) return false;
+      this.log.warn({ iteration: fork.commit.iteration, base: base.iteration, peer: peer.toString() }, "switching to a better fork");
+      const wasActive = this.rounds.isActive;
+      this.repairing = true;
+      this.rounds.follow();
+      try {
+        this.rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, { commit: anchor.commit, encoded: anchor.encoded });
+        for (const t of theirs.slice(1)) {
+          if (t.commit.iteration !== this.head) break;
+          this.rounds.onCommit(t.commit);
+          if (this.rounds.checksums.get(this.head) !== toHex(t.commit.checksum)) {
+            this.log.warn({ iteration: t.commit.iteration }, "replayed fork does not check out; repairing");
+            this.repairing = false;
+            await this.repair();
+            return true;
+          }
+        }
+        this.log.info({ iteration: this.head, checksum: this.replica.checksum() }, "fork switched");
+      } finally {
+        this.repairing = false;
+        this.rounds.forgetPeersHead();
+        if (wasActive) this.rounds.start();
+      }
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -905,15 +1018,19 @@ export class SwarmDaemon {
   }
 
   /** The highest head among peers (-1 when none answers) and a peer at it. */
-  private async peersHead(peers: PeerId[]): Promise<{ head: number; peer?: PeerId }> {
+  private async peersHead(
+    peers: PeerId[],
+  ): Promise<{ head: number; peer?: PeerId; answered: number }> {
     const heads = await Promise.allSettled(peers.map((p) => fetchChecksum(this.libp2p, p, this.run.runId)));
     let best: { head: number; peer?: PeerId } = { head: -1 };
+    let answered = 0;
     heads.forEach((h, i) => {
+      if (h.status === "fulfilled") answered++;
       if (h.status === "fulfilled" && h.value.known && h.value.iteration > best.head) {
         best = { head: h.value.iteration, peer: peers[i] };
       }
     });
-    return best;
+    return { ...best, answered };
   }
 
   private async catchUp(reason: string): Promise<void> {
@@ -942,7 +1059,13 @@ export class SwarmDaemon {
         if (snap.iteration > this.head) {
           await this.adoptSnapshot(snap);
           this.log.info(
-            { iteration: snap.iteration, agreeing: snap.agreeing, sources: snap.sources, via: snap.via },
+            {
+              iteration: snap.iteration,
+              checksum: snap.checksum,
+              agreeing: snap.agreeing,
+              sources: snap.sources,
+              via: snap.via,
+            },
             "snapshot downloaded",
           );
         }

@@ -76,12 +76,13 @@ const LATE_WINDOW = 64;
 const LOG_KEEP = 4096;
 
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** The fork-choice order of two commits for the same iteration. */
-function isBetter(a: CommitData, ha: Uint8Array, b: CommitData, hb: Uint8Array): boolean {
+/** The fork choice: lower rank, then more entries, then lower hash. */
+export function isBetter(a: CommitData, ha: Uint8Array, b: CommitData, hb: Uint8Array): boolean {
   if (a.rank !== b.rank) return a.rank < b.rank;
   if (a.entries.length !== b.entries.length) return a.entries.length > b.entries.length;
   return toHex(ha) < toHex(hb);
