@@ -15,6 +15,7 @@ interface SwarmFlags {
   dataDir: string;
   backend: BackendChoice;
   logLevel: LogLevel;
+  httpBasePort?: number;
 }
 
 export function swarmCommand(program: Command): void {
@@ -29,12 +30,14 @@ export function swarmCommand(program: Command): void {
     .option("--data-dir <dir>", "parent of the nodes' data dirs and logs (<dir>/swarm/node-i)", defaultDataDir())
     .addOption(new Option("--backend <name>", "tensor backend").choices(["auto", ...BACKENDS]).default("auto"))
     .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
+    .option("--http-base-port <port>", "node i serves its dashboard on 127.0.0.1:(port + i); 0: free ports", intIn(0, 65535))
     .addHelpText(
       "after",
       `
 Examples:
   $ seedswarm swarm                       # 3 nodes, MNIST, one-byte SPSA
-  $ seedswarm swarm --nodes 4 --preset tiny-spsa`,
+  $ seedswarm swarm --nodes 4 --preset tiny-spsa
+  $ seedswarm swarm --http-base-port 9090    # dashboards on http://127.0.0.1:9090/, :9091/, ...`,
     )
     .action(async (flags: SwarmFlags) => {
       const log = createLogger({ level: flags.logLevel });
@@ -59,6 +62,7 @@ Examples:
           spec,
           cli: process.argv[1],
           signal: controller.signal,
+          httpBasePort: flags.httpBasePort ?? null,
         },
         log,
       );
