@@ -60,7 +60,8 @@ Examples:
         try {
           return await fetch(base + path, { signal: AbortSignal.timeout(flags.timeout) });
         } catch (err) {
-          const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+          const c = (err as { cause?: { code?: string; message?: string } }).cause;
+          const cause = c?.code ?? c?.message ?? (err as Error).message;
           throw new StatusError("STATUS_UNREACHABLE", `no seedswarm node answers at ${base} (${cause}); is it running with --http ${flags.http.host}:${flags.http.port}?`, { url: base });
         }
       };
