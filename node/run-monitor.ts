@@ -9,6 +9,7 @@ import { evaluate } from "../training/evaluate.js";
 import type { Logger } from "./logger.js";
 import { MetricsLog, type MetricsRow, metricsLogPath } from "./metrics-log.js";
 import type { Metrics } from "./metrics.js";
+import { clearProgress, reportProgress } from "./progress.js";
 
 export const NODE_STATES = ["joining", "training", "following", "leaving"] as const;
 /** joining: looking for peers and catching up at start; training: contributing and proposing;
@@ -148,6 +149,12 @@ export class RunMonitor {
       m.peers.set(peers);
       m.roundSeconds.observe(roundMs / 1000);
     }
+    reportProgress(
+      training ? "training" : "catching up",
+      t,
+      training ? this.run.spec.iterations : 0,
+      `${this.rate(now, t)} it/s  loss ${loss?.toFixed(4) ?? "-"}  accuracy ${this.accuracy === null ? "-" : `${(100 * this.accuracy).toFixed(1)}%`}  peers ${peers}`,
+    );
     // At most one row per rowEveryMs (a lone tiny run applies hundreds of iterations a second),
     // and every row with an accuracy.
     if (accuracy === null && now - this.lastRowAt < this.opts.rowEveryMs) return;
@@ -206,6 +213,7 @@ export class RunMonitor {
 
   /** Flushes the metrics log. */
   async close(): Promise<void> {
+    clearProgress();
     await this.writing.catch(() => {});
     await this.log.close();
   }

@@ -40,6 +40,7 @@ import { PROTOCOLS } from "../protocol/topics.js";
 import { canonicalBytes, weightsFromBytes } from "../training/params.js";
 import type { SwarmNode } from "./libp2p.js";
 import type { Logger } from "./logger.js";
+import { reportProgress } from "./progress.js";
 
 export class SyncError extends SeedswarmError<
   "SYNC_NO_PEERS" | "SYNC_NO_AGREEMENT" | "SYNC_BAD_CHUNK" | "SYNC_FAILED"
@@ -276,6 +277,7 @@ export async function fetchSnapshot(
       throw new SyncError("SYNC_BAD_CHUNK", `chunk ${i}: hash mismatch`);
   };
   checkChunk(best.first, 0);
+  let received = 1;
   // Chunk i from peer i mod n; on failure, retry it from the next peer.
   await Promise.all(
     Array.from({ length: totalChunks - 1 }, (_, k) => k + 1).map(async (i) => {
@@ -286,6 +288,7 @@ export async function fetchSnapshot(
           const r = await fetchChunk(node, peer, runId, i, opts);
           checkChunk(r, i);
           chunks[i] = r.data;
+          reportProgress("snapshot download", ++received, totalChunks, "chunks");
           return;
         } catch (err) {
           lastErr = err;
