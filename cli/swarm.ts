@@ -1,5 +1,5 @@
 /** `seedswarm swarm --nodes N`: a local swarm of real node processes with one progress view. */
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
 import { runLocalSwarm } from "../node/local-swarm.js";
 import { BACKENDS, type BackendChoice } from "../training/engine.js";
@@ -42,6 +42,9 @@ Examples:
     .action(async (flags: SwarmFlags) => {
       const log = createLogger({ level: flags.logLevel });
       const spec = resolveSpec(flags);
+      if (flags.httpBasePort && flags.httpBasePort + flags.nodes - 1 > 65535) {
+        throw new InvalidArgumentError(`--http-base-port ${flags.httpBasePort} + ${flags.nodes} nodes goes past port 65535`);
+      }
       const specArgs = flags.spec ? ["--spec", flags.spec] : ["--preset", flags.preset];
       if (flags.iterations !== undefined) specArgs.push("--iterations", String(flags.iterations));
       const controller = new AbortController();

@@ -5,11 +5,15 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SeedswarmError } from "../protocol/errors.js";
 import { DASHBOARD_HTML } from "./dashboard-page.js";
 import type { Logger } from "./logger.js";
 import type { MetricsRow } from "./metrics-log.js";
 import type { Metrics } from "./metrics.js";
 import type { Health, NodeStatus } from "./run-monitor.js";
+
+/** The HTTP endpoint could not start. */
+export class HttpError extends SeedswarmError<"HTTP_LISTEN_FAILED"> {}
 
 export interface HttpOptions {
   readonly host: string;
@@ -81,9 +85,18 @@ export async function startHttpServer(
   // Scrapers and the dashboard poll with keep-alive; do not let idle sockets hold the exit.
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (err: NodeJS.ErrnoException) =>
+      reject(
+        new HttpError("HTTP_LISTEN_FAILED", `cannot serve --http on ${opts.host}:${opts.port}: ${err.code === "EADDRINUSE" ? "port in use" : err.message}`, {
+          host: opts.host,
+          port: opts.port,
+          code: err.code,
+        }),
+      ),
+    );
     server.listen(opts.port, opts.host, () => {
-      server.off("error", reject);
+      server.removeAllListeners("error");
+      server.on("error", (err) => hlog.warn({ err: err.message }, "http server error"));
       resolve();
     });
   });

@@ -66,8 +66,10 @@ export function createMetrics(collectDefault = true): Metrics {
     libp2p: prometheusMetrics({
       registry,
       collectDefaultMetrics: collectDefault,
-      // Leave prom-client's global registry alone: ours is per daemon.
-      preserveExistingMetrics: true,
+      // The default (false) resets the module's metric cache, which is keyed by name only: a
+      // second daemon in one process then registers fresh metrics in its own registry instead of
+      // reusing the first one's. (It also clears prom-client's global registry, which we never use.)
+      preserveExistingMetrics: false,
     }),
     iterationsApplied: new Counter({
       name: "seedswarm_iterations_applied_total",
