@@ -81,6 +81,9 @@ function fmt(v, digits) {
   if (a >= 1e4) return (v / 1e3).toFixed(1) + "k";
   return v.toFixed(digits === undefined ? (a >= 100 ? 0 : a >= 1 ? 2 : 4) : digits);
 }
+function bytes(v) {
+  return v >= 1e9 ? (v / 1e9).toFixed(1) + "G" : v >= 1e6 ? (v / 1e6).toFixed(1) + "M" : v >= 1e3 ? (v / 1e3).toFixed(0) + "k" : String(v);
+}
 function dur(s) {
   var h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, x = s % 60;
   return (h ? h + "h " : "") + (h || m ? m + "m " : "") + x + "s";
@@ -166,7 +169,7 @@ function show(s) {
   $("loss").textContent = fmt(s.loss, 4);
   $("accuracy").textContent = s.accuracy === null ? "-" : (100 * s.accuracy).toFixed(1) + "%";
   $("peers").textContent = String(s.peers);
-  $("bytes").textContent = fmt(s.bytesIn) + " / " + fmt(s.bytesOut);
+  $("bytes").textContent = bytes(s.bytesIn) + " / " + bytes(s.bytesOut);
   $("checksum").textContent = s.checksum.slice(0, 8);
   $("checksum").title = s.checksum;
   $("uptime").textContent = dur(s.uptimeSeconds);

@@ -80,7 +80,8 @@ describe("observability of a running 2-node swarm", () => {
     ]);
     assert.deepEqual(s.run, { id: runId, name: "tiny-spsa", algorithm: "spsa" });
     assert.equal(s.peerId, (await a.waitFor((l) => l.msg === "node started")).peerId);
-    assert.equal(s.state, "training");
+    // "following" for a moment when a loaded machine lets it fall behind and it catches up.
+    assert.match(s.state, /^(training|following)$/);
     assert.equal(s.iterations, 100000);
     assert.ok(s.iteration >= 25, `iteration ${s.iteration}`);
     assert.equal(s.peers, 1);
@@ -166,7 +167,7 @@ describe("observability of a running 2-node swarm", () => {
       assert.ok((await page.$$("#c-loss polyline")).length === 1);
       const s = (await (await fetch(`${urlA}/status`)).json()) as NodeStatus;
       assert.equal(await page.textContent("#name"), "tiny-spsa");
-      assert.equal(await page.textContent("#state"), "training");
+      assert.match((await page.textContent("#state")) ?? "", /^(training|following)$/);
       assert.equal(await page.textContent("#peers"), "1");
       const shown = /^(\d+) \/ 100000$/.exec((await page.textContent("#iteration")) ?? "");
       assert.ok(shown && Math.abs(Number(shown[1]) - s.iteration) < 200, `iteration shown ${shown?.[1]}, node at ${s.iteration}`);
@@ -185,7 +186,7 @@ describe("observability of a running 2-node swarm", () => {
     const hostPort = urlA.replace("http://", "");
     const text = await cli(["status", "--http", hostPort]);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /^state\s+training$/m);
+    assert.match(text.stdout, /^state\s+(training|following)$/m);
     assert.match(text.stdout, /^run\s+tiny-spsa \(spsa\) /m);
     const json = await cli(["status", "--http", hostPort, "--json"]);
     assert.equal(json.code, 0);
