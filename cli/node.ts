@@ -10,6 +10,7 @@ import { runIdOf } from "../protocol/run-spec.js";
 import { loadOrCreateIdentity } from "../node/identity.js";
 import { checkHttpExposure, parseHostPort } from "./http-options.js";
 import type { HttpOptions } from "../node/http-server.js";
+import { isRunId } from "../protocol/codec.js";
 import { intIn } from "./parse.js";
 import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
@@ -23,7 +24,14 @@ function addr(raw: string, prev: string[] = []): string[] {
   return [...prev, raw];
 }
 
+/** A runId flag: 64 lowercase hex digits. */
+function runIdArg(raw: string): string {
+  if (!isRunId(raw)) throw new InvalidArgumentError(`not a runId (64 lowercase hex digits): "${raw}"`);
+  return raw;
+}
+
 interface NodeFlags {
+  run?: string;
   preset: string;
   spec?: string;
   iterations?: number;
@@ -52,6 +60,11 @@ export function nodeCommand(program: Command): void {
     .addOption(presetOption())
     .addOption(specOption())
     .addOption(iterationsOption())
+    .addOption(
+      new Option("--run <runId>", "join a run by id: its spec comes from a peer (or our checkpoint)")
+        .argParser(runIdArg)
+        .conflicts(["spec", "preset", "iterations"]),
+    )
     .option(
       "--stop-at <n>",
       "leave after n applied iterations (default: the run length)",
@@ -108,17 +121,19 @@ Examples:
   $ seedswarm node --listen /ip4/0.0.0.0/tcp/4001
   $ seedswarm node --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW... --data-dir /data
   $ seedswarm node --preset tiny-spsa --no-mdns --listen /ip4/127.0.0.1/tcp/0
+  $ seedswarm node --run <runId> --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW...
   $ seedswarm node --http 127.0.0.1:9090     # then open http://127.0.0.1:9090/`,
     )
     .action(async (flags: NodeFlags) => {
-      const spec = resolveSpec(flags);
+      const spec = flags.run ? undefined : resolveSpec(flags);
       const http = checkHttpExposure(flags.http, flags.httpPublic);
       // Every line names the run and this node (remote peers appear as "peer").
       const self = (await loadOrCreateIdentity(flags.dataDir)).peerId.toString();
-      const log = createLogger({ level: flags.logLevel }).child({ run: runIdOf(spec).slice(0, 16), self });
+      const runId = spec ? runIdOf(spec) : (flags.run as string);
+      const log = createLogger({ level: flags.logLevel }).child({ run: runId.slice(0, 16), self });
       const daemon = new SwarmDaemon(
         {
-          spec,
+          ...(spec ? { spec } : { runId: flags.run }),
           dataDir: flags.dataDir,
           backend: flags.backend,
           network: {
@@ -128,7 +143,8 @@ Examples:
             mdns: flags.mdns,
           },
           checkEvery: flags.checkEvery,
-          stopAt: Math.min(flags.stopAt ?? spec.iterations, spec.iterations),
+          // Capped at the run length by the daemon once it knows the spec.
+          stopAt: flags.stopAt ?? Number.MAX_SAFE_INTEGER,
           joinWaitMs: flags.joinWait,
           minPeers: flags.minPeers,
           leaveDeadlineMs: flags.leaveDeadline,

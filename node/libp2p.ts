@@ -38,6 +38,8 @@ import { CID } from "multiformats/cid";
 import * as raw from "multiformats/codecs/raw";
 import { create as createDigest } from "multiformats/hashes/digest";
 import { sha256 } from "multiformats/hashes/sha2";
+import { EXPERT_NAMESPACE } from "../protocol/experts.js";
+import { selectExpertRecord, validateExpertRecord } from "./experts.js";
 import type { Logger } from "./logger.js";
 
 export interface NetworkOptions {
@@ -243,6 +245,10 @@ export async function createSwarmNode(
         // Provider records for a run expire an hour after their node stops re-providing (the
         // default is 48 h), so joiners do not waste dials on nodes long gone.
         reprovide: { validity: 3_600_000, threshold: 1_800_000, interval: 600_000 },
+        // Learning@home expert records (node/experts.ts): a DHT peer stores a value only when
+        // its namespace has a validator, and picks among copies with the selector.
+        validators: { [EXPERT_NAMESPACE]: validateExpertRecord },
+        selectors: { [EXPERT_NAMESPACE]: selectExpertRecord },
       }),
       // The cast exposes getScore/reportMessageValidationResult, which the returned class has.
       pubsub: gossipsub(gossipOptions(opts)) as (c: GossipSubComponents) => SwarmPubSub,

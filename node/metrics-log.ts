@@ -4,7 +4,7 @@
  * row with a test accuracy), appended across restarts.
  * It is what `seedswarm plot` draws and what the dashboard's `/history` serves.
  */
-import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from "node:fs";
+import { createWriteStream, mkdirSync, openSync, readFileSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 
 /** One row of the metrics log. */
@@ -37,7 +37,8 @@ export class MetricsLog {
 
   constructor(readonly path: string) {
     mkdirSync(join(path, ".."), { recursive: true });
-    this.out = createWriteStream(path, { flags: "a" });
+    // Opened here, synchronously: an unwritable data dir fails at start, not at the first row.
+    this.out = createWriteStream("", { fd: openSync(path, "a") });
   }
 
   append(row: MetricsRow): void {

@@ -20,7 +20,8 @@ import {
   encodeLeave,
   toHex,
 } from "../protocol/codec.js";
-import type { RunSpec } from "../protocol/run-spec.js";
+import { SeedswarmError } from "../protocol/errors.js";
+import { canonicalJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../protocol/topics.js";
 import { GOSSIP_VALIDATORS, type GossipContext, toVerdict } from "../protocol/validation.js";
 import { type BackendChoice, useBackend } from "../training/engine.js";
@@ -38,20 +39,32 @@ import {
 } from "./libp2p.js";
 import type { Logger } from "./logger.js";
 import { type CommitData, Rounds, type RoundsEvent, ZERO_HASH } from "./rounds.js";
-import { fetchChecksum, fetchCommits, fetchSnapshot, serveSync } from "./sync.js";
 import { type HttpOptions, type HttpServer, startHttpServer } from "./http-server.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { defaultRunMonitorOptions, type NodeState, RunMonitor, stallMsFor } from "./run-monitor.js";
 import { activeBackend } from "../training/engine.js";
+import { defaultExpertOptions, ExpertDirectory } from "./experts.js";
+import {
+  defaultSyncOptions,
+  fetchChecksum,
+  fetchCommits,
+  fetchRunSpec,
+  fetchSnapshot,
+  type SnapshotPlan,
+  serveSync,
+} from "./sync.js";
 
 export interface NodeOptions {
-  readonly spec: RunSpec;
+  /** The run to train; or leave it out and name `runId` to fetch the spec from peers. */
+  readonly spec?: RunSpec;
+  /** A run to join by id: its spec comes from this node's checkpoint or from a peer. */
+  readonly runId?: string;
   readonly dataDir: string;
   readonly backend: BackendChoice;
   readonly network: NetworkOptions;
   /** Verify the checksum with a random peer every this many iterations. */
   readonly checkEvery: number;
-  /** Stop (checkpoint, leave, exit) after this many applied iterations. */
+  /** Stop (checkpoint, leave, exit) after this many applied iterations (at most the run length). */
   readonly stopAt: number;
   /** How long to look for peers before starting a chain alone. */
   readonly joinWaitMs: number;
@@ -84,7 +97,19 @@ export const defaultNodeOptions = {
   evalEvery: defaultRunMonitorOptions.evalEvery,
 } as const satisfies Partial<NodeOptions>;
 
+export class NodeError extends SeedswarmError<"NODE_BAD_OPTIONS" | "NODE_NO_SPEC"> {}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A state snapshot this node serves. */
+interface Snap {
+  readonly iteration: number;
+  readonly checksum: string;
+  readonly weights: Float32Array;
+}
+
+/** The expert grid of state shards: `snap.<iteration>.<chunk>`. */
+const SNAPSHOT_GRID = "snap";
 
 /** Peer id string <-> the multihash bytes a commit entry carries. */
 function authorBytes(id: string): Uint8Array {
@@ -105,13 +130,20 @@ export class SwarmDaemon {
   private readonly log: Logger;
   private libp2p!: SwarmNode;
   private run!: RunContext;
+  private spec!: RunSpec;
   private replica!: Replica;
   private rounds!: Rounds;
   private self!: Author;
   private closeSync: () => Promise<void> = async () => {};
-  private snapshot: { iteration: number; checksum: string; weights: Float32Array } | null = null;
+  private snapshot: Snap | null = null;
+  /** The last two snapshots announced in the DHT: a joiner that read the records finds them. */
+  private pinned: Snap[] = [];
+  private experts!: ExpertDirectory;
+  private expertTimer?: NodeJS.Timeout;
   private readonly seen = new Map<string, string>();
   private repairing = false;
+  /** False after adopting a snapshot whose producing commit is unknown (see adoptSnapshot). */
+  private chainKnown = true;
   private heartbeat?: NodeJS.Timeout;
   private commitLog?: WriteStream;
   private saving: Promise<void> = Promise.resolve();
@@ -145,10 +177,26 @@ export class SwarmDaemon {
 
   async start(): Promise<void> {
     const { opts, log } = this;
+    const runId = opts.spec ? runIdOf(opts.spec) : opts.runId;
+    if (!runId || (opts.spec && opts.runId && opts.runId !== runId))
+      throw new NodeError("NODE_BAD_OPTIONS", "give a run spec or the runId of a run to join, not both", {
+        runId: opts.runId,
+      });
     const identity = await loadOrCreateIdentity(opts.dataDir);
+    const topics = Object.fromEntries(
+      TOPIC_KINDS.map((kind) => [kind, stringifyTopic({ runId, kind })]),
+    ) as Record<TopicKind, string>;
+    this.libp2p = await createSwarmNode(
+      { ...opts.network, scoredTopics: Object.values(topics) },
+      identity.privateKey,
+      log,
+      this.metrics?.libp2p,
+    );
+    const cid = runIdCid(runId);
+    void this.findProviders(cid);
+    this.spec = opts.spec ?? (await this.specOfRun(runId));
     await useBackend(opts.backend, log);
-    this.run = await openRun(opts.spec);
-    const runId = this.run.runId;
+    this.run = await openRun(this.spec);
     this.replica = initialReplica(this.run);
     let chain: { hash: Uint8Array; authors: string[] } = { hash: ZERO_HASH, authors: [] };
     let joinedAt = Date.now();
@@ -164,15 +212,6 @@ export class SwarmDaemon {
       log.info({ iteration: cp.iteration, checksum: cp.checksum }, "resumed from checkpoint");
     }
     this.self = { id: identity.peerId.toString(), joinedAt };
-    const topics = Object.fromEntries(
-      TOPIC_KINDS.map((kind) => [kind, stringifyTopic({ runId, kind })]),
-    ) as Record<TopicKind, string>;
-    this.libp2p = await createSwarmNode(
-      { ...opts.network, scoredTopics: Object.values(topics) },
-      identity.privateKey,
-      log,
-      this.metrics?.libp2p,
-    );
     const pubsub = this.libp2p.services.pubsub;
     log.info(
       {
@@ -201,7 +240,11 @@ export class SwarmDaemon {
         },
         encodeCommit: (c) => encodeCommit(this.toWire(c)),
       },
-      { roundTimeoutMs: opts.spec.roundTimeoutMs, stopAt: opts.stopAt, contribute: true },
+      {
+        roundTimeoutMs: this.spec.roundTimeoutMs,
+        stopAt: Math.min(opts.stopAt, this.spec.iterations),
+        contribute: true,
+      },
       log.child({ module: "rounds" }),
       (e) => this.onRoundsEvent(e),
     );
@@ -244,7 +287,11 @@ export class SwarmDaemon {
       this.libp2p,
       {
         runId,
-        snapshot: () => this.snapshot,
+        specJson: canonicalJson(this.spec),
+        snapshot: (iteration) =>
+          iteration === undefined
+            ? this.snapshot
+            : ([this.snapshot, ...this.pinned].find((x) => x?.iteration === iteration) ?? null),
         commitsFrom: (from, max) =>
           this.rounds.log
             .filter((l) => l.commit.iteration >= from)
@@ -260,12 +307,18 @@ export class SwarmDaemon {
     );
     this.restoreCommitLog();
     this.takeSnapshot(true);
-    // Announce and look for the run in the DHT in the background; failures only cost discovery.
-    const cid = runIdCid(runId);
+    // State shards as Learning@home experts: joiners find who serves which chunk of which snapshot.
+    this.experts = new ExpertDirectory(this.libp2p, runId, log);
+    void this.announceSnapshot();
+    this.expertTimer = setInterval(
+      () => void this.announceSnapshot(),
+      defaultExpertOptions.announceEveryMs,
+    );
+    // Announce the run in the DHT in the background (providers were looked for at start);
+    // failures only cost discovery.
     this.libp2p.contentRouting
       .provide(cid, { signal: AbortSignal.timeout(30_000) })
       .catch((err: Error) => log.debug({ err: err.message }, "dht provide failed"));
-    void this.findProviders(cid);
 
     await this.joinOrStart();
     this.joined = true;
@@ -286,7 +339,42 @@ export class SwarmDaemon {
           )
           .catch(() => {});
       },
-      Math.max(500, opts.spec.roundTimeoutMs),
+      Math.max(500, this.spec.roundTimeoutMs),
+    );
+  }
+
+  /**
+   * The spec of a run joined by id: from our checkpoint of it if we have one, else from the first
+   * peer that serves it (checked to hash to the runId), waiting up to joinWaitMs for peers.
+   */
+  private async specOfRun(runId: string): Promise<RunSpec> {
+    const path = checkpointPath(this.opts.dataDir, runId);
+    if (existsSync(path)) {
+      const cp = await loadCheckpoint(path);
+      if (runIdOf(cp.spec) === runId) return cp.spec;
+    }
+    const waitMs = Math.max(this.opts.joinWaitMs, 1000);
+    const deadline = Date.now() + waitMs;
+    const asked = new Set<string>();
+    for (;;) {
+      for (const peer of this.libp2p.getPeers()) {
+        if (asked.has(peer.toString())) continue;
+        asked.add(peer.toString());
+        try {
+          const spec = await fetchRunSpec(this.libp2p, peer, runId);
+          this.log.info({ run: runId, peer: peer.toString(), name: spec.name }, "run spec fetched");
+          return spec;
+        } catch (err) {
+          this.log.debug({ peer: peer.toString(), err: (err as Error).message }, "no run spec from peer");
+        }
+      }
+      if (Date.now() > deadline) break;
+      await sleep(200);
+    }
+    throw new NodeError(
+      "NODE_NO_SPEC",
+      `no peer served the run spec of run ${runId} within ${waitMs} ms (asked ${asked.size}); check --bootstrap, or give --spec/--preset`,
+      { runId, asked: asked.size },
     );
   }
 
@@ -299,7 +387,7 @@ export class SwarmDaemon {
       checksum: () => this.rounds.checksums.get(this.head) ?? this.replica.checksum(),
       backend: () => activeBackend() ?? this.opts.backend,
     };
-    const monitorOpts = { ...defaultRunMonitorOptions, evalEvery: this.opts.evalEvery, stallMs: stallMsFor(this.opts.spec.roundTimeoutMs) };
+    const monitorOpts = { ...defaultRunMonitorOptions, evalEvery: this.opts.evalEvery, stallMs: stallMsFor(this.run.spec.roundTimeoutMs) };
     this.monitor = new RunMonitor(this.run, this.replica, view, this.metrics, this.opts.dataDir, monitorOpts, this.log);
     if (this.opts.http) this.http = await startHttpServer(this.opts.http, this.monitor, this.metrics, this.log);
   }
@@ -391,6 +479,7 @@ export class SwarmDaemon {
         return;
       case "heartbeat": {
         const h = m as { iteration: number };
+        this.rounds.notePeerHead(h.iteration);
         // A peer two or more iterations ahead: we missed commits; fetch them.
         if (h.iteration > this.head + 1 && !this.repairing && this.rounds.isActive)
           void this.catchUp("behind a peer's heartbeat");
@@ -440,6 +529,9 @@ export class SwarmDaemon {
         // Compare where we stand now; peers at or past our head know their checksum there.
         void this.verifyWithPeers(this.head, e.reason);
         return;
+      case "behind":
+        if (!this.repairing) void this.catchUp("a peer is past our head");
+        return;
       case "done":
         void this.finish();
         return;
@@ -454,7 +546,7 @@ export class SwarmDaemon {
     if (this.finishing) return;
     this.finishing = true;
     this.log.info({ iteration: this.head, checksum: this.replica.checksum() }, "run length reached");
-    const pause = Math.min(1000, this.opts.spec.roundTimeoutMs);
+    const pause = Math.min(1000, this.spec.roundTimeoutMs);
     await sleep(pause);
     await this.verifyWithPeers(this.head, "final").catch(() => {});
     await sleep(pause);
@@ -525,6 +617,118 @@ export class SwarmDaemon {
       this.rounds.log.push({ commit, hash: commitHash(encoded), encoded });
     }
     if (commits.length > 0) this.log.info({ commits: commits.length, from: commits[0].iteration }, "commit log restored");
+  }
+
+  /** Chunks of a snapshot of this run's state: every snapshot has the same count. */
+  private snapshotChunks(): number {
+    return Math.max(1, Math.ceil((this.replica.weights.length * 4) / defaultSyncOptions.chunkBytes));
+  }
+
+  /**
+   * Pins the latest snapshot (kept, with the one pinned before, until the next announcement) and
+   * declares its chunks as experts `snap.<iteration>.<chunk>` in the DHT.
+   */
+  private async announceSnapshot(): Promise<void> {
+    const snap = this.snapshot;
+    if (!snap || this.stopping) return;
+    if (this.pinned[0]?.iteration !== snap.iteration) this.pinned = [snap, ...this.pinned].slice(0, 2);
+    const uids = Array.from(
+      { length: this.snapshotChunks() },
+      (_, c) => `${SNAPSHOT_GRID}.${snap.iteration}.${c}`,
+    );
+    await this.experts.serve(uids);
+  }
+
+  /**
+   * Beam search over the snapshot grid: the newest announced snapshots first, then their chunks;
+   * the newest snapshot whose every chunk has a holder besides us wins. Null when the records
+   * name none (then the caller asks its connected peers for their latest snapshot).
+   */
+  private async snapshotPlan(
+    minIteration: number,
+  ): Promise<{ plan: SnapshotPlan; peers: PeerId[] } | null> {
+    const chunks = this.snapshotChunks();
+    const found = await this.experts.beamSearch(SNAPSHOT_GRID, [2, 2 * chunks], (c) => c[0]);
+    const byIteration = new Map<number, PeerId[][]>();
+    for (const f of found) {
+      const [iteration, chunk] = f.coords;
+      if (iteration < minIteration || chunk >= chunks) continue;
+      const holders = f.holders.map((h) => h.peer).filter((p) => !p.equals(this.libp2p.peerId));
+      const table = byIteration.get(iteration) ?? Array.from({ length: chunks }, () => []);
+      table[chunk] = holders;
+      byIteration.set(iteration, table);
+    }
+    const [best] = [...byIteration]
+      .filter(([, table]) => table.every((h) => h.length > 0))
+      .sort((a, b) => b[0] - a[0]);
+    if (!best) return null;
+    const [iteration, table] = best;
+    const unique = new Map(table.flat().map((p) => [p.toString(), p]));
+    // Holders we are not connected to are dialled (their addresses come from the DHT).
+    const peers = (
+      await Promise.all(
+        [...unique.values()].map(async (p) => {
+          try {
+            if (this.libp2p.getConnections(p).length === 0)
+              await this.libp2p.dial(p, { signal: AbortSignal.timeout(5000) });
+            return [p];
+          } catch {
+            return [];
+          }
+        }),
+      )
+    ).flat();
+    if (peers.length === 0) return null;
+    this.log.info({ iteration, chunks, holders: peers.length }, "snapshot found in the DHT");
+    return { plan: { iteration, holders: (i) => table[i] ?? [] }, peers };
+  }
+
+  /**
+   * The snapshot peers agree on: the one the DHT's expert records plan when there is one (tried
+   * first), else the latest from connected peers.
+   */
+  private async downloadSnapshot(
+    minIteration: number,
+  ): Promise<Awaited<ReturnType<typeof fetchSnapshot>> & { via: string }> {
+    const found = await this.snapshotPlan(minIteration).catch(() => null);
+    if (found) {
+      try {
+        const snap = await fetchSnapshot(
+          this.libp2p,
+          found.peers,
+          this.run.runId,
+          this.log,
+          defaultSyncOptions,
+          found.plan,
+        );
+        return { ...snap, via: "dht experts" };
+      } catch (err) {
+        this.log.info({ err: (err as Error).message }, "planned snapshot failed; asking peers");
+      }
+    }
+    const snap = await fetchSnapshot(this.libp2p, this.connectedPeers(), this.run.runId, this.log);
+    return { ...snap, via: "connected peers" };
+  }
+
+  /**
+   * Takes a downloaded snapshot as our state. The commit that produced it (its checksum must be
+   * the snapshot's) anchors the chain, so the next gossip commit chains onto it; without it the
+   * first replayed commit sets the chain.
+   */
+  private async adoptSnapshot(snap: { iteration: number; checksum: string; weights: Float32Array }): Promise<void> {
+    let anchor: { commit: CommitData; encoded: Uint8Array } | null = null;
+    for (const peer of snap.iteration > 0 ? this.connectedPeers() : []) {
+      const got = await fetchCommits(this.libp2p, peer, this.run.runId, snap.iteration - 1).catch(() => []);
+      const encoded = got[0];
+      if (!encoded) continue;
+      const commit = this.fromWire(decodeCommit(encoded));
+      if (commit.iteration === snap.iteration - 1 && toHex(commit.checksum) === snap.checksum) {
+        anchor = { commit, encoded };
+        break;
+      }
+    }
+    this.rounds.jumpTo(snap.weights, snap.iteration, snap.checksum, anchor);
+    this.chainKnown = anchor !== null || snap.iteration === 0;
   }
 
   /**
@@ -623,20 +827,15 @@ export class SwarmDaemon {
     this.metrics?.repairs.inc();
     this.rounds.follow();
     try {
-      const snap = await fetchSnapshot(
-        this.libp2p,
-        this.connectedPeers(),
-        this.run.runId,
-        this.log,
-      );
-      this.replica.reset(snap.weights, snap.iteration);
-      this.rounds.checksums.set(snap.iteration, snap.checksum);
+      const snap = await this.downloadSnapshot(0);
+      await this.adoptSnapshot(snap);
       this.log.info(
         {
           iteration: snap.iteration,
           checksum: snap.checksum,
           agreeing: snap.agreeing,
           sources: snap.sources,
+          via: snap.via,
         },
         "state repaired from snapshot",
       );
@@ -675,11 +874,12 @@ export class SwarmDaemon {
       for (const bytes of got) {
         const c = this.fromWire(decodeCommit(bytes));
         if (c.iteration !== this.head) continue;
-        if (first) {
-          // The snapshot (or checkpoint) sits exactly before this commit.
+        if (first && !this.chainKnown) {
+          // A snapshot whose producing commit no peer served: it sits exactly before this commit.
           this.rounds.resumeChain(c.prevHash, []);
-          first = false;
+          this.chainKnown = true;
         }
+        first = false;
         this.rounds.onCommit(c);
       }
       // Nothing applied (the commits do not chain onto our head): stop; gossip or repair goes on.
@@ -767,7 +967,11 @@ export class SwarmDaemon {
     if (this.repairing) return;
     const peers = this.connectedPeers();
     const { head: best, peer: ahead } = await this.peersHead(peers);
-    if (best <= this.head) return;
+    if (best <= this.head) {
+      // Nobody we can ask is ahead after all (a stale report): we may propose again.
+      this.rounds.forgetPeersHead();
+      return;
+    }
     this.log.info({ reason, head: this.head, peersHead: best }, "catching up");
     // A node that was training goes back to training afterwards; at start-up, joinOrStart does.
     const wasActive = this.rounds.isActive;
@@ -781,12 +985,11 @@ export class SwarmDaemon {
         ? []
         : await fetchCommits(this.libp2p, ahead ?? peers[0], this.run.runId, this.head).catch(() => []);
       if (probe.length === 0 || decodeCommit(probe[0]).iteration !== this.head) {
-        const snap = await fetchSnapshot(this.libp2p, peers, this.run.runId, this.log);
+        const snap = await this.downloadSnapshot(this.head + 1);
         if (snap.iteration > this.head) {
-          this.replica.reset(snap.weights, snap.iteration);
-          this.rounds.checksums.set(snap.iteration, snap.checksum);
+          await this.adoptSnapshot(snap);
           this.log.info(
-            { iteration: snap.iteration, agreeing: snap.agreeing, sources: snap.sources },
+            { iteration: snap.iteration, agreeing: snap.agreeing, sources: snap.sources, via: snap.via },
             "snapshot downloaded",
           );
         }
@@ -801,6 +1004,7 @@ export class SwarmDaemon {
       );
     } finally {
       this.repairing = false;
+      this.rounds.forgetPeersHead();
       if (wasActive) this.rounds.start();
     }
   }
@@ -820,7 +1024,7 @@ export class SwarmDaemon {
       .then(() =>
         saveCheckpoint(
           checkpointPath(this.opts.dataDir, this.run.runId),
-          this.opts.spec,
+          this.spec,
           head,
           weights,
           chain,
@@ -838,6 +1042,9 @@ export class SwarmDaemon {
       await this.http?.close();
       this.rounds?.stop();
       if (this.heartbeat) clearInterval(this.heartbeat);
+      if (this.expertTimer) clearInterval(this.expertTimer);
+      // Withdraw our expert records if the DHT answers quickly; otherwise they expire by TTL.
+      await Promise.race([this.experts?.stop(), sleep(1000)]);
       const result = {
         iteration: this.head,
         checksum: this.replica.checksum(),

@@ -63,6 +63,8 @@ export type RoundsEvent =
       ms: number;
     }
   | { kind: "diverged"; iteration: number; reason: string; unchained?: CommitData }
+  /** This node would have proposed `iteration`, but a peer is known to be past it. */
+  | { kind: "behind"; iteration: number; peersHead: number }
   | { kind: "done"; iteration: number };
 
 export const ZERO_HASH = new Uint8Array(32);
@@ -108,6 +110,11 @@ export class Rounds {
   private readonly pendingCommits = new Map<number, CommitData[]>();
   private timers: NodeJS.Timeout[] = [];
   private roundStart = 0;
+  /**
+   * The highest iteration some peer is known to have applied (heartbeats, early commits). While
+   * it is past our head, commits for our head exist: proposing one would fork the chain.
+   */
+  private peersHead = 0;
   private stopped = false;
   private proposing = false;
   private active = false;
@@ -144,6 +151,51 @@ export class Rounds {
   resumeChain(hash: Uint8Array, authors: string[]): void {
     this.lastHash = hash;
     this.lastAuthors = authors;
+  }
+
+  /**
+   * Jumps to a snapshot: the state after `iteration` applied iterations. `anchor` is the commit
+   * that produced it (its hash is what the next commit chains to); null when no peer served it,
+   * and then the first replayed commit sets the chain (see resumeChain).
+   */
+  jumpTo(
+    weights: Float32Array,
+    iteration: number,
+    checksum: string,
+    anchor: { commit: CommitData; encoded: Uint8Array } | null,
+  ): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+    this.replica.reset(weights, iteration);
+    // Nothing before the snapshot can be rolled back to or served as our chain any more.
+    this.prev = null;
+    while (this.log.length > 0 && this.log[this.log.length - 1].commit.iteration >= iteration - 1)
+      this.log.pop();
+    for (const k of [...this.checksums.keys()]) if (k > iteration) this.checksums.delete(k);
+    this.checksums.set(iteration, checksum);
+    for (const k of [...this.pendingCommits.keys()]) if (k < iteration) this.pendingCommits.delete(k);
+    if (anchor) {
+      const hash = commitHash(anchor.encoded);
+      this.log.push({ commit: anchor.commit, hash, encoded: anchor.encoded });
+      this.resumeChain(hash, anchor.commit.entries.map((e) => e.author.id));
+    } else {
+      this.resumeChain(ZERO_HASH, []);
+    }
+  }
+
+  /** A peer reports having applied `iteration` iterations (heartbeat, checksum answer). */
+  notePeerHead(iteration: number): void {
+    if (iteration > this.peersHead) this.peersHead = iteration;
+  }
+
+  /** Forgets what peers reported (after a catch-up): later heartbeats report afresh. */
+  forgetPeersHead(): void {
+    this.peersHead = 0;
+  }
+
+  /** True when some peer is known to be past our head: we are behind and must not propose. */
+  get behind(): boolean {
+    return this.peersHead > this.head;
   }
 
   /** Begins the round at the current head: contributes and proposes from now on. */
@@ -207,6 +259,8 @@ export class Rounds {
     }
     if (commit.iteration < this.head) return;
     if (commit.iteration > this.head) {
+      // A commit for a later iteration: its proposer applied everything before it.
+      this.notePeerHead(commit.iteration + 1);
       const list = this.pendingCommits.get(commit.iteration) ?? [];
       list.push(commit);
       this.pendingCommits.set(commit.iteration, list);
@@ -349,6 +403,11 @@ export class Rounds {
   /** Commits iteration t with the contributions held; false when there are none yet. */
   private propose(t: number, rank: number): boolean {
     if (!this.isActive || this.head !== t || this.proposing) return false;
+    if (this.behind) {
+      // Peers already committed t: a commit of ours would fork. The daemon catches up instead.
+      this.onEvent({ kind: "behind", iteration: t, peersHead: this.peersHead });
+      return false;
+    }
     const entries = [...(this.contributions.get(t)?.values() ?? [])].sort((a, b) =>
       compareAuthors(a.author, b.author),
     );

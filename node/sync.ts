@@ -17,12 +17,16 @@ import {
   decodeChecksumResponse,
   decodeCommitsRequest,
   decodeCommitsResponse,
+  decodeRunSpecRequest,
+  decodeRunSpecResponse,
   decodeSnapshotRequest,
   decodeSnapshotResponse,
   encodeChecksumRequest,
   encodeChecksumResponse,
   encodeCommitsRequest,
   encodeCommitsResponse,
+  encodeRunSpecRequest,
+  encodeRunSpecResponse,
   encodeSnapshotRequest,
   encodeSnapshotResponse,
   type SnapshotResponse,
@@ -35,7 +39,9 @@ import {
   MAX_COMMITS_RESPONSE_BYTES,
   MAX_REQUEST_BYTES,
   MAX_SNAPSHOT_CHUNK_BYTES,
+  MAX_MESSAGE_BYTES,
 } from "../protocol/limits.js";
+import { parseRunSpecJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { PROTOCOLS } from "../protocol/topics.js";
 import { canonicalBytes, weightsFromBytes } from "../training/params.js";
 import type { SwarmNode } from "./libp2p.js";
@@ -43,14 +49,19 @@ import type { Logger } from "./logger.js";
 import { reportProgress } from "./progress.js";
 
 export class SyncError extends SeedswarmError<
-  "SYNC_NO_PEERS" | "SYNC_NO_AGREEMENT" | "SYNC_BAD_CHUNK" | "SYNC_FAILED"
+  "SYNC_NO_PEERS" | "SYNC_NO_AGREEMENT" | "SYNC_BAD_CHUNK" | "SYNC_FAILED" | "SYNC_BAD_SPEC"
 > {}
 
 /** What this node serves. */
 export interface SyncSource {
   readonly runId: string;
-  /** The snapshot at the last multiple of snapshotEvery this node passed (weights, iteration, checksum). */
-  snapshot(): { iteration: number; checksum: string; weights: Float32Array } | null;
+  /** The run spec's canonical JSON (its SHA-256 is the runId). */
+  readonly specJson: string;
+  /**
+   * The snapshot after exactly `iteration` iterations if this node still holds it, or with no
+   * iteration the latest one (taken at the last multiple of snapshotEvery this node passed).
+   */
+  snapshot(iteration?: number): { iteration: number; checksum: string; weights: Float32Array } | null;
   /** Encoded commits from `from` on, at most `max`. */
   commitsFrom(from: number, max: number): Uint8Array[];
   /** The checksum after `iteration` applied iterations, if known; the head when iteration is -1. */
@@ -114,7 +125,7 @@ export async function serveSync(
   });
   await serve(PROTOCOLS.snapshot, MAX_SNAPSHOT_CHUNK_BYTES + 1024, (bytes) => {
     const req = decodeSnapshotRequest(bytes);
-    const snap = req.runId === src.runId ? src.snapshot() : null;
+    const snap = req.runId === src.runId ? src.snapshot(req.iteration) : null;
     if (!snap)
       return encodeSnapshotResponse({
         iteration: 0,
@@ -135,6 +146,10 @@ export async function serveSync(
       chunkHash: createHash("sha256").update(data).digest(),
     });
   });
+  await serve(PROTOCOLS.runspec, MAX_MESSAGE_BYTES.runSpecResponse, (bytes) => {
+    const req = decodeRunSpecRequest(bytes);
+    return encodeRunSpecResponse({ specJson: req.runId === src.runId ? src.specJson : "" });
+  });
   await serve(PROTOCOLS.commits, MAX_COMMITS_RESPONSE_BYTES, (bytes) => {
     const req = decodeCommitsRequest(bytes);
     const commits =
@@ -144,7 +159,12 @@ export async function serveSync(
     return encodeCommitsResponse({ commits });
   });
   return async () => {
-    await node.unhandle([PROTOCOLS.checksum, PROTOCOLS.snapshot, PROTOCOLS.commits]);
+    await node.unhandle([
+      PROTOCOLS.runspec,
+      PROTOCOLS.checksum,
+      PROTOCOLS.snapshot,
+      PROTOCOLS.commits,
+    ]);
   };
 }
 
@@ -168,6 +188,40 @@ async function request(
     stream.abort(err as Error);
     throw err;
   }
+}
+
+/**
+ * A run's spec from a peer, checked: valid, and hashing to the runId asked for (so no peer can
+ * hand a joiner another run). Throws SyncError when the peer does not serve this run.
+ */
+export async function fetchRunSpec(
+  node: SwarmNode,
+  peer: PeerId,
+  runId: string,
+  timeoutMs = defaultSyncOptions.requestTimeoutMs,
+): Promise<RunSpec> {
+  const res = decodeRunSpecResponse(
+    await request(
+      node,
+      peer,
+      PROTOCOLS.runspec,
+      encodeRunSpecRequest({ runId }),
+      MAX_MESSAGE_BYTES.runSpecResponse,
+      timeoutMs,
+    ),
+  );
+  if (res.specJson === "")
+    throw new SyncError("SYNC_FAILED", `peer ${peer.toString()} does not serve run ${runId}`, {
+      peer: peer.toString(),
+    });
+  const spec = parseRunSpecJson(res.specJson, `run spec from ${peer.toString()}`);
+  if (runIdOf(spec) !== runId)
+    throw new SyncError("SYNC_BAD_SPEC", `peer ${peer.toString()} served a spec of another run`, {
+      peer: peer.toString(),
+      runId,
+      got: runIdOf(spec),
+    });
+  return spec;
 }
 
 /** A peer's checksum after `iteration` (or its head when iteration is undefined). */
@@ -204,8 +258,14 @@ async function fetchChunk(
   runId: string,
   chunk: number,
   opts: SyncOptions,
+  iteration?: number,
 ): Promise<SnapshotResponse> {
-  const req = encodeSnapshotRequest({ runId, chunk, chunkSize: opts.chunkBytes });
+  const req = encodeSnapshotRequest({
+    runId,
+    chunk,
+    chunkSize: opts.chunkBytes,
+    ...(iteration === undefined ? {} : { iteration }),
+  });
   return decodeSnapshotResponse(
     await request(
       node,
@@ -227,10 +287,18 @@ export interface Snapshot {
   readonly sources: number;
 }
 
+/** Which snapshot to download and who serves which chunk, as the DHT's expert records say. */
+export interface SnapshotPlan {
+  readonly iteration: number;
+  /** Peers that announced chunk i. */
+  holders(chunk: number): readonly PeerId[];
+}
+
 /**
  * Downloads the snapshot the most peers agree on, chunks spread over those peers in parallel.
  * Every chunk is hashed; the whole is checked against the agreed checksum. With several peers,
  * a snapshot only one of them reports is refused (never trust a single peer when others exist).
+ * With a plan, asks for that snapshot exactly and takes each chunk from the peers holding it.
  */
 export async function fetchSnapshot(
   node: SwarmNode,
@@ -238,10 +306,13 @@ export async function fetchSnapshot(
   runId: string,
   log: Logger,
   opts: SyncOptions = defaultSyncOptions,
+  plan?: SnapshotPlan,
 ): Promise<Snapshot> {
   if (peers.length === 0)
     throw new SyncError("SYNC_NO_PEERS", "no peers to download a snapshot from");
-  const heads = await Promise.allSettled(peers.map((p) => fetchChunk(node, p, runId, 0, opts)));
+  const heads = await Promise.allSettled(
+    peers.map((p) => fetchChunk(node, p, runId, 0, opts, plan?.iteration)),
+  );
   const votes = new Map<string, { peers: PeerId[]; first: SnapshotResponse }>();
   heads.forEach((h, i) => {
     if (h.status !== "fulfilled" || h.value.totalChunks === 0) return;
@@ -278,14 +349,18 @@ export async function fetchSnapshot(
   };
   checkChunk(best.first, 0);
   let received = 1;
-  // Chunk i from peer i mod n; on failure, retry it from the next peer.
+  const agreed = new Set(best.peers.map(String));
+  // Chunk i from its holders that agreed (all agreeing peers without a plan), spread by i; on
+  // failure, retry it from the next one.
   await Promise.all(
     Array.from({ length: totalChunks - 1 }, (_, k) => k + 1).map(async (i) => {
+      const held = plan?.holders(i).filter((p) => agreed.has(p.toString())) ?? [];
+      const from = held.length > 0 ? held : best.peers;
       let lastErr: unknown;
-      for (let attempt = 0; attempt < best.peers.length; attempt++) {
-        const peer = best.peers[(i + attempt) % best.peers.length];
+      for (let attempt = 0; attempt < from.length; attempt++) {
+        const peer = from[(i + attempt) % from.length];
         try {
-          const r = await fetchChunk(node, peer, runId, i, opts);
+          const r = await fetchChunk(node, peer, runId, i, opts, plan?.iteration);
           checkChunk(r, i);
           chunks[i] = r.data;
           reportProgress("snapshot download", ++received, totalChunks, "chunks");

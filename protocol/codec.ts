@@ -13,6 +13,7 @@ import { SeedswarmError } from "./errors.js";
 import {
   MAX_COMMIT_ENTRIES,
   MAX_COMMITS_PER_RESPONSE,
+  MAX_EXPERT_ENTRIES,
   MAX_MESSAGE_BYTES,
   MAX_PAYLOAD_BYTES,
   MAX_PEER_ID_BYTES,
@@ -84,6 +85,8 @@ export interface SnapshotRequest {
   readonly runId: string;
   readonly chunk: number;
   readonly chunkSize: number;
+  /** Set: the snapshot after exactly this many iterations; absent: the peer's latest. */
+  readonly iteration?: number;
 }
 
 export interface SnapshotResponse {
@@ -109,6 +112,21 @@ export interface CommitsResponse {
 export interface ChecksumRequest {
   readonly runId: string;
   readonly iteration: number;
+}
+
+/** One Learning@home expert entry: `suffix` is the uid's next coordinate after the key's prefix. */
+export interface ExpertEntry {
+  readonly suffix: number;
+  /** Peer id as multihash bytes. */
+  readonly peer: Uint8Array;
+  /** Announce time, ms since the epoch. */
+  readonly timestamp: number;
+  /** Expiry, ms since the epoch. */
+  readonly expiresAt: number;
+}
+
+export interface ExpertRecord {
+  readonly entries: readonly ExpertEntry[];
 }
 
 export interface ChecksumResponse {
@@ -400,6 +418,8 @@ export function encodeSnapshotRequest(m: SnapshotRequest): Uint8Array {
     runId: out(runIdBytes(m.runId)),
     chunk: u32(m.chunk, 0, U32_MAX, "snapshotRequest.chunk"),
     chunkSize: u32(m.chunkSize, 1, MAX_SNAPSHOT_CHUNK_BYTES, "snapshotRequest.chunkSize"),
+    iteration: toU64(m.iteration ?? 0, "snapshotRequest.iteration"),
+    exact: m.iteration !== undefined,
   });
 }
 
@@ -410,6 +430,7 @@ export function decodeSnapshotRequest(bytes: Uint8Array): SnapshotRequest {
     runId: runIdHex(w.runId),
     chunk: w.chunk,
     chunkSize: u32(w.chunkSize, 1, MAX_SNAPSHOT_CHUNK_BYTES, "snapshotRequest.chunkSize"),
+    ...(w.exact ? { iteration: fromU64(w.iteration, "snapshotRequest.iteration") } : {}),
   };
 }
 
@@ -515,5 +536,36 @@ export function decodeChecksumResponse(bytes: Uint8Array): ChecksumResponse {
     iteration: fromU64(w.iteration, "checksumResponse.iteration"),
     checksum: answer(w.checksum, w.known, "checksumResponse.checksum").slice(),
     known: w.known,
+  };
+}
+
+// ---- DHT records ----
+
+/** Encodes an expert record (at most MAX_EXPERT_ENTRIES entries). */
+export function encodeExpertRecord(m: ExpertRecord): Uint8Array {
+  if (m.entries.length > MAX_EXPERT_ENTRIES)
+    bad("expertRecord.entries", `must be at most ${MAX_EXPERT_ENTRIES}`, { length: m.entries.length });
+  return encodeWire("expertRecord", pb.ExpertRecord, {
+    entries: m.entries.map((e, i) => ({
+      suffix: u32(e.suffix, 0, U32_MAX, `expertRecord.entries[${i}].suffix`),
+      peer: out(peerId(e.peer, `expertRecord.entries[${i}].peer`)),
+      timestamp: toU64(e.timestamp, `expertRecord.entries[${i}].timestamp`),
+      expiresAt: toU64(e.expiresAt, `expertRecord.entries[${i}].expiresAt`),
+    })),
+  });
+}
+
+/** Decodes an expert record; every entry has a peer id and safe-integer times. */
+export function decodeExpertRecord(bytes: Uint8Array): ExpertRecord {
+  const w = decodeWire("expertRecord", pb.ExpertRecord, bytes, {
+    limits: { entries: MAX_EXPERT_ENTRIES },
+  });
+  return {
+    entries: w.entries.map((e, i) => ({
+      suffix: e.suffix,
+      peer: peerId(e.peer, `expertRecord.entries[${i}].peer`).slice(),
+      timestamp: fromU64(e.timestamp, `expertRecord.entries[${i}].timestamp`),
+      expiresAt: fromU64(e.expiresAt, `expertRecord.entries[${i}].expiresAt`),
+    })),
   };
 }

@@ -23,6 +23,8 @@ export const MAX_COMMITS_PER_RESPONSE = 256;
 export const MAX_COMMITS_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Largest request of any kind: requests carry a run id and a few integers. */
 export const MAX_REQUEST_BYTES = 1024;
+/** Entries in one DHT expert record: suffixes x peers under one prefix. */
+export const MAX_EXPERT_ENTRIES = 1024;
 /** Largest RunSpec JSON served: specs are small; 64 KiB leaves room for long dataset paths. */
 export const MAX_SPEC_JSON_BYTES = 64 * 1024;
 
@@ -70,6 +72,8 @@ export const MAX_MESSAGE_BYTES = {
   commitsResponse: MAX_COMMITS_RESPONSE_BYTES,
   checksumRequest: MAX_REQUEST_BYTES,
   checksumResponse: U64_FIELD + HASH_FIELD + BOOL_FIELD,
+  expertRecord:
+    MAX_EXPERT_ENTRIES * lenField(U32_FIELD + lenField(MAX_PEER_ID_BYTES) + 2 * U64_FIELD),
 } as const satisfies Record<TopicKind, number> & Record<string, number>;
 
 /** Every message of the wire, by the name its limit is filed under. */

@@ -988,6 +988,8 @@ export interface SnapshotRequest {
   runId: Uint8Array<ArrayBuffer>
   chunk: number
   chunkSize: number
+  iteration: bigint
+  exact: boolean
 }
 
 export namespace SnapshotRequest {
@@ -1015,6 +1017,16 @@ export namespace SnapshotRequest {
           w.uint32(obj.chunkSize)
         }
 
+        if ((obj.iteration != null && obj.iteration !== 0n)) {
+          w.uint32(32)
+          w.uint64(obj.iteration)
+        }
+
+        if ((obj.exact != null && obj.exact !== false)) {
+          w.uint32(40)
+          w.bool(obj.exact)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -1022,7 +1034,9 @@ export namespace SnapshotRequest {
         const obj: any = {
           runId: uint8ArrayAlloc(0),
           chunk: 0,
-          chunkSize: 0
+          chunkSize: 0,
+          iteration: 0n,
+          exact: false
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -1041,6 +1055,14 @@ export namespace SnapshotRequest {
             }
             case 3: {
               obj.chunkSize = reader.uint32()
+              break
+            }
+            case 4: {
+              obj.iteration = reader.uint64()
+              break
+            }
+            case 5: {
+              obj.exact = reader.bool()
               break
             }
             default: {
@@ -1079,6 +1101,20 @@ export namespace SnapshotRequest {
               }
               break
             }
+            case 4: {
+              yield {
+                field: `${prefix}.iteration`,
+                value: reader.uint64()
+              }
+              break
+            }
+            case 5: {
+              yield {
+                field: `${prefix}.exact`,
+                value: reader.bool()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -1106,6 +1142,16 @@ export namespace SnapshotRequest {
     value: number
   }
 
+  export interface SnapshotRequestIterationFieldEvent {
+    field: '$.iteration'
+    value: bigint
+  }
+
+  export interface SnapshotRequestExactFieldEvent {
+    field: '$.exact'
+    value: boolean
+  }
+
   export function encode (obj: Partial<SnapshotRequest>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, SnapshotRequest.codec())
   }
@@ -1114,7 +1160,7 @@ export namespace SnapshotRequest {
     return decodeMessage(buf, SnapshotRequest.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<SnapshotRequest>): Generator<SnapshotRequestRunIdFieldEvent | SnapshotRequestChunkFieldEvent | SnapshotRequestChunkSizeFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<SnapshotRequest>): Generator<SnapshotRequestRunIdFieldEvent | SnapshotRequestChunkFieldEvent | SnapshotRequestChunkSizeFieldEvent | SnapshotRequestIterationFieldEvent | SnapshotRequestExactFieldEvent> {
     return streamMessage(buf, SnapshotRequest.codec(), opts)
   }
 }
@@ -1787,5 +1833,294 @@ export namespace ChecksumResponse {
 
   export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ChecksumResponse>): Generator<ChecksumResponseIterationFieldEvent | ChecksumResponseChecksumFieldEvent | ChecksumResponseKnownFieldEvent> {
     return streamMessage(buf, ChecksumResponse.codec(), opts)
+  }
+}
+
+export interface ExpertEntry {
+  suffix: number
+  peer: Uint8Array<ArrayBuffer>
+  timestamp: bigint
+  expiresAt: bigint
+}
+
+export namespace ExpertEntry {
+  let _codec: Codec<ExpertEntry>
+
+  export const codec = (): Codec<ExpertEntry> => {
+    if (_codec == null) {
+      _codec = message<ExpertEntry>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.suffix != null && obj.suffix !== 0)) {
+          w.uint32(8)
+          w.uint32(obj.suffix)
+        }
+
+        if ((obj.peer != null && obj.peer.byteLength > 0)) {
+          w.uint32(18)
+          w.bytes(obj.peer)
+        }
+
+        if ((obj.timestamp != null && obj.timestamp !== 0n)) {
+          w.uint32(24)
+          w.uint64(obj.timestamp)
+        }
+
+        if ((obj.expiresAt != null && obj.expiresAt !== 0n)) {
+          w.uint32(32)
+          w.uint64(obj.expiresAt)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          suffix: 0,
+          peer: uint8ArrayAlloc(0),
+          timestamp: 0n,
+          expiresAt: 0n
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.suffix = reader.uint32()
+              break
+            }
+            case 2: {
+              obj.peer = reader.bytes()
+              break
+            }
+            case 3: {
+              obj.timestamp = reader.uint64()
+              break
+            }
+            case 4: {
+              obj.expiresAt = reader.uint64()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.suffix`,
+                value: reader.uint32()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.peer`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.timestamp`,
+                value: reader.uint64()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.expiresAt`,
+                value: reader.uint64()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface ExpertEntrySuffixFieldEvent {
+    field: '$.suffix'
+    value: number
+  }
+
+  export interface ExpertEntryPeerFieldEvent {
+    field: '$.peer'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface ExpertEntryTimestampFieldEvent {
+    field: '$.timestamp'
+    value: bigint
+  }
+
+  export interface ExpertEntryExpiresAtFieldEvent {
+    field: '$.expiresAt'
+    value: bigint
+  }
+
+  export function encode (obj: Partial<ExpertEntry>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, ExpertEntry.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ExpertEntry>): ExpertEntry {
+    return decodeMessage(buf, ExpertEntry.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ExpertEntry>): Generator<ExpertEntrySuffixFieldEvent | ExpertEntryPeerFieldEvent | ExpertEntryTimestampFieldEvent | ExpertEntryExpiresAtFieldEvent> {
+    return streamMessage(buf, ExpertEntry.codec(), opts)
+  }
+}
+
+export interface ExpertRecord {
+  entries: ExpertEntry[]
+}
+
+export namespace ExpertRecord {
+  let _codec: Codec<ExpertRecord>
+
+  export const codec = (): Codec<ExpertRecord> => {
+    if (_codec == null) {
+      _codec = message<ExpertRecord>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if (obj.entries != null && obj.entries.length > 0) {
+          for (const value of obj.entries) {
+            w.uint32(10)
+            ExpertEntry.codec().encode(value, w)
+          }
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          entries: []
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              if (opts.limits?.entries != null && obj.entries.length === opts.limits.entries) {
+                throw new MaxLengthError('Decode error - repeated field "entries" had too many elements')
+              }
+
+              obj.entries.push(ExpertEntry.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.entries$
+              }))
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const obj = {
+          entries: 0
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              if (opts.limits?.entries != null && obj.entries === opts.limits.entries) {
+                throw new MaxLengthError('Streaming decode error - repeated field "entries" had too many elements')
+              }
+
+              for (const evt of ExpertEntry.codec().stream(reader, reader.uint32(), `${prefix}.entries[]`, {
+                limits: opts.limits?.entries$
+              })) {
+                yield {
+                  ...evt,
+                  index: obj.entries
+                }
+              }
+
+              obj.entries++
+
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface ExpertRecordEntriesSuffixFieldEvent {
+    field: '$.entries[].suffix'
+    value: number
+    index: number
+  }
+
+  export interface ExpertRecordEntriesPeerFieldEvent {
+    field: '$.entries[].peer'
+    value: Uint8Array<ArrayBuffer>
+    index: number
+  }
+
+  export interface ExpertRecordEntriesTimestampFieldEvent {
+    field: '$.entries[].timestamp'
+    value: bigint
+    index: number
+  }
+
+  export interface ExpertRecordEntriesExpiresAtFieldEvent {
+    field: '$.entries[].expiresAt'
+    value: bigint
+    index: number
+  }
+
+  export function encode (obj: Partial<ExpertRecord>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, ExpertRecord.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ExpertRecord>): ExpertRecord {
+    return decodeMessage(buf, ExpertRecord.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ExpertRecord>): Generator<ExpertRecordEntriesSuffixFieldEvent | ExpertRecordEntriesPeerFieldEvent | ExpertRecordEntriesTimestampFieldEvent | ExpertRecordEntriesExpiresAtFieldEvent> {
+    return streamMessage(buf, ExpertRecord.codec(), opts)
   }
 }

@@ -27,6 +27,8 @@ export type Line = Record<string, unknown> & {
 /** One `seedswarm node` process and its parsed JSON log lines. */
 export class Node {
   readonly lines: Line[] = [];
+  /** What the process wrote to stderr (the CLI's ✖ failure messages). */
+  stderr = "";
   readonly child: ChildProcess;
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private waiters: { pred: (l: Line) => boolean; resolve: (l: Line) => void }[] = [];
@@ -41,8 +43,8 @@ export class Node {
       [
         CLI,
         "node",
-        "--preset",
-        "tiny-spsa",
+        // A node that joins by runId takes no spec flags.
+        ...(args.includes("--run") ? [] : ["--preset", "tiny-spsa"]),
         "--no-mdns",
         "--listen",
         "/ip4/127.0.0.1/tcp/0",
@@ -79,7 +81,9 @@ export class Node {
         }
       }
     });
-    this.child.stderr?.on("data", () => {});
+    this.child.stderr?.on("data", (d: Buffer) => {
+      this.stderr += d.toString();
+    });
     this.exit = new Promise((resolve) =>
       this.child.on("exit", (code, signal) => resolve({ code, signal })),
     );

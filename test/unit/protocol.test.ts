@@ -19,6 +19,8 @@ import {
   decodeSnapshotResponse,
   encodeChecksumRequest,
   encodeChecksumResponse,
+  encodeExpertRecord,
+  decodeExpertRecord,
   encodeCommit,
   encodeCommitsRequest,
   encodeCommitsResponse,
@@ -121,11 +123,11 @@ describe("codec round trips", () => {
       encodeRunSpecResponse,
       decodeRunSpecResponse,
     ),
-    snapshotRequest: roundTrip(
-      { runId: RUN, chunk: 3, chunkSize: 262_144 },
-      encodeSnapshotRequest,
-      decodeSnapshotRequest,
-    ),
+    snapshotRequest: () => {
+      roundTrip({ runId: RUN, chunk: 3, chunkSize: 262_144 }, encodeSnapshotRequest, decodeSnapshotRequest)();
+      // An exact request for the snapshot at iteration 0 is not the same as "latest".
+      roundTrip({ runId: RUN, chunk: 0, chunkSize: 1024, iteration: 0 }, encodeSnapshotRequest, decodeSnapshotRequest)();
+    },
     snapshotResponse: roundTrip(
       {
         iteration: 10,
@@ -156,6 +158,16 @@ describe("codec round trips", () => {
       { iteration: 9, checksum: filled(32, 4), known: true },
       encodeChecksumResponse,
       decodeChecksumResponse,
+    ),
+    expertRecord: roundTrip(
+      {
+        entries: [
+          { suffix: 120, peer: PEER_A, timestamp: 1_700_000_000_000, expiresAt: 1_700_000_015_000 },
+          { suffix: 0xffffffff, peer: PEER_B, timestamp: 0, expiresAt: Number.MAX_SAFE_INTEGER },
+        ],
+      },
+      encodeExpertRecord,
+      decodeExpertRecord,
     ),
   };
   for (const [name, run] of Object.entries(cases)) it(name, run);
@@ -318,6 +330,7 @@ describe("decode guards", () => {
       commitsResponse: decodeCommitsResponse,
       checksumRequest: decodeChecksumRequest,
       checksumResponse: decodeChecksumResponse,
+      expertRecord: decodeExpertRecord,
     };
     for (const name of names) {
       throwsWire(() => decoders[name](filled(MAX_MESSAGE_BYTES[name] + 1, 0xff)), "WIRE_TOO_LARGE");

@@ -1,0 +1,127 @@
+/**
+ * Learning@home expert records, the pure part: uid grammar, DHT keys, and how records merge.
+ *
+ * An expert uid is a name and integer grid coordinates, `snap.120.3`. The DHT holds, under the
+ * key of each prefix (`snap`, `snap.120`), the active next coordinates with the peers serving
+ * them, a timestamp and an expiry. Announcing `snap.120.3` touches both prefix keys; a beam search
+ * walks the grid one coordinate at a time from the name. Records merge as a union keyed by
+ * (suffix, peer), newest announcement wins, expired entries drop: any two copies of a record
+ * merge to the same result in any order, so concurrent writers and DHT peers holding different
+ * copies converge once each writer has re-announced.
+ */
+import { type ExpertEntry, type ExpertRecord, toHex } from "./codec.js";
+import { SeedswarmError } from "./errors.js";
+import { MAX_EXPERT_ENTRIES } from "./limits.js";
+
+export class ExpertUidError extends SeedswarmError<"EXPERT_BAD_UID"> {}
+
+/** The DHT namespace of expert records: kad-dht routes a key's validator by its first segment. */
+export const EXPERT_NAMESPACE = "seedswarm-expert";
+
+const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const MAX_COORD = 0xffffffff;
+const MAX_DIMS = 8;
+
+/** A parsed uid or uid prefix: the grid name and its coordinates so far. */
+export interface ExpertUid {
+  readonly name: string;
+  readonly coords: readonly number[];
+}
+
+/** Parses `name.c1.c2...` (zero or more coordinates); throws ExpertUidError naming the problem. */
+export function parseExpertUid(uid: string): ExpertUid {
+  const [name, ...rest] = uid.split(".");
+  if (!NAME.test(name))
+    throw new ExpertUidError("EXPERT_BAD_UID", `expert uid "${uid}": bad grid name`, { uid });
+  if (rest.length > MAX_DIMS)
+    throw new ExpertUidError("EXPERT_BAD_UID", `expert uid "${uid}": over ${MAX_DIMS} coordinates`, {
+      uid,
+    });
+  const coords = rest.map((c) => {
+    const n = /^(0|[1-9][0-9]{0,9})$/.test(c) ? Number(c) : -1;
+    if (n < 0 || n > MAX_COORD)
+      throw new ExpertUidError("EXPERT_BAD_UID", `expert uid "${uid}": bad coordinate "${c}"`, {
+        uid,
+      });
+    return n;
+  });
+  return { name, coords };
+}
+
+export function formatExpertUid(u: ExpertUid): string {
+  return [u.name, ...u.coords].join(".");
+}
+
+/** The DHT key of a uid prefix within a run: `/seedswarm-expert/<runId>/<prefix>`. */
+export function expertKey(runId: string, prefix: string): Uint8Array {
+  parseExpertUid(prefix);
+  return new TextEncoder().encode(`/${EXPERT_NAMESPACE}/${runId}/${prefix}`);
+}
+
+/** The (runId, prefix) a key names, or null when it is not an expert key. */
+export function parseExpertKey(key: Uint8Array): { runId: string; prefix: string } | null {
+  const m = /^\/seedswarm-expert\/([0-9a-f]{64})\/([^/]+)$/.exec(new TextDecoder().decode(key));
+  if (!m) return null;
+  try {
+    parseExpertUid(m[2]);
+  } catch {
+    return null;
+  }
+  return { runId: m[1], prefix: m[2] };
+}
+
+/**
+ * For each prefix key a uid touches, the suffix to announce there: `snap.120.3` gives
+ * `snap` -> 120 and `snap.120` -> 3.
+ */
+export function prefixSuffixes(uid: string): { prefix: string; suffix: number }[] {
+  const { name, coords } = parseExpertUid(uid);
+  return coords.map((suffix, i) => ({
+    prefix: formatExpertUid({ name, coords: coords.slice(0, i) }),
+    suffix,
+  }));
+}
+
+/**
+ * The union of records: one entry per (suffix, peer), the newest announcement winning, expired
+ * ones (expiresAt <= now) dropped, sorted by suffix then peer. Over MAX_EXPERT_ENTRIES, the
+ * newest entries are kept.
+ */
+export function mergeExpertRecords(records: readonly ExpertRecord[], now: number): ExpertRecord {
+  const byKey = new Map<string, ExpertEntry>();
+  for (const r of records) {
+    for (const e of r.entries) {
+      // Expired entries still take part: a newer one that expires at once is a withdrawal.
+      const k = `${e.suffix}/${toHex(e.peer)}`;
+      const prev = byKey.get(k);
+      if (!prev || e.timestamp > prev.timestamp) byKey.set(k, e);
+    }
+  }
+  let entries = [...byKey.values()].filter((e) => e.expiresAt > now);
+  if (entries.length > MAX_EXPERT_ENTRIES) {
+    entries = entries.sort((a, b) => b.timestamp - a.timestamp).slice(0, MAX_EXPERT_ENTRIES);
+  }
+  entries.sort((a, b) => a.suffix - b.suffix || (toHex(a.peer) < toHex(b.peer) ? -1 : 1));
+  return { entries };
+}
+
+/**
+ * The kad-dht selector's choice among copies of one key: the copy with the most live entries,
+ * then the newest announcement. (Readers merge all copies anyway; this only decides which copy
+ * the DHT spreads as a correction.)
+ */
+export function bestExpertRecord(records: readonly ExpertRecord[], now: number): number {
+  let best = 0;
+  let bestLive = -1;
+  let bestNewest = -1;
+  records.forEach((r, i) => {
+    const live = r.entries.filter((e) => e.expiresAt > now);
+    const newest = Math.max(-1, ...live.map((e) => e.timestamp));
+    if (live.length > bestLive || (live.length === bestLive && newest > bestNewest)) {
+      best = i;
+      bestLive = live.length;
+      bestNewest = newest;
+    }
+  });
+  return best;
+}
