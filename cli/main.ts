@@ -8,6 +8,8 @@ import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError } from "commander";
 import { SeedswarmError } from "../protocol/errors.js";
 import { nodeCommand } from "./node.js";
+import { plotCommand } from "./plot.js";
+import { statusCommand } from "./status.js";
 import { swarmCommand } from "./swarm.js";
 import { trainCommand } from "./train.js";
 
@@ -24,6 +26,8 @@ const program = new Command()
 trainCommand(program);
 nodeCommand(program);
 swarmCommand(program);
+statusCommand(program);
+plotCommand(program);
 
 /** Turns any error into one clear line and an exit code; stack traces only with DEBUG. */
 function fail(err: unknown): never {

@@ -6,6 +6,10 @@ import { defaultNetworkOptions } from "../node/libp2p.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
 import { defaultNodeOptions, SwarmDaemon } from "../node/node.js";
 import { BACKENDS, type BackendChoice } from "../training/engine.js";
+import { runIdOf } from "../protocol/run-spec.js";
+import { loadOrCreateIdentity } from "../node/identity.js";
+import { checkHttpExposure, parseHostPort } from "./http-options.js";
+import type { HttpOptions } from "../node/http-server.js";
 import { isRunId } from "../protocol/codec.js";
 import { intIn } from "./parse.js";
 import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
@@ -43,6 +47,9 @@ interface NodeFlags {
   minPeers: number;
   leaveDeadline: number;
   logLevel: LogLevel;
+  http?: HttpOptions;
+  httpPublic: boolean;
+  evalEvery: number;
 }
 
 export function nodeCommand(program: Command): void {
@@ -103,6 +110,10 @@ export function nodeCommand(program: Command): void {
       d.leaveDeadlineMs,
     )
     .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
+    // Observability (README "Observability").
+    .option("--http <host:port>", "serve /status, /metrics, /healthz and the dashboard (port 0: any free port)", (v: string) => parseHostPort(v))
+    .option("--http-public", "allow --http on a non-loopback address", false)
+    .option("--eval-every <n>", "test accuracy on a fixed subset every n iterations (0: never)", intIn(0, 1e9), d.evalEvery)
     .addHelpText(
       "after",
       `
@@ -110,11 +121,16 @@ Examples:
   $ seedswarm node --listen /ip4/0.0.0.0/tcp/4001
   $ seedswarm node --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW... --data-dir /data
   $ seedswarm node --preset tiny-spsa --no-mdns --listen /ip4/127.0.0.1/tcp/0
-  $ seedswarm node --run <runId> --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW...`,
+  $ seedswarm node --run <runId> --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW...
+  $ seedswarm node --http 127.0.0.1:9090     # then open http://127.0.0.1:9090/`,
     )
     .action(async (flags: NodeFlags) => {
-      const log = createLogger({ level: flags.logLevel });
       const spec = flags.run ? undefined : resolveSpec(flags);
+      const http = checkHttpExposure(flags.http, flags.httpPublic);
+      // Every line names the run and this node (remote peers appear as "peer").
+      const self = (await loadOrCreateIdentity(flags.dataDir)).peerId.toString();
+      const runId = spec ? runIdOf(spec) : (flags.run as string);
+      const log = createLogger({ level: flags.logLevel }).child({ run: runId.slice(0, 16), self });
       const daemon = new SwarmDaemon(
         {
           ...(spec ? { spec } : { runId: flags.run }),
@@ -133,6 +149,8 @@ Examples:
           minPeers: flags.minPeers,
           leaveDeadlineMs: flags.leaveDeadline,
           checkpointEvery: flags.checkpointEvery,
+          http,
+          evalEvery: flags.evalEvery,
         },
         log,
       );

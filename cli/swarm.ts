@@ -1,5 +1,5 @@
 /** `seedswarm swarm --nodes N`: a local swarm of real node processes with one progress view. */
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
 import { runLocalSwarm } from "../node/local-swarm.js";
 import { BACKENDS, type BackendChoice } from "../training/engine.js";
@@ -15,6 +15,7 @@ interface SwarmFlags {
   dataDir: string;
   backend: BackendChoice;
   logLevel: LogLevel;
+  httpBasePort?: number;
 }
 
 export function swarmCommand(program: Command): void {
@@ -29,16 +30,21 @@ export function swarmCommand(program: Command): void {
     .option("--data-dir <dir>", "parent of the nodes' data dirs and logs (<dir>/swarm/node-i)", defaultDataDir())
     .addOption(new Option("--backend <name>", "tensor backend").choices(["auto", ...BACKENDS]).default("auto"))
     .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
+    .option("--http-base-port <port>", "node i serves its dashboard on 127.0.0.1:(port + i); 0: free ports", intIn(0, 65535))
     .addHelpText(
       "after",
       `
 Examples:
   $ seedswarm swarm                       # 3 nodes, MNIST, one-byte SPSA
-  $ seedswarm swarm --nodes 4 --preset tiny-spsa`,
+  $ seedswarm swarm --nodes 4 --preset tiny-spsa
+  $ seedswarm swarm --http-base-port 9090    # dashboards on http://127.0.0.1:9090/, :9091/, ...`,
     )
     .action(async (flags: SwarmFlags) => {
       const log = createLogger({ level: flags.logLevel });
       const spec = resolveSpec(flags);
+      if (flags.httpBasePort && flags.httpBasePort + flags.nodes - 1 > 65535) {
+        throw new InvalidArgumentError(`--http-base-port ${flags.httpBasePort} + ${flags.nodes} nodes goes past port 65535`);
+      }
       const specArgs = flags.spec ? ["--spec", flags.spec] : ["--preset", flags.preset];
       if (flags.iterations !== undefined) specArgs.push("--iterations", String(flags.iterations));
       const controller = new AbortController();
@@ -59,6 +65,7 @@ Examples:
           spec,
           cli: process.argv[1],
           signal: controller.signal,
+          httpBasePort: flags.httpBasePort ?? null,
         },
         log,
       );

@@ -33,7 +33,7 @@ import { mdns } from "@libp2p/mdns";
 import { type Ping, ping } from "@libp2p/ping";
 import { tcp } from "@libp2p/tcp";
 import { yamux } from "@libp2p/yamux";
-import { createLibp2p, type Libp2p } from "libp2p";
+import { createLibp2p, type Libp2p, type Libp2pOptions } from "libp2p";
 import { CID } from "multiformats/cid";
 import * as raw from "multiformats/codecs/raw";
 import { create as createDigest } from "multiformats/hashes/digest";
@@ -201,11 +201,13 @@ function gossipOptions(opts: NetworkOptions): Partial<GossipsubOpts> {
  * @param opts network settings; start from `defaultNetworkOptions` and override.
  * @param privateKey the node identity (see `loadOrCreateIdentity`).
  * @param log parent logger; the node logs under `module: "libp2p"`.
+ * @param metrics libp2p's metrics hook (`Metrics.libp2p` from node/metrics.ts): counts bytes.
  */
 export async function createSwarmNode(
   opts: NetworkOptions,
   privateKey: PrivateKey,
   log: Logger,
+  metrics?: Libp2pOptions["metrics"],
 ): Promise<SwarmNode> {
   const nlog = log.child({ module: "libp2p" });
   const peerDiscovery = [];
@@ -219,6 +221,7 @@ export async function createSwarmNode(
 
   const node = await createLibp2p<SwarmServices>({
     privateKey,
+    ...(metrics ? { metrics } : {}),
     addresses: {
       listen: [...opts.listen],
       ...(opts.announce && opts.announce.length > 0 ? { announce: [...opts.announce] } : {}),

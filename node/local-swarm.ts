@@ -26,6 +26,8 @@ export interface LocalSwarmOptions {
   /** The CLI entry to start nodes with. */
   readonly cli: string;
   readonly signal?: AbortSignal;
+  /** Node i serves HTTP on 127.0.0.1:(base + i); 0: each on a free port; null: no HTTP. */
+  readonly httpBasePort?: number | null;
 }
 
 interface Member {
@@ -36,6 +38,7 @@ interface Member {
   loss: number;
   peerId?: string;
   addr?: string;
+  url?: string;
   exit?: number | null;
 }
 
@@ -70,6 +73,7 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
       "--stop-at",
       String(opts.stopAt),
       // The first node waits for the others, so the whole swarm trains from iteration 0.
+      ...(opts.httpBasePort == null ? [] : ["--http", `127.0.0.1:${opts.httpBasePort && opts.httpBasePort + index}`]),
       ...(bootstrap ? ["--bootstrap", bootstrap] : ["--join-wait", "30000", "--min-peers", String(opts.nodes - 1)]),
     ];
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -88,6 +92,9 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
             m.head = l.iteration;
             m.checksum = l.checksum;
             if (typeof l.loss === "number") m.loss = l.loss;
+          } else if (l.msg === "http listening") {
+            m.url = l.url;
+            log.info({ node: index, url: l.url }, "node dashboard");
           } else if (l.msg === "node started") {
             m.peerId = l.peerId;
             m.addr = l.addrs?.[0];

@@ -13,6 +13,7 @@ import type { Author } from "../training/rng/seeds.js";
 import { initialReplica, openRun, type RunContext } from "../training/run-context.js";
 import { checkpointPath, loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
 import type { Logger } from "./logger.js";
+import { clearProgress, reportProgress } from "./progress.js";
 
 export interface LocalTrainOptions {
   readonly spec: RunSpec;
@@ -131,6 +132,7 @@ export async function trainLocally(
     const t = replica.iteration;
     const now = performance.now();
     const due = (every: number) => every > 0 && t % every === 0;
+    reportProgress("training", t, total, `loss ${run.algorithm.lastLoss.toFixed(4)}`);
     const test =
       due(opts.evalEvery) && t < total
         ? evaluate(run.model, replica.backend.tensors, run.dataset.test, opts.evalLimit)
@@ -161,6 +163,7 @@ export async function trainLocally(
     if (due(opts.checkpointEvery) && t < total)
       await saveCheckpoint(path, opts.spec, t, replica.weights);
   }
+  clearProgress();
   const cp = await saveCheckpoint(path, opts.spec, replica.iteration, replica.weights);
   const test = evaluate(run.model, replica.backend.tensors, run.dataset.test);
   const seconds = (performance.now() - started) / 1000;

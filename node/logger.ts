@@ -4,6 +4,7 @@
  */
 import { type Logger, pino } from "pino";
 import pretty from "pino-pretty";
+import { progressAwareStdout } from "./progress.js";
 
 export type { Logger };
 
@@ -24,6 +25,7 @@ export function createLogger(opts: LoggerOptions = defaultLoggerOptions): Logger
   if (!usePretty) return pino({ level: opts.level, base: { pid: process.pid } });
   return pino(
     { level: opts.level },
-    pretty({ colorize: true, sync: true, ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss" }),
+    // Through a stream that keeps the TTY progress line (node/progress.ts) below the log lines.
+    pretty({ colorize: true, ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss", destination: progressAwareStdout() }),
   );
 }

@@ -39,6 +39,10 @@ import {
 } from "./libp2p.js";
 import type { Logger } from "./logger.js";
 import { type CommitData, equalBytes, isBetter, Rounds, type RoundsEvent, ZERO_HASH } from "./rounds.js";
+import { type HttpOptions, type HttpServer, startHttpServer } from "./http-server.js";
+import { createMetrics, type Metrics } from "./metrics.js";
+import { defaultRunMonitorOptions, type NodeState, RunMonitor, stallMsFor } from "./run-monitor.js";
+import { activeBackend } from "../training/engine.js";
 import { defaultExpertOptions, ExpertDirectory } from "./experts.js";
 import {
   defaultSyncOptions,
@@ -70,6 +74,10 @@ export interface NodeOptions {
   readonly leaveDeadlineMs: number;
   /** Checkpoint every this many iterations (0: only when stopping). */
   readonly checkpointEvery: number;
+  /** Serve /status, /metrics, /healthz and the dashboard here (null: no HTTP server). */
+  readonly http: HttpOptions | null;
+  /** Evaluate test accuracy (on a fixed subset) every this many iterations (0: never). */
+  readonly evalEvery: number;
 }
 
 export const defaultNodeOptions = {
@@ -84,6 +92,9 @@ export const defaultNodeOptions = {
   // Spot instances give 30 s to 2 min of notice; a checkpoint takes milliseconds.
   leaveDeadlineMs: 10_000,
   checkpointEvery: 100,
+  // Off: an operator opts in, on loopback unless they say otherwise (the CLI checks).
+  http: null,
+  evalEvery: defaultRunMonitorOptions.evalEvery,
 } as const satisfies Partial<NodeOptions>;
 
 export class NodeError extends SeedswarmError<"NODE_BAD_OPTIONS" | "NODE_NO_SPEC"> {}
@@ -145,6 +156,11 @@ export class SwarmDaemon {
   private faultInjected = false;
   private finishing = false;
   private stopping: Promise<NodeResult> | null = null;
+  // Observability: always measured (the metrics log needs libp2p's byte counts), served on --http.
+  private readonly metrics: Metrics | null = createMetrics();
+  private monitor?: RunMonitor;
+  private http?: HttpServer;
+  private joined = false;
   private resolveDone!: (r: NodeResult) => void;
   readonly stopped = new Promise<NodeResult>((r) => {
     this.resolveDone = r;
@@ -188,6 +204,7 @@ export class SwarmDaemon {
       { ...opts.network, scoredTopics: Object.values(topics) },
       identity.privateKey,
       log,
+      this.metrics?.libp2p,
     );
     const cid = runIdCid(runId);
     void this.findProviders(cid);
@@ -211,7 +228,7 @@ export class SwarmDaemon {
     log.info(
       {
         peerId: this.self.id,
-        run: runId,
+        runId,
         addrs: this.libp2p.getMultiaddrs().map(String),
         iteration: this.head,
       },
@@ -230,6 +247,7 @@ export class SwarmDaemon {
           );
         },
         publishCommit: async (encoded) => {
+          this.metrics?.commitsProposed.inc();
           await pubsub.publish(topics.commit, encoded);
         },
         encodeCommit: (c) => encodeCommit(this.toWire(c)),
@@ -244,6 +262,7 @@ export class SwarmDaemon {
     );
     this.rounds.resumeChain(chain.hash, chain.authors);
     this.rounds.follow();
+    await this.startObservability();
 
     pubsub.addEventListener("gossipsub:message", (evt) => {
       const { propagationSource, msgId, msg } = evt.detail;
@@ -319,6 +338,8 @@ export class SwarmDaemon {
       .catch((err: Error) => log.debug({ err: err.message }, "dht provide failed"));
 
     await this.joinOrStart();
+    this.joined = true;
+    this.monitor?.joined();
     this.heartbeat = setInterval(
       () => {
         const sum = this.rounds.checksums.get(this.head);
@@ -372,6 +393,27 @@ export class SwarmDaemon {
       `no peer served the run spec of run ${runId} within ${waitMs} ms (asked ${asked.size}); check --bootstrap, or give --spec/--preset`,
       { runId, asked: asked.size },
     );
+  }
+
+  /** The metrics log, accuracy evaluations and (with opts.http) the HTTP endpoint. */
+  private async startObservability(): Promise<void> {
+    const view = {
+      peerId: this.self.id,
+      state: () => this.state(),
+      peers: () => this.connectedPeers().length,
+      checksum: () => this.rounds.checksums.get(this.head) ?? this.replica.checksum(),
+      backend: () => activeBackend() ?? this.opts.backend,
+    };
+    const monitorOpts = { ...defaultRunMonitorOptions, evalEvery: this.opts.evalEvery, stallMs: stallMsFor(this.run.spec.roundTimeoutMs) };
+    this.monitor = new RunMonitor(this.run, this.replica, view, this.metrics, this.opts.dataDir, monitorOpts, this.log);
+    if (this.opts.http) this.http = await startHttpServer(this.opts.http, this.monitor, this.metrics, this.log);
+  }
+
+  /** What the node is doing, for /status and /healthz. */
+  state(): NodeState {
+    if (this.stopping || this.finishing) return "leaving";
+    if (!this.joined) return "joining";
+    return this.rounds.isActive ? "training" : "following";
   }
 
   private async findProviders(cid: ReturnType<typeof runIdCid>): Promise<void> {
@@ -466,6 +508,7 @@ export class SwarmDaemon {
   private onRoundsEvent(e: RoundsEvent): void {
     switch (e.kind) {
       case "applied": {
+        this.monitor?.onApplied(e.ms);
         this.log.info(
           {
             iteration: e.iteration,
@@ -494,6 +537,7 @@ export class SwarmDaemon {
         return;
       }
       case "diverged":
+        this.metrics?.checksumMismatches.inc();
         this.log.warn({ iteration: e.iteration, reason: e.reason }, "divergence suspected");
         if (e.unchained) {
           void this.resolveFork(e.unchained);
@@ -787,6 +831,8 @@ export class SwarmDaemon {
     );
     if (sums.length === 0) return;
     const disagree = sums.filter((s) => s !== mine);
+    this.metrics?.checksumChecks.inc(sums.length);
+    this.metrics?.checksumMismatches.inc(disagree.length);
     if (disagree.length === 0) {
       this.log.debug({ iteration, peers: sums.length }, "checksum verified");
       return;
@@ -826,6 +872,7 @@ export class SwarmDaemon {
   private async repair(): Promise<void> {
     if (this.repairing) return;
     this.repairing = true;
+    this.metrics?.repairs.inc();
     this.rounds.follow();
     try {
       const snap = await this.downloadSnapshot(null);
@@ -1115,6 +1162,7 @@ export class SwarmDaemon {
     if (this.stopping) return this.stopping;
     this.stopping = (async () => {
       this.log.info({ reason, iteration: this.head }, "leaving");
+      await this.http?.close();
       this.rounds?.stop();
       if (this.heartbeat) clearInterval(this.heartbeat);
       if (this.expertTimer) clearInterval(this.expertTimer);
@@ -1139,6 +1187,7 @@ export class SwarmDaemon {
       await this.closeSync().catch(() => {});
       await new Promise<void>((r) => (this.commitLog ? this.commitLog.end(r) : r()));
       await this.libp2p.stop();
+      await this.monitor?.close();
       this.replica.dispose();
       this.log.info({ iteration: result.iteration }, "stopped");
       this.resolveDone(result);

@@ -46,6 +46,7 @@ import { PROTOCOLS } from "../protocol/topics.js";
 import { canonicalBytes, weightsFromBytes } from "../training/params.js";
 import type { SwarmNode } from "./libp2p.js";
 import type { Logger } from "./logger.js";
+import { reportProgress } from "./progress.js";
 
 export class SyncError extends SeedswarmError<
   "SYNC_NO_PEERS" | "SYNC_NO_AGREEMENT" | "SYNC_BAD_CHUNK" | "SYNC_FAILED" | "SYNC_BAD_SPEC"
@@ -347,6 +348,7 @@ export async function fetchSnapshot(
       throw new SyncError("SYNC_BAD_CHUNK", `chunk ${i}: hash mismatch`);
   };
   checkChunk(best.first, 0);
+  let received = 1;
   const agreed = new Set(best.peers.map(String));
   // Chunk i from its holders that agreed (all agreeing peers without a plan), spread by i; on
   // failure, retry it from the next one.
@@ -361,6 +363,7 @@ export async function fetchSnapshot(
           const r = await fetchChunk(node, peer, runId, i, opts, plan?.iteration);
           checkChunk(r, i);
           chunks[i] = r.data;
+          reportProgress("snapshot download", ++received, totalChunks, "chunks");
           return;
         } catch (err) {
           lastErr = err;

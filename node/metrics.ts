@@ -1,0 +1,120 @@
+/**
+ * The daemon's Prometheus metrics (Lodestar's habit): one typed object from one factory, passed
+ * around as `Metrics | null`, so a metric is a field a reader can find and the compiler checks.
+ * libp2p's own metrics (`@libp2p/prometheus-metrics`) register in the same registry, so one
+ * scrape of `/metrics` returns both.
+ */
+import type { Metrics as Libp2pMetrics } from "@libp2p/interface";
+import { type PrometheusMetricsComponents, prometheusMetrics } from "@libp2p/prometheus-metrics";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** The libp2p counter of bytes on every connection, labelled "global sent" / "global received". */
+const LIBP2P_TRANSFER = "libp2p_data_transfer_bytes_total";
+
+export interface ByteCounts {
+  /** Bytes received over all TCP connections (after Noise and Yamux framing: what the wire carries). */
+  readonly in: number;
+  /** Bytes sent, likewise. */
+  readonly out: number;
+}
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Pass to libp2p's `metrics` option: counts bytes per connection and per protocol. */
+  readonly libp2p: (components: PrometheusMetricsComponents) => Libp2pMetrics;
+  readonly iterationsApplied: Counter;
+  readonly iteration: Gauge;
+  readonly loss: Gauge;
+  readonly accuracy: Gauge;
+  readonly peers: Gauge;
+  readonly commitsProposed: Counter;
+  readonly checksumChecks: Counter;
+  readonly checksumMismatches: Counter;
+  readonly repairs: Counter;
+  readonly roundSeconds: Histogram;
+  /** Total bytes in and out since start, from libp2p's connection counters. */
+  bytes(): Promise<ByteCounts>;
+}
+
+/** Creates the registry and every metric; `collectDefault` adds process CPU, memory, GC, event loop. */
+export function createMetrics(collectDefault = true): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  // libp2p's transfer counter adds what it saw since the last read on every read (calculated
+  // metric), so reading through the registry keeps totals exact whoever reads first.
+  const bytes = async (): Promise<ByteCounts> => {
+    const metric = registry.getSingleMetric(LIBP2P_TRANSFER);
+    if (!metric) return { in: 0, out: 0 };
+    const { values } = await metric.get();
+    const find = (label: string) => values.find((v) => v.labels.protocol === label)?.value ?? 0;
+    return { in: find("global received"), out: find("global sent") };
+  };
+  const byteCounter = (name: string, help: string, pick: (b: ByteCounts) => number) =>
+    new Counter({
+      name,
+      help,
+      registers,
+      async collect() {
+        this.reset();
+        this.inc(pick(await bytes()));
+      },
+    });
+  byteCounter("seedswarm_bytes_received_total", "Bytes received on all libp2p connections", (b) => b.in);
+  byteCounter("seedswarm_bytes_sent_total", "Bytes sent on all libp2p connections", (b) => b.out);
+  return {
+    registry,
+    libp2p: prometheusMetrics({
+      registry,
+      collectDefaultMetrics: collectDefault,
+      // The default (false) resets the module's metric cache, which is keyed by name only: a
+      // second daemon in one process then registers fresh metrics in its own registry instead of
+      // reusing the first one's. (It also clears prom-client's global registry, which we never use.)
+      preserveExistingMetrics: false,
+    }),
+    iterationsApplied: new Counter({
+      name: "seedswarm_iterations_applied_total",
+      help: "Commits applied (iterations), including those replayed while catching up",
+      registers,
+    }),
+    iteration: new Gauge({ name: "seedswarm_iteration", help: "Next iteration to apply (the head)", registers }),
+    loss: new Gauge({
+      name: "seedswarm_loss",
+      help: "This node's last measured training loss (mean over its perturbations' minibatches)",
+      registers,
+    }),
+    accuracy: new Gauge({
+      name: "seedswarm_accuracy",
+      help: "Test accuracy on the evaluation subset at the last evaluation",
+      registers,
+    }),
+    peers: new Gauge({ name: "seedswarm_peers", help: "Connected peers subscribed to the run", registers }),
+    commitsProposed: new Counter({
+      name: "seedswarm_commits_proposed_total",
+      help: "Commits this node published as proposer",
+      registers,
+    }),
+    checksumChecks: new Counter({
+      name: "seedswarm_checksum_checks_total",
+      help: "Checksum comparisons with peers (each peer answer counts once)",
+      registers,
+    }),
+    checksumMismatches: new Counter({
+      name: "seedswarm_checksum_mismatches_total",
+      help: "Peer answers or commits whose checksum differed from ours",
+      registers,
+    }),
+    repairs: new Counter({
+      name: "seedswarm_repairs_total",
+      help: "State repairs from a snapshot peers agree on",
+      registers,
+    }),
+    roundSeconds: new Histogram({
+      name: "seedswarm_round_seconds",
+      help: "Time from a round's start to applying its commit",
+      // Rounds last from milliseconds (tiny runs) to a round timeout of seconds.
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    bytes,
+  };
+}
