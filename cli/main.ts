@@ -3,35 +3,28 @@ import "../node/polyfills.js";
 /**
  * The seedswarm command line: parses flags and delegates to node/. One failure handler prints
  * "✖ message" and exits non-zero.
+ *
+ * Exit codes: 0 success (also --help, --version, --print-config); 1 a failure while running
+ * (port in use, unusable directory, unreadable spec, ...); 2 a usage error (unknown flag, bad
+ * flag value, bad config file key or SEEDSWARM_* value); 130 a second stop signal.
  */
-import { readFileSync } from "node:fs";
-import { Command, InvalidArgumentError } from "commander";
+import { CommanderError, InvalidArgumentError } from "commander";
 import { SeedswarmError } from "../protocol/errors.js";
-import { nodeCommand } from "./node.js";
-import { swarmCommand } from "./swarm.js";
-import { trainCommand } from "./train.js";
-
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-  version: string;
-};
-
-const program = new Command()
-  .name("seedswarm")
-  .description("Peer-to-peer training: seeds and one-byte gradients instead of weights.")
-  .version(pkg.version, "-v, --version")
-  .showHelpAfterError();
-
-trainCommand(program);
-nodeCommand(program);
-swarmCommand(program);
+import { ConfigError } from "./config.js";
+import { buildProgram } from "./program.js";
 
 /** Turns any error into one clear line and an exit code; stack traces only with DEBUG. */
 function fail(err: unknown): never {
+  // Commander has already printed its message (or the help, or the version). InvalidArgumentError
+  // is a CommanderError too, but one thrown by our own code has not been printed.
+  if (err instanceof CommanderError && !(err instanceof InvalidArgumentError)) {
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  }
   const e = err as Error;
   const code = err instanceof SeedswarmError ? ` [${err.code}]` : "";
   process.stderr.write(`✖ ${e.message}${code}\n`);
   if (process.env.DEBUG && e.stack) process.stderr.write(`${e.stack}\n`);
-  process.exit(err instanceof InvalidArgumentError ? 2 : 1);
+  process.exit(err instanceof InvalidArgumentError || err instanceof ConfigError ? 2 : 1);
 }
 
-program.parseAsync(process.argv).catch(fail);
+buildProgram().parseAsync(process.argv).catch(fail);

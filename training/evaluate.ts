@@ -58,3 +58,37 @@ export function evaluate(
   }
   return { loss: lossSum / n, accuracy: correct / n, examples: n };
 }
+
+/**
+ * Loss and accuracy of a model that outputs class probabilities (an exported or loaded
+ * tf.LayersModel), over the first `limit` examples of a split: the same figures as `evaluate`
+ * gives for the functional model with the same weights.
+ */
+export function evaluateLayersModel(
+  model: tf.LayersModel,
+  shape: InputShape,
+  split: Split,
+  limit = split.n,
+  chunk = 1000,
+): Evaluation {
+  const features = shape[0] * shape[1] * shape[2];
+  const n = Math.min(limit, split.n);
+  let lossSum = 0;
+  let correct = 0;
+  for (let start = 0; start < n; start += chunk) {
+    const batch = sliceBatch(split, features, start, Math.min(chunk, n - start));
+    const [l, c] = tf.tidy(() => {
+      const { x, y } = batchTensors(batch, shape);
+      const probs = model.predict(x) as tf.Tensor2D;
+      const classes = probs.shape[1];
+      // Cross-entropy from probabilities, clipped so that a zero probability stays finite.
+      const picked = tf.sum(tf.mul(probs, tf.oneHot(y, classes)), 1);
+      const loss = tf.neg(tf.sum(tf.log(tf.maximum(picked, 1e-12))));
+      const hits = tf.sum(tf.cast(tf.equal(tf.argMax(probs, 1), y), "float32"));
+      return [loss.dataSync()[0], hits.dataSync()[0]];
+    });
+    lossSum += l;
+    correct += c;
+  }
+  return { loss: lossSum / n, accuracy: correct / n, examples: n };
+}
