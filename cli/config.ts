@@ -123,6 +123,9 @@ function readConfigFile(path: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** The command's output streams (commander's; tests replace them). */
+const out = (cmd: Command) => cmd.configureOutput();
+
 /** Where each setting of the running command came from, for --print-config. */
 type Origin = "flag" | "default" | `env ${string}` | `config ${string}` | "unset";
 
@@ -137,7 +140,7 @@ export function applyConfig(cmd: Command, root: Command, env: NodeJS.ProcessEnv 
   for (const name of Object.keys(env)) {
     if (!name.startsWith(ENV_PREFIX) || OTHER_VARIABLES.has(name)) continue;
     if (![...allKeys].some((k) => envOf(k) === name)) {
-      process.stderr.write(`warning: ${name} is not a seedswarm setting (ignored)\n`);
+      out(cmd).writeErr?.(`warning: ${name} is not a seedswarm setting (ignored)\n`);
     }
   }
   const configPath = (cmd.getOptionValue("config") as string | undefined) ?? env.SEEDSWARM_CONFIG;
@@ -182,7 +185,7 @@ export function applyConfig(cmd: Command, root: Command, env: NodeJS.ProcessEnv 
   if (cmd.getOptionValue("printConfig")) {
     const values: Record<string, unknown> = {};
     for (const opt of layered(cmd)) values[keyOf(opt)] = cmd.getOptionValue(opt.attributeName()) ?? null;
-    process.stdout.write(`${JSON.stringify({ command: cmd.name(), config: values, sources: origins }, null, 2)}\n`);
+    out(cmd).writeOut?.(`${JSON.stringify({ command: cmd.name(), config: values, sources: origins }, null, 2)}\n`);
     // Ends the run before the action, through the one exit path (code 0).
     throw new CommanderError(0, "seedswarm.printConfig", "printed the configuration");
   }
@@ -192,16 +195,20 @@ export function applyConfig(cmd: Command, root: Command, env: NodeJS.ProcessEnv 
  * Adds `--config` and `--print-config` to every subcommand, lists each command's variables in its
  * help, and installs the layering as a preAction hook. Call once, after every command is defined.
  */
-export function installConfig(root: Command): void {
+export function installConfig(root: Command, env: NodeJS.ProcessEnv = process.env): void {
   for (const cmd of root.commands) {
     cmd.addOption(new Option("--config <file>", "JSON file of settings (keys: flag names without --); env SEEDSWARM_CONFIG"));
     cmd.addOption(new Option("--print-config", "print the effective settings and their sources as JSON, then exit"));
     cmd.addHelpText("after", () => {
-      const vars = layered(cmd).map((o) => envOf(keyOf(o)));
-      return `\nEvery flag can also be set by an environment variable or a config file key
-(precedence: flag > environment > config file > default):
-  ${vars.join(" ")}`;
+      const lines: string[] = [];
+      for (const v of layered(cmd).map((o) => envOf(keyOf(o)))) {
+        const last = lines.length - 1;
+        if (last >= 0 && lines[last].length + v.length < 88) lines[last] += ` ${v}`;
+        else lines.push(`  ${v}`);
+      }
+      return `\nEvery flag can also be set by a variable or a --config file key (flag names without --);
+precedence: flag > environment variable > config file > default. Variables:\n${lines.join("\n")}`;
     });
   }
-  root.hook("preAction", (_root, action) => applyConfig(action, root));
+  root.hook("preAction", (_root, action) => applyConfig(action, root, env));
 }
