@@ -1,5 +1,6 @@
 /** `seedswarm swarm --nodes N`: a local swarm of real node processes with one progress view. */
 import { type Command, Option } from "commander";
+import { checkWritableDir } from "../node/preflight.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
 import { runLocalSwarm } from "../node/local-swarm.js";
 import { BACKENDS, type BackendChoice } from "../training/engine.js";
@@ -39,6 +40,7 @@ Examples:
     .action(async (flags: SwarmFlags) => {
       const log = createLogger({ level: flags.logLevel });
       const spec = resolveSpec(flags);
+      await checkWritableDir(flags.dataDir, "data dir");
       const specArgs = flags.spec ? ["--spec", flags.spec] : ["--preset", flags.preset];
       if (flags.iterations !== undefined) specArgs.push("--iterations", String(flags.iterations));
       const controller = new AbortController();

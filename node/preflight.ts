@@ -81,7 +81,8 @@ export async function checkNewFile(path: string, force: boolean, what: string): 
     }
   } catch (err) {
     if (err instanceof PreflightError) throw err;
-    if (errno(err) !== "ENOENT") {
+    // ENOTDIR: a file stands where a directory should; checkWritableDir below names it.
+    if (errno(err) !== "ENOENT" && errno(err) !== "ENOTDIR") {
       throw new PreflightError("DIR_UNUSABLE", `${what} ${path}: cannot inspect it (${errno(err)})`, { path });
     }
   }
