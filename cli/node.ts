@@ -1,28 +1,20 @@
 /** `seedswarm node`: run a swarm daemon. */
 
-import { multiaddr } from "@multiformats/multiaddr";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { defaultNetworkOptions } from "../node/libp2p.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
-import { defaultNodeOptions, SwarmDaemon } from "../node/node.js";
+import { SwarmDaemon } from "../node/node.js";
+import { defaultOptions } from "../node/options.js";
+import { PREEMPTION_PROVIDERS, type PreemptionProvider, watchPreemption } from "../node/preemption-watch.js";
+import { checkListenAddrs, checkWritableDir, explainStartError } from "../node/preflight.js";
 import { BACKENDS, type BackendChoice } from "../training/engine.js";
-import { runIdOf } from "../protocol/run-spec.js";
-import { loadOrCreateIdentity } from "../node/identity.js";
-import { checkHttpExposure, parseHostPort } from "./http-options.js";
 import type { HttpOptions } from "../node/http-server.js";
+import { loadOrCreateIdentity } from "../node/identity.js";
 import { isRunId } from "../protocol/codec.js";
-import { intIn } from "./parse.js";
+import { runIdOf } from "../protocol/run-spec.js";
+import { repeatable } from "./config.js";
+import { checkHttpExposure, parseHostPort } from "./http-options.js";
+import { httpUrl, intIn, peerMultiaddr, tcpMultiaddr } from "./parse.js";
 import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
-
-/** A repeatable multiaddr flag, validated as it is parsed. */
-function addr(raw: string, prev: string[] = []): string[] {
-  try {
-    multiaddr(raw);
-  } catch (err) {
-    throw new InvalidArgumentError(`not a multiaddr: "${raw}" (${(err as Error).message})`);
-  }
-  return [...prev, raw];
-}
 
 /** A runId flag: 64 lowercase hex digits. */
 function runIdArg(raw: string): string {
@@ -36,7 +28,8 @@ interface NodeFlags {
   spec?: string;
   iterations?: number;
   stopAt?: number;
-  listen?: string[];
+  listen: string[];
+  announce: string[];
   bootstrap: string[];
   mdns: boolean;
   dataDir: string;
@@ -47,13 +40,18 @@ interface NodeFlags {
   minPeers: number;
   leaveDeadline: number;
   logLevel: LogLevel;
+  preemptionWatch: PreemptionProvider;
+  metadataUrl?: string;
+  preemptionPoll: number;
   http?: HttpOptions;
   httpPublic: boolean;
   evalEvery: number;
 }
 
 export function nodeCommand(program: Command): void {
-  const d = defaultNodeOptions;
+  const d = defaultOptions.node;
+  const net = defaultOptions.network;
+  const pre = defaultOptions.preemption;
   program
     .command("node")
     .description("Run a swarm node: join (or start) the run, train, stay bit-identical with peers")
@@ -70,12 +68,23 @@ export function nodeCommand(program: Command): void {
       "leave after n applied iterations (default: the run length)",
       intIn(0, 1e9),
     )
-    .option("--listen <multiaddr>", "address to listen on (repeatable)", addr)
-    .option(
-      "--bootstrap <multiaddr>",
-      "peer to dial at start, ending in /p2p/<id> (repeatable)",
-      addr,
-      [],
+    .addOption(
+      repeatable(
+        new Option("--listen <multiaddr>", "TCP address to listen on (repeatable)").default([...net.listen]),
+        tcpMultiaddr,
+      ),
+    )
+    .addOption(
+      repeatable(
+        new Option("--announce <multiaddr>", "address to advertise instead of the listen addresses (NAT, containers; repeatable)").default([]),
+        tcpMultiaddr,
+      ),
+    )
+    .addOption(
+      repeatable(
+        new Option("--bootstrap <multiaddr>", "peer to dial at start, ending in /p2p/<id> (repeatable)").default([...net.bootstrap]),
+        peerMultiaddr,
+      ),
     )
     .option("--no-mdns", "do not discover peers on the local network")
     .option("--data-dir <dir>", "identity, checkpoints", defaultDataDir())
@@ -109,7 +118,18 @@ export function nodeCommand(program: Command): void {
       intIn(100, 3_600_000),
       d.leaveDeadlineMs,
     )
-    .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
+    .addOption(
+      new Option("--preemption-watch <cloud>", "poll the cloud's spot/preemption notice and leave early")
+        .choices(PREEMPTION_PROVIDERS)
+        .default(pre.provider),
+    )
+    .option(
+      "--metadata-url <url>",
+      "metadata service base URL for --preemption-watch (default: the cloud's own)",
+      httpUrl,
+    )
+    .option("--preemption-poll <ms>", "preemption notice poll period", intIn(100, 600_000), pre.pollMs)
+    .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default(defaultOptions.logger.level))
     // Observability (README "Observability").
     .option("--http <host:port>", "serve /status, /metrics, /healthz and the dashboard (port 0: any free port)", (v: string) => parseHostPort(v))
     .option("--http-public", "allow --http on a non-loopback address", false)
@@ -122,26 +142,34 @@ Examples:
   $ seedswarm node --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW... --data-dir /data
   $ seedswarm node --preset tiny-spsa --no-mdns --listen /ip4/127.0.0.1/tcp/0
   $ seedswarm node --run <runId> --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW...
-  $ seedswarm node --http 127.0.0.1:9090     # then open http://127.0.0.1:9090/`,
+  $ seedswarm node --http 127.0.0.1:9090     # then open http://127.0.0.1:9090/
+  $ seedswarm node --listen /ip4/0.0.0.0/tcp/4001 --announce /ip4/203.0.113.7/tcp/4001 \\
+      --preemption-watch aws                     # an AWS spot instance with a public IP
+  $ SEEDSWARM_BOOTSTRAP=/dns4/boot/tcp/4001/p2p/12D3KooW... seedswarm node --config node.json`,
     )
     .action(async (flags: NodeFlags) => {
       const spec = flags.run ? undefined : resolveSpec(flags);
       const http = checkHttpExposure(flags.http, flags.httpPublic);
+      // Before anything is written or bound: a clear error, and nothing half-made.
+      await checkWritableDir(flags.dataDir, "data dir");
+      await checkListenAddrs(flags.listen);
       // Every line names the run and this node (remote peers appear as "peer").
       const self = (await loadOrCreateIdentity(flags.dataDir)).peerId.toString();
       const runId = spec ? runIdOf(spec) : (flags.run as string);
       const log = createLogger({ level: flags.logLevel }).child({ run: runId.slice(0, 16), self });
+      const network = {
+        ...net,
+        listen: flags.listen,
+        announce: flags.announce,
+        bootstrap: flags.bootstrap,
+        mdns: flags.mdns,
+      };
       const daemon = new SwarmDaemon(
         {
           ...(spec ? { spec } : { runId: flags.run }),
           dataDir: flags.dataDir,
           backend: flags.backend,
-          network: {
-            ...defaultNetworkOptions,
-            listen: flags.listen ?? defaultNetworkOptions.listen,
-            bootstrap: flags.bootstrap,
-            mdns: flags.mdns,
-          },
+          network,
           checkEvery: flags.checkEvery,
           // Capped at the run length by the daemon once it knows the spec.
           stopAt: flags.stopAt ?? Number.MAX_SAFE_INTEGER,
@@ -154,23 +182,41 @@ Examples:
         },
         log,
       );
-      let signals = 0;
-      const onSignal = (sig: NodeJS.Signals) => {
-        signals += 1;
-        if (signals > 1) {
-          log.warn({ signal: sig }, "second signal: exiting now");
+      let leaving = false;
+      /** A stop signal or a preemption notice: leave within the deadline; a second signal exits now. */
+      const leave = (reason: string) => {
+        if (leaving) {
+          log.warn({ reason }, "second signal: exiting now");
           process.exit(130);
         }
+        leaving = true;
         setTimeout(() => {
           log.error({ deadlineMs: flags.leaveDeadline }, "leave deadline passed; exiting");
           process.exit(1);
         }, flags.leaveDeadline).unref();
-        void daemon.stop(sig);
+        void daemon.stop(reason);
       };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
-      await daemon.start();
+      process.on("SIGINT", leave);
+      process.on("SIGTERM", leave);
+      try {
+        await daemon.start();
+      } catch (err) {
+        throw explainStartError(err, flags.listen);
+      }
+      const watch = watchPreemption(
+        {
+          provider: flags.preemptionWatch,
+          metadataUrl: flags.metadataUrl,
+          pollMs: flags.preemptionPoll,
+          requestTimeoutMs: pre.requestTimeoutMs,
+        },
+        () => {
+          if (!leaving) leave("preemption");
+        },
+        log,
+      );
       const result = await daemon.stopped;
+      watch.stop();
       process.stdout.write(`${JSON.stringify(result)}\n`);
       process.exit(0);
     });

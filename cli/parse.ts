@@ -1,4 +1,6 @@
-/** Flag parsers shared by the commands: each validates and throws a message naming the flag. */
+/** Flag parsers shared by the commands: each validates and throws a message naming the problem. */
+import { multiaddr } from "@multiformats/multiaddr";
+import { peerIdFromString } from "@libp2p/peer-id";
 import { InvalidArgumentError } from "commander";
 
 /** An integer flag within [min, max]. */
@@ -10,4 +12,47 @@ export function intIn(min: number, max: number) {
     }
     return v;
   };
+}
+
+/** A multiaddr the node can listen on or dial over TCP. */
+export function tcpMultiaddr(raw: string): string {
+  let names: string[];
+  try {
+    names = multiaddr(raw).getComponents().map((c) => c.name);
+  } catch (err) {
+    throw new InvalidArgumentError(`not a multiaddr: "${raw}" (${(err as Error).message})`);
+  }
+  if (!names.includes("tcp")) {
+    throw new InvalidArgumentError(`"${raw}" has no /tcp/<port> part (seedswarm speaks TCP)`);
+  }
+  return raw;
+}
+
+/** A bootstrap peer: a TCP multiaddr ending in /p2p/<peer id>. */
+export function peerMultiaddr(raw: string): string {
+  tcpMultiaddr(raw);
+  const p2p = multiaddr(raw).getComponents().find((c) => c.name === "p2p");
+  if (p2p?.value === undefined) {
+    throw new InvalidArgumentError(`"${raw}" does not end in /p2p/<peer id> (seedswarm id shows a node's id)`);
+  }
+  try {
+    peerIdFromString(p2p.value);
+  } catch {
+    throw new InvalidArgumentError(`"${raw}": "${p2p.value}" is not a peer id`);
+  }
+  return raw;
+}
+
+/** An http:// or https:// base URL. */
+export function httpUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new InvalidArgumentError(`not a URL: "${raw}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new InvalidArgumentError(`expected an http:// or https:// URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, "");
 }

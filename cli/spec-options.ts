@@ -1,8 +1,7 @@
-/** The flags that choose a run spec, shared by train, node and swarm. */
+/** The flags that choose a run spec and a data directory, shared by the commands. */
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { Option } from "commander";
+import { defaultOptions } from "../node/options.js";
 import { DEFAULT_PRESET, isPresetName, PRESETS } from "../protocol/presets.js";
 import { parseRunSpec, parseRunSpecJson, type RunSpec } from "../protocol/run-spec.js";
 import { intIn } from "./parse.js";
@@ -12,9 +11,9 @@ export const presetOption = () => new Option("--preset <name>", "built-in run sp
 export const specOption = () => new Option("--spec <file>", "run spec JSON file (overrides --preset)");
 export const iterationsOption = () => new Option("--iterations <n>", "run length; changes the run spec, so it is a different run").argParser(intIn(1, 1e9));
 
-/** Default data directory: $SEEDSWARM_DATA_DIR or ~/.seedswarm. */
+/** Default data directory (~/.seedswarm); SEEDSWARM_DATA_DIR sets it like any flag's variable. */
 export function defaultDataDir(): string {
-  return process.env.SEEDSWARM_DATA_DIR ?? join(homedir(), ".seedswarm");
+  return defaultOptions.dataDir;
 }
 
 /** The RunSpec from --spec FILE or --preset NAME, with --iterations applied (a new run). */

@@ -1,5 +1,6 @@
 /** `seedswarm swarm --nodes N`: a local swarm of real node processes with one progress view. */
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { checkWritableDir } from "../node/preflight.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
 import { runLocalSwarm } from "../node/local-swarm.js";
 import { BACKENDS, type BackendChoice } from "../training/engine.js";
@@ -45,6 +46,7 @@ Examples:
       if (flags.httpBasePort && flags.httpBasePort + flags.nodes - 1 > 65535) {
         throw new InvalidArgumentError(`--http-base-port ${flags.httpBasePort} + ${flags.nodes} nodes goes past port 65535`);
       }
+      await checkWritableDir(flags.dataDir, "data dir");
       const specArgs = flags.spec ? ["--spec", flags.spec] : ["--preset", flags.preset];
       if (flags.iterations !== undefined) specArgs.push("--iterations", String(flags.iterations));
       const controller = new AbortController();

@@ -1,6 +1,7 @@
 /** `seedswarm train`: local training, no network. */
 import { type Command, Option } from "commander";
 import { defaultLocalTrainOptions, trainLocally } from "../node/local-trainer.js";
+import { checkWritableDir } from "../node/preflight.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
 import { BACKENDS, type BackendChoice } from "../training/engine.js";
 import { intIn } from "./parse.js";
@@ -69,6 +70,7 @@ Examples:
     .action(async (flags: TrainFlags) => {
       const log = createLogger({ level: flags.logLevel });
       const spec = resolveSpec(flags);
+      await checkWritableDir(flags.dataDir, "data dir");
       const controller = new AbortController();
       const onSignal = () => {
         if (controller.signal.aborted) process.exit(130);

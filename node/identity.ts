@@ -44,16 +44,26 @@ export function identityPath(dataDir: string): string {
  *   IDENTITY_CORRUPT when its bytes are not a private key.
  */
 export async function loadOrCreateIdentity(dataDir: string): Promise<Identity> {
+  const existing = await readIdentity(dataDir);
+  if (existing !== null) return existing;
   const path = identityPath(dataDir);
-  const bytes = await readKeyFile(path);
-  if (bytes !== null) {
-    const privateKey = decodeKey(path, bytes);
-    return { privateKey, peerId: peerIdFromPrivateKey(privateKey), created: false };
-  }
   const privateKey = await generateKeyPair("Ed25519");
   // 0600 at creation: the key is a secret.
   await writeFileAtomic(path, privateKeyToProtobuf(privateKey), 0o600);
   return { privateKey, peerId: peerIdFromPrivateKey(privateKey), created: true };
+}
+
+/**
+ * Loads the node key from `<dataDir>/identity.key`; null when there is none (nothing is created).
+ *
+ * @throws IdentityError as `loadOrCreateIdentity`.
+ */
+export async function readIdentity(dataDir: string): Promise<Identity | null> {
+  const path = identityPath(dataDir);
+  const bytes = await readKeyFile(path);
+  if (bytes === null) return null;
+  const privateKey = decodeKey(path, bytes);
+  return { privateKey, peerId: peerIdFromPrivateKey(privateKey), created: false };
 }
 
 /** The file's bytes, or null when it does not exist. */
@@ -62,7 +72,7 @@ async function readKeyFile(path: string): Promise<Uint8Array | null> {
     return await readFile(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new IdentityError("IDENTITY_UNREADABLE", `identity key ${path}: cannot read it`, {
+    throw new IdentityError("IDENTITY_UNREADABLE", `identity key ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, {
       path,
       cause: (err as Error).message,
     });

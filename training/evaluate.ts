@@ -31,15 +31,17 @@ export interface Evaluation {
   readonly examples: number;
 }
 
-/** Loss and accuracy over the first `limit` examples of a split, in chunks to bound memory. */
-export function evaluate(
-  model: Model,
-  weights: readonly tf.Tensor[],
+/**
+ * Sums a chunk score (summed loss, correct answers) over the first `limit` examples of a split, in
+ * chunks to bound memory; `score` runs inside tf.tidy with the chunk on the backend.
+ */
+function overChunks(
+  shape: InputShape,
   split: Split,
-  limit = split.n,
-  chunk = 1000,
+  limit: number,
+  chunk: number,
+  score: (x: tf.Tensor4D, y: tf.Tensor1D, size: number) => [tf.Tensor, tf.Tensor],
 ): Evaluation {
-  const shape = model.spec.inputShape;
   const features = shape[0] * shape[1] * shape[2];
   const n = Math.min(limit, split.n);
   let lossSum = 0;
@@ -48,13 +50,49 @@ export function evaluate(
     const batch = sliceBatch(split, features, start, Math.min(chunk, n - start));
     const [l, c] = tf.tidy(() => {
       const { x, y } = batchTensors(batch, shape);
-      const logits = model.forward(weights, x);
-      const loss = tf.mul(crossEntropy(logits, y), batch.size);
-      const hits = tf.sum(tf.cast(tf.equal(tf.argMax(logits, 1), y), "float32"));
+      const [loss, hits] = score(x, y, batch.size);
       return [loss.dataSync()[0], hits.dataSync()[0]];
     });
     lossSum += l;
     correct += c;
   }
   return { loss: lossSum / n, accuracy: correct / n, examples: n };
+}
+
+/** Loss and accuracy over the first `limit` examples of a split, in chunks to bound memory. */
+export function evaluate(
+  model: Model,
+  weights: readonly tf.Tensor[],
+  split: Split,
+  limit = split.n,
+  chunk = 1000,
+): Evaluation {
+  return overChunks(model.spec.inputShape, split, limit, chunk, (x, y, size) => {
+    const logits = model.forward(weights, x);
+    const loss = tf.mul(crossEntropy(logits, y), size);
+    const hits = tf.sum(tf.cast(tf.equal(tf.argMax(logits, 1), y), "float32"));
+    return [loss, hits];
+  });
+}
+
+/**
+ * Loss and accuracy of a model that outputs class probabilities (an exported or loaded
+ * tf.LayersModel), over the first `limit` examples of a split: the same figures as `evaluate`
+ * gives for the functional model with the same weights.
+ */
+export function evaluateLayersModel(
+  model: tf.LayersModel,
+  shape: InputShape,
+  split: Split,
+  limit = split.n,
+  chunk = 1000,
+): Evaluation {
+  return overChunks(shape, split, limit, chunk, (x, y) => {
+    const probs = model.predict(x) as tf.Tensor2D;
+    // Cross-entropy from probabilities, clipped so that a zero probability stays finite.
+    const picked = tf.sum(tf.mul(probs, tf.oneHot(y, probs.shape[1])), 1);
+    const loss = tf.neg(tf.sum(tf.log(tf.maximum(picked, 1e-12))));
+    const hits = tf.sum(tf.cast(tf.equal(tf.argMax(probs, 1), y), "float32"));
+    return [loss, hits];
+  });
 }

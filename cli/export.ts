@@ -1,0 +1,108 @@
+/** `seedswarm export` and `seedswarm eval`: a checkpoint as a TensorFlow.js model, and its accuracy. */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { type Command, Option } from "commander";
+import { checkpointPath } from "../node/checkpoint.js";
+import { createLogger } from "../node/logger.js";
+import { evaluateCheckpoint, evaluateExport, exportCheckpoint } from "../node/model-export.js";
+import { checkWritableDir } from "../node/preflight.js";
+import { runIdOf } from "../protocol/run-spec.js";
+import { BACKENDS, type BackendChoice, useBackend } from "../training/engine.js";
+import { intIn } from "./parse.js";
+import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
+
+interface RunFlags {
+  checkpoint?: string;
+  preset: string;
+  spec?: string;
+  iterations?: number;
+  dataDir: string;
+}
+
+/** The checkpoint file a command works on: --checkpoint, or the run's checkpoint in the data dir. */
+function checkpointFile(flags: RunFlags): string {
+  const path = flags.checkpoint ?? checkpointPath(flags.dataDir, runIdOf(resolveSpec(flags)));
+  if (!existsSync(path)) {
+    throw new Error(
+      flags.checkpoint
+        ? `checkpoint ${path} does not exist`
+        : `no checkpoint for this run in ${flags.dataDir} (${path}); train or run a node first, or give --checkpoint`,
+    );
+  }
+  return path;
+}
+
+/** The options that name a checkpoint, shared by export and eval. */
+function checkpointOptions(cmd: Command): Command {
+  return cmd
+    .option("--checkpoint <file>", "checkpoint file (default: the run's checkpoint in --data-dir)")
+    .addOption(presetOption())
+    .addOption(specOption())
+    .addOption(iterationsOption())
+    .option("--data-dir <dir>", "where the run's checkpoint lives", defaultDataDir());
+}
+
+export function exportCommand(program: Command): void {
+  checkpointOptions(
+    program
+      .command("export")
+      .description("Write a checkpoint's model as a TensorFlow.js layers model (model.json + weights.bin)"),
+  )
+    .option("-o, --out <dir>", "output directory (default: model/ beside the checkpoint)")
+    .option("--force", "replace a previous export in the output directory", false)
+    .addHelpText(
+      "after",
+      `
+The directory loads with tf.loadLayersModel("file://<dir>/model.json") (tfjs-node) and outputs
+class probabilities; seedswarm.json beside it records the run, iteration and checksum.
+
+Examples:
+  $ seedswarm export --preset tiny-spsa -o ./tiny-model
+  $ seedswarm export --checkpoint /data/runs/1a2b3c4d5e6f7a8b/checkpoint.ssck -o ./model --force`,
+    )
+    .action(async (flags: RunFlags & { out?: string; force: boolean }) => {
+      const file = checkpointFile(flags);
+      const out = flags.out ?? join(dirname(file), "model");
+      await checkWritableDir(dirname(out), "directory of the export");
+      await useBackend("cpu");
+      const r = await exportCheckpoint(file, out, flags.force);
+      process.stdout.write(
+        `${JSON.stringify({ run: r.runId, iteration: r.iteration, checksum: r.checksum, dir: r.dir, modelJson: r.modelJson })}\n`,
+      );
+    });
+}
+
+export function evalCommand(program: Command): void {
+  checkpointOptions(
+    program
+      .command("eval")
+      .description("Test accuracy of a checkpoint, or of an exported model directory, on its run's dataset"),
+  )
+    .option("--model <dir>", "an exported model directory (seedswarm export) instead of a checkpoint")
+    .option("--limit <n>", "test examples to use (default: all)", intIn(1, 1e9))
+    .addOption(new Option("--backend <name>", "tensor backend").choices(["auto", ...BACKENDS]).default("auto"))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ seedswarm eval --preset tiny-spsa                 # the run's checkpoint in the data dir
+  $ seedswarm eval --model ./tiny-model               # an export (its dataset from seedswarm.json)`,
+    )
+    .action(async (flags: RunFlags & { model?: string; limit?: number; backend: BackendChoice }, cmd: Command) => {
+      // Only a run named on purpose overrides the one an export records, not the default preset.
+      const named = cmd.getOptionValueSource("spec") !== undefined || cmd.getOptionValueSource("preset") !== "default";
+      const log = createLogger({ level: "warn" });
+      if (flags.model !== undefined && flags.checkpoint !== undefined) {
+        throw new Error("give --model or --checkpoint, not both");
+      }
+      const file = flags.model === undefined ? checkpointFile(flags) : undefined;
+      await useBackend(flags.backend, log);
+      const r =
+        file !== undefined
+          ? await evaluateCheckpoint(file, flags.limit)
+          : await evaluateExport(flags.model as string, named ? resolveSpec(flags) : undefined, flags.limit);
+      process.stdout.write(
+        `${JSON.stringify({ run: r.runId, iteration: r.iteration, accuracy: r.accuracy, loss: r.loss, examples: r.examples, source: file ?? flags.model })}\n`,
+      );
+    });
+}

@@ -1,0 +1,35 @@
+/** `seedswarm init`: write a RunSpec file from a preset. */
+import type { Command } from "commander";
+import { defaultOptions } from "../node/options.js";
+import { writeSpecFile } from "../node/spec-file.js";
+import { iterationsOption, presetOption, resolveSpec } from "./spec-options.js";
+
+interface InitFlags {
+  preset: string;
+  iterations?: number;
+  out: string;
+  force: boolean;
+}
+
+export function initCommand(program: Command): void {
+  program
+    .command("init")
+    .description("Write a RunSpec JSON file from a preset, to edit and pass to --spec; prints its runId")
+    .addOption(presetOption())
+    .addOption(iterationsOption())
+    .option("-o, --out <file>", "file to write", defaultOptions.specFile)
+    .option("--force", "overwrite the file if it exists", false)
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ seedswarm init --preset tiny-spsa                 # writes run.json
+  $ seedswarm init --preset mnist-cnn-spsa -o cnn.json --iterations 8000
+  $ seedswarm node --spec cnn.json                    # every node of the run uses the same file`,
+    )
+    .action(async (flags: InitFlags) => {
+      const spec = resolveSpec(flags);
+      const runId = await writeSpecFile(flags.out, spec, flags.force);
+      process.stdout.write(`${JSON.stringify({ run: runId, file: flags.out, name: spec.name })}\n`);
+    });
+}
