@@ -64,6 +64,32 @@ export const PRESETS = {
     iterations: 200,
     roundTimeoutMs: 500,
   },
+  /** The tiny problem trained by Marketplace V2 (4 vendors x 2 specs = 16 paths per node). */
+  "tiny-marketplace": {
+    version: 1,
+    name: "tiny-marketplace",
+    model: { kind: "mlp", inputShape: [16, 1, 1], hidden: [8], classes: 4 },
+    dataset: {
+      kind: "synthetic",
+      features: 16,
+      classes: 4,
+      trainSize: 512,
+      testSize: 256,
+      seed: 7,
+    },
+    algorithm: {
+      kind: "marketplace",
+      version: 2,
+      vendors: 4,
+      specs: [1, 1],
+      batchSize: 64,
+      probeScale: 0.1,
+      schedule: { lr: 0.1, warmup: 0, minFactor: 0.1 },
+    },
+    seed: 1,
+    iterations: 200,
+    roundTimeoutMs: 500,
+  },
 } as const satisfies Record<string, RunSpec>;
 
 export type PresetName = keyof typeof PRESETS;
