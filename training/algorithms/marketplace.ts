@@ -41,7 +41,7 @@ import { type Split, sampleBatch } from "../data/dataset.js";
 import { batchTensors } from "../evaluate.js";
 import type { Model, ModelLayer } from "../models/model.js";
 import type { Replica } from "../replica.js";
-import { fillUniform24 } from "../rng/noise.js";
+import { fillSigned24 } from "../rng/noise.js";
 import {
   type Author,
   Purpose,
@@ -86,6 +86,8 @@ export class Marketplace implements Algorithm {
   readonly specLayers: readonly (readonly ModelLayer[])[];
   /** Layout tensor indices of each spec. */
   private readonly specTensors: readonly (readonly number[])[];
+  /** [start, end) of each spec in the canonical weights (its tensors are consecutive). */
+  private readonly specRange: readonly (readonly [number, number])[];
   /** The plan when it does not depend on the author (no upstream sampling). */
   private readonly fixedPlan: PathPlan | null;
   /** Scratch: noise r, and vendor weights / V2 direction, both in layout positions. */
@@ -108,6 +110,11 @@ export class Marketplace implements Algorithm {
       return layers;
     });
     this.specTensors = this.specLayers.map((ls) => ls.flatMap((l) => l.tensors));
+    this.specRange = this.specTensors.map((ts) => {
+      const first = model.layout.tensors[ts[0]];
+      const last = model.layout.tensors[ts[ts.length - 1]];
+      return [first.offset, last.offset + last.size];
+    });
     this.fixedPlan = this.cfg.upstreamSampling === undefined ? planPaths(this.cfg) : null;
     const paths = this.planFor(0, { id: "", joinedAt: 0 }).products.at(-1) as number;
     this.payloadSize = this.cfg.version === 1 ? v1PayloadSize(this.cfg.specs.length) : v2PayloadSize(paths);
@@ -132,14 +139,14 @@ export class Marketplace implements Algorithm {
     return Math.fround(lrAt(this.cfg.schedule, iteration, this.spec.iterations) * Math.fround(this.cfg.probeScale));
   }
 
-  /** Writes r = 2u - 1 of a vendor into `this.r` at the positions of spec s's tensors. */
+  /**
+   * Writes r = 2u - 1 (exact in float32: a multiple of 2^-23 in [-1, 1)) of a vendor into
+   * `this.r` at the positions of spec s's tensors, one stream per tensor.
+   */
   private noise(seed: Seed, s: number): void {
-    const f = Math.fround;
     for (const ti of this.specTensors[s]) {
       const t = this.model.layout.tensors[ti];
-      const r = this.r.subarray(t.offset, t.offset + t.size);
-      fillUniform24(streamOf(seed, Purpose.Vendor, ti), r);
-      for (let i = 0; i < r.length; i++) r[i] = f(f(2 * r[i]) - 1);
+      fillSigned24(streamOf(seed, Purpose.Vendor, ti), this.r.subarray(t.offset, t.offset + t.size));
     }
   }
 
@@ -151,9 +158,10 @@ export class Marketplace implements Algorithm {
     const f = Math.fround;
     this.noise(seed, s);
     const { r, scratch } = this;
+    const [start, end] = this.specRange[s];
+    for (let i = start; i < end; i++) scratch[i] = f(weights[i] + f(scale * r[i]));
     return this.specTensors[s].map((ti) => {
       const t = this.model.layout.tensors[ti];
-      for (let i = t.offset; i < t.offset + t.size; i++) scratch[i] = f(weights[i] + f(scale * r[i]));
       return tf.tensor(scratch.subarray(t.offset, t.offset + t.size), [...t.shape], "float32");
     });
   }
@@ -253,13 +261,12 @@ export class Marketplace implements Algorithm {
     const { author, payload } = contributions[best];
     const { path } = decodeV1(payload);
     const scale = this.scaleAt(iteration);
+    const r = this.r;
     for (let s = 0; s < path.length; s++) {
       if (path[s] === 0) continue;
       this.noise(vendorSeed(this.runId, iteration, author, s, path[s]), s);
-      for (const ti of this.specTensors[s]) {
-        const t = this.model.layout.tensors[ti];
-        for (let i = t.offset; i < t.offset + t.size; i++) weights[i] = f(weights[i] + f(scale * this.r[i]));
-      }
+      const [start, end] = this.specRange[s];
+      for (let i = start; i < end; i++) weights[i] = f(weights[i] + f(scale * r[i]));
     }
   }
 
@@ -304,25 +311,24 @@ export class Marketplace implements Algorithm {
     });
     const lr = lrAt(this.cfg.schedule, iteration, this.spec.iterations);
     const d = this.scratch;
+    const r = this.r;
     for (let s = 0; s < n; s++) {
-      const tensors = this.specTensors[s].map((ti) => this.model.layout.tensors[ti]);
-      for (const t of tensors) d.fill(0, t.offset, t.offset + t.size);
-      contributions.forEach((c, i) => {
+      const [start, end] = this.specRange[s];
+      d.fill(0, start, end);
+      for (let i = 0; i < contributions.length; i++) {
         for (let v = 1; v < m; v++) {
           const coef = coefs[i][s * m + v];
           if (coef === 0) continue;
-          this.noise(vendorSeed(this.runId, iteration, c.author, s, v), s);
-          for (const t of tensors)
-            for (let k = t.offset; k < t.offset + t.size; k++) d[k] = f(d[k] + f(coef * this.r[k]));
+          this.noise(vendorSeed(this.runId, iteration, contributions[i].author, s, v), s);
+          for (let k = start; k < end; k++) d[k] = f(d[k] + f(coef * r[k]));
         }
-      });
+      }
       let sq = 0;
-      for (const t of tensors) for (let k = t.offset; k < t.offset + t.size; k++) sq = f(sq + f(d[k] * d[k]));
+      for (let k = start; k < end; k++) sq = f(sq + f(d[k] * d[k]));
       const norm = f(Math.sqrt(sq));
       if (!(norm > 0) || !Number.isFinite(norm)) continue;
       const step = f(lr / norm);
-      for (const t of tensors)
-        for (let k = t.offset; k < t.offset + t.size; k++) weights[k] = f(weights[k] + f(step * d[k]));
+      for (let k = start; k < end; k++) weights[k] = f(weights[k] + f(step * d[k]));
     }
   }
 }
