@@ -64,11 +64,11 @@ export const PRESETS = {
     iterations: 200,
     roundTimeoutMs: 500,
   },
-  /** 784-128-10 MLP on MNIST, Marketplace V1 (2 specs x 16 vendors, shared batch of 512). */
+  /** 784-32-10 MLP on MNIST, Marketplace V1 (2 specs x 16 vendors, shared batch of 512). */
   "mnist-mlp-marketplace-v1": {
     version: 1,
     name: "mnist-mlp-marketplace-v1",
-    model: { kind: "mlp", inputShape: MNIST_SHAPE, hidden: [128], classes: 10 },
+    model: { kind: "mlp", inputShape: MNIST_SHAPE, hidden: [32], classes: 10 },
     dataset: { kind: "mnist" },
     algorithm: {
       kind: "marketplace",
@@ -83,11 +83,11 @@ export const PRESETS = {
     iterations: 3000,
     roundTimeoutMs: 5000,
   },
-  /** 784-128-10 MLP on MNIST, Marketplace V2 (2 specs x 16 vendors = 256 paths per node). */
+  /** 784-32-10 MLP on MNIST, Marketplace V2 (2 specs x 16 vendors = 256 paths per node). */
   "mnist-mlp-marketplace-v2": {
     version: 1,
     name: "mnist-mlp-marketplace-v2",
-    model: { kind: "mlp", inputShape: MNIST_SHAPE, hidden: [128], classes: 10 },
+    model: { kind: "mlp", inputShape: MNIST_SHAPE, hidden: [32], classes: 10 },
     dataset: { kind: "mnist" },
     algorithm: {
       kind: "marketplace",
@@ -96,7 +96,7 @@ export const PRESETS = {
       specs: [1, 1],
       batchSize: 512,
       probeScale: 0.1,
-      schedule: { lr: 1, warmup: 0, minFactor: 0.1 },
+      schedule: { lr: 0.3, warmup: 0, minFactor: 0.1 },
     },
     seed: 1,
     iterations: 3000,
