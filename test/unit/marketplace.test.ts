@@ -10,8 +10,10 @@ import {
   v1PayloadProblem,
   v2PayloadProblem,
 } from "../../protocol/marketplace-payload.js";
+import { encodeContribution } from "../../protocol/codec.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, RunSpecError, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
+import { toVerdict, validateContribution } from "../../protocol/validation.js";
 import type { Contribution } from "../../training/algorithms/algorithm.js";
 import { Marketplace } from "../../training/algorithms/marketplace.js";
 import { basePathIndex, planPaths } from "../../training/algorithms/marketplace-paths.js";
@@ -124,6 +126,28 @@ describe("Marketplace payloads", () => {
     new DataView(neg.buffer).setFloat32(4, -1, true);
     assert.match(v2PayloadProblem(neg, losses.length) ?? "", /step -1/);
     assert.match(v2PayloadProblem(p, 5) ?? "", /14 bytes, the run needs 13/);
+  });
+});
+
+describe("Marketplace payloads on the wire", () => {
+  it("gossip validation asks the algorithm: any byte may be fine, an impossible loss is rejected", async () => {
+    await useBackend("wasm");
+    const spec = withAlgorithm(tiny, { version: 1 });
+    const run = await openRun(spec);
+    const ctx = {
+      runId: run.runId,
+      head: 3,
+      window: 2,
+      payloadSize: run.algorithm.payloadSize,
+      payloadProblem: (p: Uint8Array) => run.algorithm.payloadProblem(p),
+      seen: () => "new" as const,
+    };
+    const msg = (payload: Uint8Array) => encodeContribution({ runId: run.runId, iteration: 3, joinedAt: 1, payload });
+    assert.equal(toVerdict(() => validateContribution(msg(encodeV1(64.25, [1, 3])), "a", ctx)).verdict, "accept");
+    // Loss 1.0 is float32 bytes 00 00 80 3f: 0x80 is invalid only in SPSA's one-byte gradients.
+    assert.equal(toVerdict(() => validateContribution(msg(Uint8Array.of(0, 0, 0x80, 0x3f, 1, 1)), "a", ctx)).verdict, "accept");
+    assert.equal(toVerdict(() => validateContribution(msg(encodeV1(-1, [1, 3])), "a", ctx)).verdict, "reject");
+    assert.equal(toVerdict(() => validateContribution(msg(encodeV1(1, [4, 0])), "a", ctx)).verdict, "reject");
   });
 });
 
