@@ -3,6 +3,11 @@
  * and docs/benchmarks.json.
  */
 
+import {
+  marketplaceEfficiencySection,
+  marketplaceMnistSection,
+  marketplaceNodesSection,
+} from "./marketplace.js";
 import { type Section, writeReport } from "./report.js";
 import { joinSection, scalingSection, wireSection } from "./swarm.js";
 import { costSection, forwardSection, mnistSection } from "./training.js";
@@ -14,6 +19,9 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   wire: wireSection,
   join: joinSection,
   scaling: scalingSection,
+  "market-efficiency": marketplaceEfficiencySection,
+  "market-mnist": marketplaceMnistSection,
+  "market-nodes": marketplaceNodesSection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

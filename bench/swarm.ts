@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { localAuthors, localIteration } from "../node/local-trainer.js";
 import { encodeContribution } from "../protocol/codec.js";
 import { PRESETS } from "../protocol/presets.js";
-import { parseRunSpec, type RunSpec, runIdOf } from "../protocol/run-spec.js";
+import { algorithmOf, parseRunSpec, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { loadMnist } from "../training/data/mnist.js";
 import { useBackend } from "../training/engine.js";
 import { evaluate } from "../training/evaluate.js";
@@ -48,7 +48,7 @@ const MNIST_SPEC = parseRunSpec({ ...PRESETS["mnist-mlp-spsa"], iterations: 100_
 
 export async function wireSection(): Promise<Section> {
   const spec = MNIST_SPEC;
-  const k = spec.algorithm.perturbations;
+  const k = algorithmOf(spec, "spsa").perturbations;
   const payload = encodeContribution({ runId: runIdOf(spec), iteration: 123_456, joinedAt: Date.now(), payload: new Uint8Array(k) }).length;
   const path = await specFile(spec);
   const nodes = await startSwarm(3, ["--spec", path, "--stop-at", "400", "--log-level", "info"]);
@@ -148,6 +148,7 @@ export async function scalingSection(): Promise<Section> {
   await useBackend("wasm");
   const mnist = await loadMnist();
   const spec = parseRunSpec(PRESETS["mnist-mlp-spsa"]);
+  const { perturbations } = algorithmOf(spec, "spsa");
   const target = 0.6;
   const every = 25;
   const rows: string[] = [];
@@ -165,14 +166,14 @@ export async function scalingSection(): Promise<Section> {
       }
     }
     replica.dispose();
-    rows.push(`| ${n} | ${reached} | ${n * spec.algorithm.perturbations} |`);
+    rows.push(`| ${n} | ${reached} | ${n * perturbations} |`);
     figures[`rounds_to_target_n${n}`] = reached;
   }
   return {
     id: "scaling",
     title: "Swarm: rounds to a target loss with 1, 2 and 4 nodes",
     command: "npm run bench -- --only scaling",
-    markdown: `Iterations (rounds) until the test loss on the first 2,000 MNIST test images is <= ${target}, checked every ${every} iterations, for 1, 2 and 4 nodes contributing ${spec.algorithm.perturbations} one-byte perturbations each (the \`mnist-mlp-spsa\` preset). Each node is a simulated author applied in timestamp order, exactly the update a swarm of that size applies (\`seedswarm train --authors N\`), so the count isolates statistical scaling from network timing.
+    markdown: `Iterations (rounds) until the test loss on the first 2,000 MNIST test images is <= ${target}, checked every ${every} iterations, for 1, 2 and 4 nodes contributing ${perturbations} one-byte perturbations each (the \`mnist-mlp-spsa\` preset). Each node is a simulated author applied in timestamp order, exactly the update a swarm of that size applies (\`seedswarm train --authors N\`), so the count isolates statistical scaling from network timing.
 
 | nodes | rounds to loss <= ${target} | perturbations per round |
 |---|---|---|

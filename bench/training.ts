@@ -5,7 +5,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { localAuthors, localIteration } from "../node/local-trainer.js";
 import { PRESETS } from "../protocol/presets.js";
-import { parseRunSpec, type RunSpec } from "../protocol/run-spec.js";
+import { algorithmOf, parseRunSpec, type RunSpec } from "../protocol/run-spec.js";
 import type { Spsa } from "../training/algorithms/spsa.js";
 import { BackpropTrainer } from "../training/backprop.js";
 import { type Dataset, sampleBatch } from "../training/data/dataset.js";
@@ -162,7 +162,7 @@ export async function mnistSection(): Promise<Section> {
   }
   const wall = (performance.now() - t0) / 1000;
   const acc = curve[curve.length - 1].acc;
-  const a = spec.algorithm;
+  const a = algorithmOf(spec, "spsa");
   const forwardPasses = spec.iterations * a.perturbations * 2;
 
   // Backprop (Adam) from the same initial weights: at the same iterations, and at the same number

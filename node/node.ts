@@ -436,6 +436,7 @@ export class SwarmDaemon {
       head: Math.max(0, this.head - 1),
       window: 1024,
       payloadSize: this.run.algorithm.payloadSize,
+      payloadProblem: (payload) => this.run.algorithm.payloadProblem(payload),
       seen: (kind, author, iteration, data) => {
         const key = `${kind}/${author}/${iteration}`;
         const prev = this.seen.get(key);

@@ -4,6 +4,8 @@
  */
 import { createHash } from "node:crypto";
 import { SeedswarmError } from "./errors.js";
+import { MAX_PAYLOAD_BYTES } from "./limits.js";
+import { v2PayloadSize } from "./marketplace-payload.js";
 
 /** [height, width, channels] of one example. */
 export type InputShape = readonly [number, number, number];
@@ -57,7 +59,66 @@ export interface SpsaSpec {
   readonly schedule: LrSchedule;
 }
 
-export type AlgorithmSpec = SpsaSpec;
+/**
+ * Marketplace (LaunchPlatform's forward-only method): the model's layers are grouped into specs;
+ * each spec has `vendors` variants of its weights (vendor 0 = the current weights, vendor v > 0
+ * adds a uniform delta in [-s_t, s_t) from its seed, s_t = lr_t * probeScale), and every path
+ * through one vendor per spec is evaluated on the iteration's shared batch.
+ */
+export interface MarketplaceSpec {
+  readonly kind: "marketplace";
+  /** 1: the lowest-loss path wins and its deltas are added. 2: z-scored loss-weighted direction. */
+  readonly version: 1 | 2;
+  /** Vendors per spec, vendor 0 included (2..256: a vendor index is one byte). */
+  readonly vendors: number;
+  /** Layers per spec, in model order (e.g. [2, 2, 1] for the CNN); they sum to the model's layers. */
+  readonly specs: readonly number[];
+  /** Examples of the shared batch every node evaluates its paths on. */
+  readonly batchSize: number;
+  /** Vendor delta scale relative to lr (V1: the jitter is lr_t * probeScale; V2: the probe). */
+  readonly probeScale: number;
+  /** lr_t: V1 scales the jitter by it, V2 steps lr_t along the unit direction of each spec. */
+  readonly schedule: LrSchedule;
+  /** Upstream products each vendor of spec s > 0 takes (a seeded subset); absent: all of them. */
+  readonly upstreamSampling?: number;
+}
+
+export type AlgorithmSpec = SpsaSpec | MarketplaceSpec;
+
+/**
+ * The spec's algorithm, checked to be of `kind` (for code that only makes sense for one).
+ * @throws RunSpecError RUNSPEC_INVALID naming both kinds otherwise.
+ */
+export function algorithmOf<K extends AlgorithmSpec["kind"]>(
+  spec: RunSpec,
+  kind: K,
+): Extract<AlgorithmSpec, { kind: K }> {
+  if (spec.algorithm.kind !== kind)
+    fail("algorithm.kind", `must be "${kind}" here`, spec.algorithm.kind);
+  return spec.algorithm as Extract<AlgorithmSpec, { kind: K }>;
+}
+
+/** Layers of a model, the units a Marketplace spec groups (see training/models/model.ts). */
+export function modelLayerCount(m: ModelSpec): number {
+  return m.kind === "mlp" ? m.hidden.length + 1 : 5;
+}
+
+/**
+ * Products after each spec of a Marketplace split (the last is the number of paths an author
+ * evaluates): spec 0 gives one per vendor; spec s > 0 feeds each vendor `upstreamSampling` (or
+ * all) of the previous products.
+ */
+export function marketplaceProducts(a: MarketplaceSpec): number[] {
+  const out: number[] = [];
+  for (let s = 0; s < a.specs.length; s++) {
+    const upstream = s === 0 ? 1 : Math.min(a.upstreamSampling ?? out[s - 1], out[s - 1]);
+    out.push(a.vendors * upstream);
+  }
+  return out;
+}
+
+/** Most paths one author may evaluate: bounds a step's memory and time. */
+export const MAX_MARKETPLACE_PATHS = 65536;
 
 export interface RunSpec {
   readonly version: 1;
@@ -191,21 +252,74 @@ function datasetSpec(v: unknown): DatasetSpec {
   return fail("dataset.kind", 'must be "mnist", "idx" or "synthetic"', kind);
 }
 
-function algorithmSpec(v: unknown): AlgorithmSpec {
+function schedule(v: unknown): LrSchedule {
+  const s = obj(v, "algorithm.schedule", ["lr", "warmup", "minFactor"]);
+  return {
+    lr: num(s, "lr", "algorithm.schedule", 0, 1e3),
+    warmup: int(s, "warmup", "algorithm.schedule", 0, 1e9),
+    minFactor: num(s, "minFactor", "algorithm.schedule", 0, 1),
+  };
+}
+
+function marketplaceSpec(v: unknown, model: ModelSpec): MarketplaceSpec {
+  const o = obj(v, "algorithm", [
+    "kind",
+    "version",
+    "vendors",
+    "specs",
+    "batchSize",
+    "probeScale",
+    "schedule",
+    "upstreamSampling",
+  ]);
+  if (o.version !== 1 && o.version !== 2) fail("algorithm.version", "must be 1 or 2", o.version);
+  const layers = modelLayerCount(model);
+  const specs = o.specs;
+  if (
+    !Array.isArray(specs) ||
+    specs.length < 1 ||
+    !specs.every((n) => Number.isInteger(n) && n >= 1) ||
+    specs.reduce((a: number, b: number) => a + b, 0) !== layers
+  ) {
+    fail("algorithm.specs", `must be layer counts (>= 1 each) summing to the model's ${layers} layers`, specs);
+  }
+  const upstream =
+    o.upstreamSampling === undefined ? 0 : int(o, "upstreamSampling", "algorithm", 0, MAX_MARKETPLACE_PATHS);
+  const a: MarketplaceSpec = {
+    kind: "marketplace",
+    version: o.version,
+    vendors: int(o, "vendors", "algorithm", 2, 256),
+    specs: [...specs],
+    batchSize: int(o, "batchSize", "algorithm", 1, 65536),
+    probeScale: num(o, "probeScale", "algorithm", 1e-8, 1e3),
+    schedule: schedule(o.schedule),
+    // 0 means "all": dropped, so both spellings are the same run.
+    ...(upstream > 0 ? { upstreamSampling: upstream } : {}),
+  };
+  const products = marketplaceProducts(a);
+  const paths = products[products.length - 1];
+  if (products.some((p) => p > MAX_MARKETPLACE_PATHS))
+    fail("algorithm", `evaluates more than ${MAX_MARKETPLACE_PATHS} products per spec; lower vendors or set upstreamSampling`, paths);
+  if (a.version === 2 && v2PayloadSize(paths) > MAX_PAYLOAD_BYTES)
+    fail(
+      "algorithm",
+      `V2 sends one byte per path: ${paths} paths do not fit the ${MAX_PAYLOAD_BYTES}-byte payload limit; lower vendors or set upstreamSampling`,
+      paths,
+    );
+  return a;
+}
+
+function algorithmSpec(v: unknown, model: ModelSpec): AlgorithmSpec {
   const kind = (v as Obj | null)?.kind;
-  if (kind !== "spsa") return fail("algorithm.kind", 'must be "spsa"', kind);
+  if (kind === "marketplace") return marketplaceSpec(v, model);
+  if (kind !== "spsa") return fail("algorithm.kind", 'must be "spsa" or "marketplace"', kind);
   const o = obj(v, "algorithm", ["kind", "perturbations", "batchSize", "eps", "schedule"]);
-  const s = obj(o.schedule, "algorithm.schedule", ["lr", "warmup", "minFactor"]);
   return {
     kind,
     perturbations: int(o, "perturbations", "algorithm", 1, 1024),
     batchSize: int(o, "batchSize", "algorithm", 1, 65536),
     eps: num(o, "eps", "algorithm", 1e-8, 1),
-    schedule: {
-      lr: num(s, "lr", "algorithm.schedule", 0, 1e3),
-      warmup: int(s, "warmup", "algorithm.schedule", 0, 1e9),
-      minFactor: num(s, "minFactor", "algorithm.schedule", 0, 1),
-    },
+    schedule: schedule(o.schedule),
   };
 }
 
@@ -222,12 +336,13 @@ export function parseRunSpec(v: unknown): RunSpec {
     "roundTimeoutMs",
   ]);
   if (o.version !== 1) fail("spec.version", "must be 1", o.version);
+  const model = modelSpec(o.model);
   const spec: RunSpec = {
     version: 1,
     name: str(o, "name", "spec"),
-    model: modelSpec(o.model),
+    model,
     dataset: datasetSpec(o.dataset),
-    algorithm: algorithmSpec(o.algorithm),
+    algorithm: algorithmSpec(o.algorithm, model),
     seed: int(o, "seed", "spec", 0, 0xffffffff),
     iterations: int(o, "iterations", "spec", 1, 1e9),
     roundTimeoutMs: int(o, "roundTimeoutMs", "spec", 10, 3_600_000),

@@ -65,6 +65,11 @@ export interface GossipContext {
   /** Exact payload length of the run's algorithm (SPSA: one byte per perturbation). */
   readonly payloadSize: number;
   /**
+   * The run's algorithm's check of a payload's content (its `payloadProblem`: a message, or null
+   * when fine). Absent: the one-byte gradient check of SPSA (no byte -128).
+   */
+  readonly payloadProblem?: (payload: Uint8Array) => string | null;
+  /**
    * Whether this author already sent a message of this kind for this iteration, and whether it
    * had these exact bytes (kinds are kept apart: a proposer also contributes). Called last, only
    * for a message that passed every other check, so it may record `data` when it answers "new".
@@ -122,6 +127,11 @@ function checkPayload(payload: Uint8Array, ctx: GossipContext, at: string): void
       length: payload.byteLength,
       expected: ctx.payloadSize,
     });
+  }
+  if (ctx.payloadProblem) {
+    const problem = ctx.payloadProblem(payload);
+    if (problem) throw new GossipValidationError("BAD_PAYLOAD", `${at}: ${problem}`);
+    return;
   }
   const bytes = new Int8Array(payload.buffer, payload.byteOffset, payload.byteLength);
   if (!isValidGradientPayload(bytes)) {

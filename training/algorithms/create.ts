@@ -3,6 +3,7 @@ import type { RunSpec } from "../../protocol/run-spec.js";
 import type { Split } from "../data/dataset.js";
 import type { Model } from "../models/model.js";
 import type { Algorithm } from "./algorithm.js";
+import { Marketplace } from "./marketplace.js";
 import { Spsa } from "./spsa.js";
 
 export function createAlgorithm(
@@ -14,5 +15,7 @@ export function createAlgorithm(
   switch (spec.algorithm.kind) {
     case "spsa":
       return new Spsa(runId, spec, model, train);
+    case "marketplace":
+      return new Marketplace(runId, spec, model, train);
   }
 }

@@ -14,7 +14,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { dequantizeGradient, quantizeGradient } from "../../protocol/gradient-byte.js";
-import type { RunSpec, SpsaSpec } from "../../protocol/run-spec.js";
+import { algorithmOf, type RunSpec, type SpsaSpec } from "../../protocol/run-spec.js";
 import { type Split, sampleBatch } from "../data/dataset.js";
 import { batchTensors, lossOn } from "../evaluate.js";
 import type { Model } from "../models/model.js";
@@ -64,7 +64,7 @@ export class Spsa implements Algorithm {
     private readonly model: Model,
     private readonly train: Split,
   ) {
-    this.cfg = spec.algorithm;
+    this.cfg = algorithmOf(spec, "spsa");
     this.payloadSize = this.cfg.perturbations;
     const largest = Math.max(...model.layout.tensors.map((t) => t.size));
     this.bits = new Uint32Array(Math.ceil(largest / 32));

@@ -11,11 +11,37 @@ import { Purpose, seedFrom, streamOf } from "../rng/seeds.js";
 /** Epsilon of the instance norm; the layers-format export uses the same. */
 export const INSTANCE_NORM_EPSILON = 1e-5;
 
+/**
+ * One layer of a model (with the activation, norm and pooling that follow it): the unit a
+ * Marketplace spec groups. `forward` composes the layers, so a spec-by-spec evaluation computes
+ * exactly what the plain forward pass computes.
+ */
+export interface ModelLayer {
+  readonly name: string;
+  /** Indices into the layout of this layer's tensors (consecutive, in layout order). */
+  readonly tensors: readonly number[];
+  /** Multiply-accumulates per example (kernels only): the analytic cost of the layer. */
+  readonly macs: number;
+  /** Output for a batch of the previous layer's output (or the input), from this layer's tensors. */
+  apply(weights: readonly tf.Tensor[], x: tf.Tensor): tf.Tensor;
+}
+
 export interface Model {
   readonly spec: ModelSpec;
   readonly layout: ParamLayout;
+  /** The layers in order; their tensors cover the layout in order. */
+  readonly layers: readonly ModelLayer[];
   /** Logits [batch, classes] for inputs x [batch, h, w, c], from weights in layout order. */
   forward(weights: readonly tf.Tensor[], x: tf.Tensor4D): tf.Tensor2D;
+}
+
+/** Composes the layers: the plain forward pass. */
+function forwardOf(layers: readonly ModelLayer[]): Model["forward"] {
+  return (weights, x) => {
+    let a: tf.Tensor = x;
+    for (const l of layers) a = l.apply(l.tensors.map((i) => weights[i]), a);
+    return a as tf.Tensor2D;
+  };
 }
 
 type Entry = { name: string; shape: number[]; fanIn: number; init: "he" | "zeros" };
@@ -44,22 +70,20 @@ function mlp(spec: Extract<ModelSpec, { kind: "mlp" }>): Model {
   const [h, w, c] = spec.inputShape;
   const widths = [h * w * c, ...spec.hidden, spec.classes];
   const entries = widths.slice(1).flatMap((out, i) => dense(`dense${i}`, widths[i], out));
-  return {
-    spec,
-    layout: layoutOf(entries),
-    forward(weights, x) {
-      let a: tf.Tensor2D = tf.reshape(x, [x.shape[0], widths[0]]);
-      const layers = widths.length - 1;
-      for (let i = 0; i < layers; i++) {
-        const z = tf.add(
-          tf.matMul(a, weights[2 * i] as tf.Tensor2D),
-          weights[2 * i + 1],
-        ) as tf.Tensor2D;
-        a = i < layers - 1 ? tf.relu(z) : z;
-      }
-      return a;
-    },
-  };
+  const count = widths.length - 1;
+  const layers = widths.slice(1).map(
+    (out, i): ModelLayer => ({
+      name: `dense${i}`,
+      tensors: [2 * i, 2 * i + 1],
+      macs: widths[i] * out,
+      apply([k, b], x) {
+        const a = x.rank === 2 ? (x as tf.Tensor2D) : tf.reshape(x, [x.shape[0], widths[i]]);
+        const z = tf.add(tf.matMul(a as tf.Tensor2D, k as tf.Tensor2D), b);
+        return i < count - 1 ? tf.relu(z) : z;
+      },
+    }),
+  );
+  return { spec, layout: layoutOf(entries), layers, forward: forwardOf(layers) };
 }
 
 /** The Marketplace article's MNIST CNN (28x28 -> 24 -> 20 -> pool 10 -> 8 -> 6 -> pool 3; 3*3*64 = 576). */
@@ -72,22 +96,41 @@ function cnn(spec: Extract<ModelSpec, { kind: "cnn" }>): Model {
     ...conv("conv3", 3, 64, 64),
     ...dense("dense0", 576, spec.classes),
   ];
-  const convRelu = (x: tf.Tensor4D, k: tf.Tensor, b: tf.Tensor) =>
-    tf.relu(tf.add(tf.conv2d(x, k as tf.Tensor4D, 1, "valid"), b)) as tf.Tensor4D;
-  return {
-    spec,
-    layout: layoutOf(entries),
-    forward(wt, x) {
-      let a = convRelu(x, wt[0], wt[1]);
-      a = convRelu(a, wt[2], wt[3]);
-      a = tf.maxPool(instanceNorm(a), 2, 2, "valid");
-      a = convRelu(a, wt[4], wt[5]);
-      a = convRelu(a, wt[6], wt[7]);
-      a = tf.maxPool(instanceNorm(a), 2, 2, "valid");
-      const flat = tf.reshape(a, [x.shape[0], 576]) as tf.Tensor2D;
-      return tf.add(tf.matMul(flat, wt[8] as tf.Tensor2D), wt[9]) as tf.Tensor2D;
+  const convRelu = (x: tf.Tensor, k: tf.Tensor, b: tf.Tensor) =>
+    tf.relu(tf.add(tf.conv2d(x as tf.Tensor4D, k as tf.Tensor4D, 1, "valid"), b)) as tf.Tensor4D;
+  /** conv k x k, cin -> cout at output size `out`, then relu; `pool`: instance norm, max pool 2. */
+  const convLayer = (
+    i: number,
+    k: number,
+    cinL: number,
+    cout: number,
+    out: number,
+    pool: boolean,
+  ): ModelLayer => ({
+    name: `conv${i}`,
+    tensors: [2 * i, 2 * i + 1],
+    macs: out * out * cout * k * k * cinL,
+    apply([kernel, bias], x) {
+      const a = convRelu(x, kernel, bias);
+      return pool ? tf.maxPool(instanceNorm(a), 2, 2, "valid") : a;
     },
-  };
+  });
+  const layers: ModelLayer[] = [
+    convLayer(0, 5, cin, 32, 24, false),
+    convLayer(1, 5, 32, 32, 20, true),
+    convLayer(2, 3, 32, 64, 8, false),
+    convLayer(3, 3, 64, 64, 6, true),
+    {
+      name: "dense0",
+      tensors: [8, 9],
+      macs: 576 * spec.classes,
+      apply([kernel, bias], x) {
+        const flat = tf.reshape(x, [x.shape[0], 576]) as tf.Tensor2D;
+        return tf.add(tf.matMul(flat, kernel as tf.Tensor2D), bias);
+      },
+    },
+  ];
+  return { spec, layout: layoutOf(entries), layers, forward: forwardOf(layers) };
 }
 
 /** Builds the model a spec describes. */

@@ -16,6 +16,31 @@ export function fillUniform24(id: StreamId, out: Float32Array): void {
   }
 }
 
+/** 2^-23: signed24 values are k * 2^-23 - 1, exact in float32. */
+const TWO_M23 = 1 / 8388608;
+
+/**
+ * Fills `out` with 2u - 1 for the uniform24 values u of `fillUniform24` (same stream, same
+ * words): exact values in [-1, 1) on a 2^-23 grid, in one pass. Marketplace vendor deltas.
+ */
+export function fillSigned24(id: StreamId, out: Float32Array): void {
+  const blk = new Uint32Array(4);
+  const n = out.length;
+  const full = n & ~3;
+  let b = 0;
+  for (let i = 0; i < full; i += 4, b++) {
+    philox4x32(b, 0, id.c2, id.c3, id.k0, id.k1, blk);
+    out[i] = (blk[0] >>> 8) * TWO_M23 - 1;
+    out[i + 1] = (blk[1] >>> 8) * TWO_M23 - 1;
+    out[i + 2] = (blk[2] >>> 8) * TWO_M23 - 1;
+    out[i + 3] = (blk[3] >>> 8) * TWO_M23 - 1;
+  }
+  if (full < n) {
+    philox4x32(b, 0, id.c2, id.c3, id.k0, id.k1, blk);
+    for (let j = 0; full + j < n; j++) out[full + j] = (blk[j] >>> 8) * TWO_M23 - 1;
+  }
+}
+
 /**
  * Rademacher signs as packed bits: element i of the stream is bit (i & 31) of word (i >>> 5),
  * 1 meaning +1 and 0 meaning -1. Writes ceil(n / 32) words into `out` (which may be longer:

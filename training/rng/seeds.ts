@@ -18,6 +18,8 @@ export enum Purpose {
   Batch = 2,
   Init = 3,
   Vendor = 4,
+  /** Marketplace upstream sampling: which upstream products a vendor takes. */
+  Upstream = 5,
 }
 
 /** Who produced a contribution: the peer id and its join timestamp (ms), as in timestamp order. */
@@ -66,4 +68,38 @@ export function contributionSeed(
 export function streamOf(seed: Seed, purpose: Purpose, sub = 0): StreamId {
   if (sub < 0 || sub >= 1 << 24) throw new RangeError(`sub-stream out of range: ${sub}`);
   return { k0: seed.k0, k1: seed.k1, c2: ((purpose << 24) | sub) >>> 0, c3: seed.k2 };
+}
+
+/**
+ * The seed of one Marketplace vendor: (run, iteration, author, author timestamp, spec, vendor).
+ * Vendor 0 is the current weights and has no delta; its seed is never used.
+ */
+export function vendorSeed(
+  runId: string,
+  iteration: number,
+  author: Author,
+  spec: number,
+  vendor: number,
+): Seed {
+  return seedFrom("seedswarm/vendor/1", [
+    runId,
+    iteration,
+    author.id,
+    author.joinedAt,
+    spec,
+    vendor,
+  ]);
+}
+
+/**
+ * The seed of an iteration's shared batch: (run, iteration) only, so every node measures its
+ * vendors on the same examples and their losses compare across nodes (Marketplace).
+ */
+export function sharedBatchSeed(runId: string, iteration: number): Seed {
+  return seedFrom("seedswarm/shared-batch/1", [runId, iteration]);
+}
+
+/** The seed of an author's upstream sampling for an iteration (Marketplace). */
+export function upstreamSeed(runId: string, iteration: number, author: Author): Seed {
+  return seedFrom("seedswarm/upstream/1", [runId, iteration, author.id, author.joinedAt]);
 }
