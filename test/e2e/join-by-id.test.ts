@@ -50,7 +50,8 @@ describe("joining a run by id", () => {
     assert.equal(exit.code, 1);
     assert.match(b.stderr, /no peer served the run spec of run 0{64}/);
     const bad = new Node(await tempDir(), ["--run", "not-a-run-id"]);
-    assert.equal((await bad.exit).code, 1);
+    // A malformed flag is a usage error (exit 2), before anything starts.
+    assert.equal((await bad.exit).code, 2);
     assert.match(bad.stderr, /not a runId/);
   });
 

@@ -128,7 +128,9 @@ describe("configuration layers", () => {
   it("every option of every command has a variable and a config key (also flags added later)", async () => {
     const program = buildProgram();
     for (const cmd of program.commands) {
-      const r = await cli([cmd.name(), "--print-config"]);
+      // Required arguments (plot's files) get placeholders: only the options are printed.
+      const args = cmd.registeredArguments.filter((a) => a.required).map(() => "placeholder");
+      const r = await cli([cmd.name(), ...args, "--print-config"]);
       assert.equal(r.exitCode, 0, `${cmd.name()}: ${r.err}`);
       const keys = Object.keys(printed(r).config);
       const expected = cmd.options
@@ -137,10 +139,10 @@ describe("configuration layers", () => {
       assert.deepEqual(keys.sort(), [...expected].sort(), cmd.name());
     }
     // A flag added after the fact is layered with no code of its own.
-    const late = buildProgram({ env: { SEEDSWARM_HTTP: "127.0.0.1:9999" }, writeOut: () => {} });
+    const late = buildProgram({ env: { SEEDSWARM_LATE_FLAG: "127.0.0.1:9999" }, writeOut: () => {} });
     const node = late.commands.find((c) => c.name() === "node") as Command;
-    node.option("--http <addr>", "test-only flag");
-    node.action((flags: { http: string }) => assert.equal(flags.http, "127.0.0.1:9999"));
+    node.option("--late-flag <addr>", "test-only flag");
+    node.action((flags: { lateFlag: string }) => assert.equal(flags.lateFlag, "127.0.0.1:9999"));
     await late.parseAsync(["node"], { from: "user" });
   });
 
@@ -280,7 +282,7 @@ describe("help and version", () => {
 
   it("every command has --help with examples and its variables", async () => {
     const names = buildProgram().commands.map((c) => c.name());
-    assert.deepEqual(names.sort(), ["eval", "export", "id", "init", "node", "swarm", "train"]);
+    assert.deepEqual(names.sort(), ["eval", "export", "id", "init", "node", "plot", "status", "swarm", "train"]);
     for (const name of names) {
       const r = await cli([name, "--help"]);
       assert.equal(r.exitCode, 0, name);
