@@ -245,6 +245,9 @@ export async function createSwarmNode(
         // Provider records for a run expire an hour after their node stops re-providing (the
         // default is 48 h), so joiners do not waste dials on nodes long gone.
         reprovide: { validity: 3_600_000, threshold: 1_800_000, interval: 600_000 },
+        // Every query waits for the first self-query, which runs after this delay (default 1 s):
+        // a joiner's first DHT lookups (providers, expert records) would idle for it.
+        initialQuerySelfInterval: 100,
         // Learning@home expert records (node/experts.ts): a DHT peer stores a value only when
         // its namespace has a validator, and picks among copies with the selector.
         validators: { [EXPERT_NAMESPACE]: validateExpertRecord },

@@ -142,6 +142,8 @@ export class SwarmDaemon {
   /** The snapshot before `snapshot`: a base to replay from when a fork is older than it. */
   private earlier: Snap | null = null;
   private resolvingFork = false;
+  /** A joiner's DHT snapshot lookup, started while it still hears its peers' heads. */
+  private joinPlan: ReturnType<SwarmDaemon["snapshotPlan"]> | null = null;
   /** The last two snapshots announced in the DHT: a joiner that read the records finds them. */
   private pinned: Snap[] = [];
   private experts!: ExpertDirectory;
@@ -710,13 +712,12 @@ export class SwarmDaemon {
   ): Promise<Awaited<ReturnType<typeof fetchSnapshot>> & { via: string }> {
     // A joiner (minIteration set) looks in the DHT, for at most PLAN_TIMEOUT_MS; a repairing node
     // already knows peers that agree with each other and asks them directly.
+    const lookup = minIteration === null ? null : (this.joinPlan ?? this.snapshotPlan(minIteration));
+    this.joinPlan = null;
     const found =
-      minIteration === null
+      lookup === null
         ? null
-        : await Promise.race([
-            this.snapshotPlan(minIteration).catch(() => null),
-            sleep(PLAN_TIMEOUT_MS).then(() => null),
-          ]);
+        : await Promise.race([lookup.catch(() => null), sleep(PLAN_TIMEOUT_MS).then(() => null)]);
     if (found) {
       try {
         const snap = await fetchSnapshot(
@@ -941,6 +942,8 @@ export class SwarmDaemon {
     const deadline = Date.now() + this.opts.joinWaitMs;
     const enough = () => this.connectedPeers().length >= Math.max(1, this.opts.minPeers);
     while (Date.now() < deadline && !enough()) await sleep(100);
+    // Look for a snapshot in the DHT meanwhile, in case we turn out to be far behind.
+    if (enough()) this.joinPlan = this.snapshotPlan(this.head + 1).catch(() => null);
     // Hear every connected peer's head before deciding we are not behind: a peer still starting
     // (its sync protocols not yet registered) may hold commits we lack, and proposing those
     // iterations again would fork the chain.
@@ -960,6 +963,7 @@ export class SwarmDaemon {
     } else {
       this.log.info({ iteration: this.head }, "no peers found; starting the chain");
     }
+    this.joinPlan = null;
     this.rounds.start();
   }
 
