@@ -2,12 +2,10 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type Command, Option } from "commander";
-import { checkpointPath } from "../node/checkpoint.js";
 import { createLogger } from "../node/logger.js";
-import { evaluateCheckpoint, evaluateExport, exportCheckpoint } from "../node/model-export.js";
 import { checkWritableDir } from "../node/preflight.js";
 import { runIdOf } from "../protocol/run-spec.js";
-import { BACKENDS, type BackendChoice, useBackend } from "../training/engine.js";
+import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import { intIn } from "./parse.js";
 import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
@@ -20,7 +18,8 @@ interface RunFlags {
 }
 
 /** The checkpoint file a command works on: --checkpoint, or the run's checkpoint in the data dir. */
-function checkpointFile(flags: RunFlags): string {
+async function checkpointFile(flags: RunFlags): Promise<string> {
+  const { checkpointPath } = await import("../node/checkpoint.js");
   const path = flags.checkpoint ?? checkpointPath(flags.dataDir, runIdOf(resolveSpec(flags)));
   if (!existsSync(path)) {
     throw new Error(
@@ -61,9 +60,12 @@ Examples:
   $ seedswarm export --checkpoint /data/runs/1a2b3c4d5e6f7a8b/checkpoint.ssck -o ./model --force`,
     )
     .action(async (flags: RunFlags & { out?: string; force: boolean }) => {
-      const file = checkpointFile(flags);
+      const file = await checkpointFile(flags);
       const out = flags.out ?? join(dirname(file), "model");
       await checkWritableDir(dirname(out), "directory of the export");
+      // TensorFlow.js and libp2p load only when a command runs: --help and the others stay fast.
+      const { useBackend } = await import("../training/engine.js");
+      const { exportCheckpoint } = await import("../node/model-export.js");
       await useBackend("cpu");
       const r = await exportCheckpoint(file, out, flags.force);
       process.stdout.write(
@@ -95,7 +97,9 @@ Examples:
       if (flags.model !== undefined && flags.checkpoint !== undefined) {
         throw new Error("give --model or --checkpoint, not both");
       }
-      const file = flags.model === undefined ? checkpointFile(flags) : undefined;
+      const file = flags.model === undefined ? await checkpointFile(flags) : undefined;
+      const { useBackend } = await import("../training/engine.js");
+      const { evaluateCheckpoint, evaluateExport } = await import("../node/model-export.js");
       await useBackend(flags.backend, log);
       const r =
         file !== undefined

@@ -2,11 +2,10 @@
 
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
-import { SwarmDaemon } from "../node/node.js";
 import { defaultOptions } from "../node/options.js";
 import { PREEMPTION_PROVIDERS, type PreemptionProvider, watchPreemption } from "../node/preemption-watch.js";
 import { checkListenAddrs, checkWritableDir, explainStartError } from "../node/preflight.js";
-import { BACKENDS, type BackendChoice } from "../training/engine.js";
+import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import type { HttpOptions } from "../node/http-server.js";
 import { loadOrCreateIdentity } from "../node/identity.js";
 import { isRunId } from "../protocol/codec.js";
@@ -164,6 +163,8 @@ Examples:
         bootstrap: flags.bootstrap,
         mdns: flags.mdns,
       };
+      // libp2p and TensorFlow.js load only now: --help and --print-config stay fast.
+      const { SwarmDaemon } = await import("../node/node.js");
       const daemon = new SwarmDaemon(
         {
           ...(spec ? { spec } : { runId: flags.run }),

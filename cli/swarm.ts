@@ -2,8 +2,7 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { checkWritableDir } from "../node/preflight.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
-import { runLocalSwarm } from "../node/local-swarm.js";
-import { BACKENDS, type BackendChoice } from "../training/engine.js";
+import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import { intIn } from "./parse.js";
 import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
@@ -57,6 +56,7 @@ Examples:
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
+      const { runLocalSwarm } = await import("../node/local-swarm.js");
       const result = await runLocalSwarm(
         {
           nodes: flags.nodes,

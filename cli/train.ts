@@ -1,9 +1,9 @@
 /** `seedswarm train`: local training, no network. */
 import { type Command, Option } from "commander";
-import { defaultLocalTrainOptions, trainLocally } from "../node/local-trainer.js";
+import { defaultLocalTrainOptions } from "../node/local-train-options.js";
 import { checkWritableDir } from "../node/preflight.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
-import { BACKENDS, type BackendChoice } from "../training/engine.js";
+import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import { intIn } from "./parse.js";
 import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
@@ -79,6 +79,7 @@ Examples:
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
+      const { trainLocally } = await import("../node/local-trainer.js");
       const result = await trainLocally(
         {
           spec,

@@ -24,22 +24,17 @@ import { SeedswarmError } from "../protocol/errors.js";
 import { canonicalJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../protocol/topics.js";
 import { GOSSIP_VALIDATORS, type GossipContext, toVerdict } from "../protocol/validation.js";
-import { type BackendChoice, useBackend } from "../training/engine.js";
+import { useBackend } from "../training/engine.js";
 import type { Replica } from "../training/replica.js";
 import type { Author } from "../training/rng/seeds.js";
 import { initialReplica, openRun, type RunContext } from "../training/run-context.js";
 import { checkpointPath, loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
 import { loadOrCreateIdentity } from "./identity.js";
-import {
-  createSwarmNode,
-  defaultNetworkOptions,
-  type NetworkOptions,
-  runIdCid,
-  type SwarmNode,
-} from "./libp2p.js";
+import { createSwarmNode, runIdCid, type SwarmNode } from "./libp2p.js";
 import type { Logger } from "./logger.js";
+import type { NodeOptions } from "./node-options.js";
 import { type CommitData, equalBytes, isBetter, Rounds, type RoundsEvent, ZERO_HASH } from "./rounds.js";
-import { type HttpOptions, type HttpServer, startHttpServer } from "./http-server.js";
+import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { defaultRunMonitorOptions, type NodeState, RunMonitor, stallMsFor } from "./run-monitor.js";
 import { activeBackend } from "../training/engine.js";
@@ -54,48 +49,7 @@ import {
   serveSync,
 } from "./sync.js";
 
-export interface NodeOptions {
-  /** The run to train; or leave it out and name `runId` to fetch the spec from peers. */
-  readonly spec?: RunSpec;
-  /** A run to join by id: its spec comes from this node's checkpoint or from a peer. */
-  readonly runId?: string;
-  readonly dataDir: string;
-  readonly backend: BackendChoice;
-  readonly network: NetworkOptions;
-  /** Verify the checksum with a random peer every this many iterations. */
-  readonly checkEvery: number;
-  /** Stop (checkpoint, leave, exit) after this many applied iterations (at most the run length). */
-  readonly stopAt: number;
-  /** How long to look for peers before starting a chain alone. */
-  readonly joinWaitMs: number;
-  /** Wait (up to joinWaitMs) for this many peers before training: a swarm that starts together. */
-  readonly minPeers: number;
-  /** Time allowed from a stop signal to exit. */
-  readonly leaveDeadlineMs: number;
-  /** Checkpoint every this many iterations (0: only when stopping). */
-  readonly checkpointEvery: number;
-  /** Serve /status, /metrics, /healthz and the dashboard here (null: no HTTP server). */
-  readonly http: HttpOptions | null;
-  /** Evaluate test accuracy (on a fixed subset) every this many iterations (0: never). */
-  readonly evalEvery: number;
-}
-
-export const defaultNodeOptions = {
-  backend: "auto",
-  network: defaultNetworkOptions,
-  // The brief's C: one random-peer comparison per 10 iterations costs one small request.
-  checkEvery: 10,
-  // Long enough for bootstrap dials and a first heartbeat; short enough for a lone first node.
-  joinWaitMs: 3000,
-  // Start with whoever is there: a run must not need a quorum to make progress.
-  minPeers: 0,
-  // Spot instances give 30 s to 2 min of notice; a checkpoint takes milliseconds.
-  leaveDeadlineMs: 10_000,
-  checkpointEvery: 100,
-  // Off: an operator opts in, on loopback unless they say otherwise (the CLI checks).
-  http: null,
-  evalEvery: defaultRunMonitorOptions.evalEvery,
-} as const satisfies Partial<NodeOptions>;
+export { defaultNodeOptions, type NodeOptions } from "./node-options.js";
 
 export class NodeError extends SeedswarmError<"NODE_BAD_OPTIONS" | "NODE_NO_SPEC"> {}
 

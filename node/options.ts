@@ -5,10 +5,10 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { defaultNetworkOptions } from "./libp2p.js";
-import { defaultLocalTrainOptions } from "./local-trainer.js";
+import { defaultNetworkOptions } from "./network-options.js";
+import { defaultLocalTrainOptions } from "./local-train-options.js";
 import { defaultLoggerOptions } from "./logger.js";
-import { defaultNodeOptions } from "./node.js";
+import { defaultNodeOptions } from "./node-options.js";
 import { defaultPreemptionWatchOptions } from "./preemption-watch.js";
 
 /** Identity, checkpoints and commit logs live here unless --data-dir says otherwise. */

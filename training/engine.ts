@@ -6,10 +6,9 @@
 import * as tf from "@tensorflow/tfjs";
 import { SeedswarmError } from "../protocol/errors.js";
 
-/** Backends in preference order. "tensorflow" is tfjs-node's native CPU backend. */
-export const BACKENDS = ["tensorflow-gpu", "tensorflow", "wasm", "cpu"] as const;
-export type BackendName = (typeof BACKENDS)[number];
-export type BackendChoice = BackendName | "auto";
+import { BACKENDS, type BackendChoice, type BackendName } from "./backends.js";
+
+export { BACKENDS, type BackendChoice, type BackendName };
 
 export class BackendError extends SeedswarmError<"BACKEND_UNAVAILABLE" | "BACKEND_UNKNOWN"> {}
 

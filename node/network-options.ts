@@ -1,0 +1,36 @@
+/** The libp2p host's settings and their defaults (the host itself is built in libp2p.ts). */
+
+export interface NetworkOptions {
+  /** Multiaddrs to listen on. */
+  readonly listen: readonly string[];
+  /** Multiaddrs ending in `/p2p/<peerId>`, dialled once at start. */
+  readonly bootstrap: readonly string[];
+  /** Discover peers on the local network by multicast DNS. */
+  readonly mdns: boolean;
+  /** Prefix of the kad-dht protocol id: nodes with another prefix form another DHT. */
+  readonly dhtProtocolPrefix: string;
+  /** Addresses to advertise instead of the listen addresses (NAT, containers). */
+  readonly announce?: readonly string[];
+  /**
+   * Gossip topics whose traffic counts in peer scores. Gossipsub scores per topic: a Reject on a
+   * topic not listed here costs the sender nothing, so list every topic the node validates.
+   */
+  readonly scoredTopics?: readonly string[];
+  /** Gossipsub heartbeat: mesh upkeep, gossip emission, and the peer-score cache lifetime. */
+  readonly gossipHeartbeatMs?: number;
+}
+
+export const defaultNetworkOptions: NetworkOptions &
+  Required<Pick<NetworkOptions, "scoredTopics" | "gossipHeartbeatMs">> = {
+  // Every interface, a free port: the OS picks, the node announces what it got.
+  listen: ["/ip4/0.0.0.0/tcp/0"],
+  // No well-known seeds: a run is found through a peer the operator names, mDNS or the DHT.
+  bootstrap: [],
+  // On: a LAN swarm should assemble with no configuration (tests turn it off for isolation).
+  mdns: true,
+  // Keeps our DHT apart from the public IPFS one (`/ipfs/kad/1.0.0`) and its traffic.
+  dhtProtocolPrefix: "/seedswarm",
+  scoredTopics: [],
+  // 700 ms as in Lodestar: rounds last seconds, and the mesh repairs within a round.
+  gossipHeartbeatMs: 700,
+};

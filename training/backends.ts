@@ -1,0 +1,9 @@
+/**
+ * The tensor backends by name, apart from the engine that loads them: the CLI lists them as flag
+ * choices without loading TensorFlow.js.
+ */
+
+/** Backends in preference order. "tensorflow" is tfjs-node's native CPU backend. */
+export const BACKENDS = ["tensorflow-gpu", "tensorflow", "wasm", "cpu"] as const;
+export type BackendName = (typeof BACKENDS)[number];
+export type BackendChoice = BackendName | "auto";
