@@ -4,13 +4,13 @@
  * an unusable data directory.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { runCli } from "./cli-process.js";
 import * as tf from "@tensorflow/tfjs";
 import { loadCheckpoint } from "../../node/checkpoint.js";
 import { evaluateCheckpoint } from "../../node/model-export.js";
@@ -20,34 +20,10 @@ import { fileLoadHandler } from "../../training/models/export.js";
 import { toTensors } from "../../training/params.js";
 import { openRun } from "../../training/run-context.js";
 
-const CLI = join(import.meta.dirname, "..", "..", "cli", "main.js");
 const dirs: string[] = [];
 after(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
-
-interface Exit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI as a real process. `uid` runs it as another user (root only). */
-function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; uid?: number } = {}): Promise<Exit> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-      cwd: opts.cwd,
-      env: { ...process.env, ...opts.env },
-      ...(opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid }),
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const lastJson = (out: string) => JSON.parse(out.trim().split("\n").pop() ?? "");
 

@@ -1,44 +1,15 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { runCli } from "./cli-process.js";
 
-const CLI = join(import.meta.dirname, "..", "..", "cli", "main.js");
 const dirs: string[] = [];
 after(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI as a real process; `onLine` sees each stdout line and may signal the child. */
-function runCli(
-  args: string[],
-  onLine?: (line: string, kill: (s: NodeJS.Signals) => void) => void,
-): Promise<Exit> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      const text = d.toString();
-      stdout += text;
-      for (const line of text.split("\n")) if (line) onLine?.(line, (s) => child.kill(s));
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
 
 describe("seedswarm train (real process)", () => {
   it("trains the tiny preset, prints accuracy and checksum, and resumes as already done", async () => {
@@ -97,11 +68,13 @@ describe("seedswarm train (real process)", () => {
       "wasm",
     ];
     let sent = false;
-    const run = await runCli(args, (line, kill) => {
-      if (!sent && JSON.parse(line).msg === "progress") {
-        sent = true;
-        kill("SIGINT");
-      }
+    const run = await runCli(args, {
+      onLine: (line, kill) => {
+        if (!sent && JSON.parse(line).msg === "progress") {
+          sent = true;
+          kill("SIGINT");
+        }
+      },
     });
     assert.equal(run.code, 0, run.stderr);
     const logs = run.stdout
