@@ -696,7 +696,10 @@ export class SwarmDaemon {
    * the snapshot's) anchors the chain, so the next gossip commit chains onto it; without it the
    * first replayed commit sets the chain.
    */
-  private async adoptSnapshot(snap: { iteration: number; checksum: string; weights: Float32Array }): Promise<void> {
+  private async adoptSnapshot(
+    snap: Awaited<ReturnType<SwarmDaemon["downloadSnapshot"]>>,
+    message: string,
+  ): Promise<void> {
     let anchor: { commit: CommitData; encoded: Uint8Array } | null = null;
     for (const peer of snap.iteration > 0 ? this.connectedPeers() : []) {
       const got = await fetchCommits(this.libp2p, peer, this.run.runId, snap.iteration - 1).catch(() => []);
@@ -710,6 +713,8 @@ export class SwarmDaemon {
     }
     this.rounds.jumpTo(snap.weights, snap.iteration, snap.checksum, anchor);
     this.chainKnown = anchor !== null || snap.iteration === 0;
+    const { iteration, checksum, agreeing, sources, via } = snap;
+    this.log.info({ iteration, checksum, agreeing, sources, via, anchored: anchor !== null }, message);
   }
 
   /**
@@ -832,17 +837,7 @@ export class SwarmDaemon {
     this.rounds.follow();
     try {
       const snap = await this.downloadSnapshot(null);
-      await this.adoptSnapshot(snap);
-      this.log.info(
-        {
-          iteration: snap.iteration,
-          checksum: snap.checksum,
-          agreeing: snap.agreeing,
-          sources: snap.sources,
-          via: snap.via,
-        },
-        "state repaired from snapshot",
-      );
+      await this.adoptSnapshot(snap, "state repaired from snapshot");
       await this.replayCommits(
         Math.max(snap.iteration + 1, (await this.peersHead(this.connectedPeers())).head),
       );
@@ -1062,19 +1057,7 @@ export class SwarmDaemon {
         : await fetchCommits(this.libp2p, ahead ?? peers[0], this.run.runId, this.head).catch(() => []);
       if (probe.length === 0 || decodeCommit(probe[0]).iteration !== this.head) {
         const snap = await this.downloadSnapshot(this.head + 1);
-        if (snap.iteration > this.head) {
-          await this.adoptSnapshot(snap);
-          this.log.info(
-            {
-              iteration: snap.iteration,
-              checksum: snap.checksum,
-              agreeing: snap.agreeing,
-              sources: snap.sources,
-              via: snap.via,
-            },
-            "snapshot downloaded",
-          );
-        }
+        if (snap.iteration > this.head) await this.adoptSnapshot(snap, "snapshot downloaded");
       }
       await this.replayCommits(best);
       this.log.info({ iteration: this.head, checksum: this.replica.checksum() }, "caught up");
