@@ -5,16 +5,14 @@
  */
 import "./polyfills.js";
 import { randomInt } from "node:crypto";
-import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { PeerId } from "@libp2p/interface";
-import { peerIdFromMultihash, peerIdFromString } from "@libp2p/peer-id";
-import * as Digest from "multiformats/hashes/digest";
+import { peerIdFromString } from "@libp2p/peer-id";
 import {
   type Commit,
   commitHash,
   decodeCommit,
-  encodeCommit,
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
@@ -33,7 +31,11 @@ import { loadOrCreateIdentity } from "./identity.js";
 import { createSwarmNode, runIdCid, type SwarmNode } from "./libp2p.js";
 import type { Logger } from "./logger.js";
 import type { NodeOptions } from "./node-options.js";
+import { CommitLogFile } from "./commit-log.js";
+import { faultHooks, flipOneBit } from "./fault-hooks.js";
+import { commitFromWire, decodeCommitData, encodeCommitData } from "./commit-wire.js";
 import { type CommitData, equalBytes, isBetter, Rounds, type RoundsEvent, ZERO_HASH } from "./rounds.js";
+import { SnapshotStore } from "./snapshot-store.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { defaultRunMonitorOptions, type NodeState, RunMonitor, stallMsFor } from "./run-monitor.js";
@@ -55,26 +57,12 @@ export class NodeError extends SeedswarmError<"NODE_BAD_OPTIONS" | "NODE_NO_SPEC
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A state snapshot this node serves. */
-interface Snap {
-  readonly iteration: number;
-  readonly checksum: string;
-  readonly weights: Float32Array;
-}
-
 /** How long a joiner looks for a snapshot plan in the DHT before asking its peers. */
 const PLAN_TIMEOUT_MS = 3000;
 
 /** The expert grid of state shards: `snap.<iteration>.<chunk>`. */
 const SNAPSHOT_GRID = "snap";
 
-/** Peer id string <-> the multihash bytes a commit entry carries. */
-function authorBytes(id: string): Uint8Array {
-  return peerIdFromString(id).toMultihash().bytes;
-}
-function authorId(bytes: Uint8Array): string {
-  return peerIdFromMultihash(Digest.decode(bytes)).toString();
-}
 
 export interface NodeResult {
   readonly iteration: number;
@@ -92,14 +80,10 @@ export class SwarmDaemon {
   private rounds!: Rounds;
   private self!: Author;
   private closeSync: () => Promise<void> = async () => {};
-  private snapshot: Snap | null = null;
-  /** The snapshot before `snapshot`: a base to replay from when a fork is older than it. */
-  private earlier: Snap | null = null;
+  private readonly snapshots = new SnapshotStore();
   private resolvingFork = false;
   /** A joiner's DHT snapshot lookup, started while it still hears its peers' heads. */
   private joinPlan: ReturnType<SwarmDaemon["snapshotPlan"]> | null = null;
-  /** The last two snapshots announced in the DHT: a joiner that read the records finds them. */
-  private pinned: Snap[] = [];
   private experts!: ExpertDirectory;
   private expertTimer?: NodeJS.Timeout;
   private readonly seen = new Map<string, string>();
@@ -107,9 +91,9 @@ export class SwarmDaemon {
   /** False after adopting a snapshot whose producing commit is unknown (see adoptSnapshot). */
   private chainKnown = true;
   private heartbeat?: NodeJS.Timeout;
-  private commitLog?: WriteStream;
+  private commitLog?: CommitLogFile;
   private saving: Promise<void> = Promise.resolve();
-  private faultInjected = false;
+  private readonly faults = faultHooks();
   private finishing = false;
   private stopping: Promise<NodeResult> | null = null;
   // Observability: always measured (the metrics log needs libp2p's byte counts), served on --http.
@@ -206,7 +190,7 @@ export class SwarmDaemon {
           this.metrics?.commitsProposed.inc();
           await pubsub.publish(topics.commit, encoded);
         },
-        encodeCommit: (c) => encodeCommit(this.toWire(c)),
+        encodeCommit: (c) => encodeCommitData(runId, c),
       },
       {
         roundTimeoutMs: this.spec.roundTimeoutMs,
@@ -231,7 +215,7 @@ export class SwarmDaemon {
         );
         return;
       }
-      if (this.partitioned()) {
+      if (this.faults.partitioned(this.head)) {
         // Test hook (SEEDSWARM_FAULT=partition@N-M): this node hears no gossip for a while.
         pubsub.reportMessageValidationResult(msgId, propagationSource.toString(), "ignore" as never);
         return;
@@ -261,10 +245,7 @@ export class SwarmDaemon {
       {
         runId,
         specJson: canonicalJson(this.spec),
-        snapshot: (iteration) =>
-          iteration === undefined
-            ? this.snapshot
-            : (this.snapshots().find((x) => x.iteration === iteration) ?? null),
+        snapshot: (iteration) => this.snapshots.find(iteration),
         commitsFrom: (from, max) =>
           this.rounds.log
             .filter((l) => l.commit.iteration >= from)
@@ -407,34 +388,6 @@ export class SwarmDaemon {
     };
   }
 
-  private toWire(c: CommitData): Commit {
-    return {
-      runId: this.run.runId,
-      iteration: c.iteration,
-      prevHash: c.prevHash,
-      checksum: c.checksum,
-      rank: c.rank,
-      entries: c.entries.map((e) => ({
-        author: authorBytes(e.author.id),
-        joinedAt: e.author.joinedAt,
-        payload: e.payload,
-      })),
-    };
-  }
-
-  private fromWire(c: Commit): CommitData {
-    return {
-      iteration: c.iteration,
-      prevHash: c.prevHash,
-      checksum: c.checksum,
-      rank: c.rank,
-      entries: c.entries.map((e) => ({
-        author: { id: authorId(e.author), joinedAt: e.joinedAt },
-        payload: e.payload,
-      })),
-    };
-  }
-
   private onGossip(kind: TopicKind, m: never, author: string): void {
     switch (kind) {
       case "contribution": {
@@ -446,7 +399,7 @@ export class SwarmDaemon {
         return;
       }
       case "commit":
-        this.rounds.onCommit(this.fromWire(m as Commit));
+        this.rounds.onCommit(commitFromWire(m as Commit));
         return;
       case "leave":
         this.log.info({ peer: author }, "peer left");
@@ -527,67 +480,28 @@ export class SwarmDaemon {
     await this.stop("done");
   }
 
-  /**
-   * Appends the last applied commit to `<run dir>/commits.jsonl`: the record of which
-   * contributions made each iteration, enough to replay the run in one process.
-   */
+  /** Appends the last applied commit to the run's commit log file. */
   private appendCommitLog(): void {
     const last = this.rounds.log[this.rounds.log.length - 1];
-    if (!last) return;
-    const c = last.commit;
-    const line = JSON.stringify({
-      iteration: c.iteration,
-      hash: toHex(last.hash),
-      prevHash: toHex(c.prevHash),
-      checksum: toHex(c.checksum),
-      rank: c.rank,
-      entries: c.entries.map((e) => ({
-        author: e.author.id,
-        joinedAt: e.author.joinedAt,
-        payload: toHex(e.payload),
-      })),
-    });
-    this.commitLog ??= createWriteStream(
+    if (last) this.commitLogFile().append(last.commit, last.hash);
+  }
+
+  private commitLogFile(): CommitLogFile {
+    this.commitLog ??= new CommitLogFile(
       join(dirname(checkpointPath(this.opts.dataDir, this.run.runId)), "commits.jsonl"),
-      { flags: "a" },
     );
-    this.commitLog.write(`${line}\n`);
+    return this.commitLog;
   }
 
   /**
-   * After a restart: reloads the commit log from commits.jsonl (up to our head) so this node can
-   * serve the commits others need, e.g. when a whole swarm restarts from checkpoints taken at
-   * slightly different iterations.
+   * After a restart: reloads the commit log (up to our head) so this node can serve the commits
+   * others need, e.g. when a whole swarm restarts from checkpoints taken at slightly different
+   * iterations.
    */
   private restoreCommitLog(): void {
-    const path = join(dirname(checkpointPath(this.opts.dataDir, this.run.runId)), "commits.jsonl");
-    if (!existsSync(path)) return;
-    const byIteration = new Map<number, CommitData>();
-    for (const text of readFileSync(path, "utf8").split("\n")) {
-      if (!text) continue;
-      try {
-        const l = JSON.parse(text) as {
-          iteration: number;
-          prevHash?: string;
-          checksum: string;
-          rank: number;
-          entries: { author: string; joinedAt: number; payload: string }[];
-        };
-        if (l.iteration >= this.head || l.prevHash === undefined) continue;
-        byIteration.set(l.iteration, {
-          iteration: l.iteration,
-          prevHash: Buffer.from(l.prevHash, "hex"),
-          checksum: Buffer.from(l.checksum, "hex"),
-          rank: l.rank,
-          entries: l.entries.map((e) => ({ author: { id: e.author, joinedAt: e.joinedAt }, payload: Buffer.from(e.payload, "hex") })),
-        });
-      } catch {
-        // A torn last line after a crash: skip it.
-      }
-    }
-    const commits = [...byIteration.values()].sort((a, b) => a.iteration - b.iteration).slice(-4096);
+    const commits = this.commitLogFile().read(this.head);
     for (const commit of commits) {
-      const encoded = encodeCommit(this.toWire(commit));
+      const encoded = encodeCommitData(this.run.runId, commit);
       this.rounds.log.push({ commit, hash: commitHash(encoded), encoded });
     }
     if (commits.length > 0) this.log.info({ commits: commits.length, from: commits[0].iteration }, "commit log restored");
@@ -603,9 +517,9 @@ export class SwarmDaemon {
    * declares its chunks as experts `snap.<iteration>.<chunk>` in the DHT.
    */
   private async announceSnapshot(): Promise<void> {
-    const snap = this.snapshot;
-    if (!snap || this.stopping) return;
-    if (this.pinned[0]?.iteration !== snap.iteration) this.pinned = [snap, ...this.pinned].slice(0, 2);
+    if (this.stopping) return;
+    const snap = this.snapshots.pinLatest();
+    if (!snap) return;
     const uids = Array.from(
       { length: this.snapshotChunks() },
       (_, c) => `${SNAPSHOT_GRID}.${snap.iteration}.${c}`,
@@ -705,7 +619,7 @@ export class SwarmDaemon {
       const got = await fetchCommits(this.libp2p, peer, this.run.runId, snap.iteration - 1).catch(() => []);
       const encoded = got[0];
       if (!encoded) continue;
-      const commit = this.fromWire(decodeCommit(encoded));
+      const commit = decodeCommitData(encoded);
       if (commit.iteration === snap.iteration - 1 && toHex(commit.checksum) === snap.checksum) {
         anchor = { commit, encoded };
         break;
@@ -723,38 +637,14 @@ export class SwarmDaemon {
    */
   private takeSnapshot(force = false): void {
     const t = this.head;
-    if ((!force && t % this.opts.checkEvery !== 0) || this.snapshot?.iteration === t) return;
-    const sum = this.rounds.checksums.get(t) ?? this.replica.checksum();
-    if (this.snapshot && this.snapshot.iteration < t) this.earlier = this.snapshot;
-    this.snapshot = { iteration: t, checksum: sum, weights: this.replica.weights.slice() };
+    if ((!force && t % this.opts.checkEvery !== 0) || this.snapshots.latest?.iteration === t) return;
+    this.snapshots.take(t, this.rounds.checksums.get(t) ?? this.replica.checksum(), this.replica.weights);
   }
 
-  /** Every snapshot this node holds, newest first. */
-  private snapshots(): Snap[] {
-    const all = [this.snapshot, this.earlier, ...this.pinned].filter((x): x is Snap => x !== null);
-    return [...new Map(all.map((x) => [x.iteration, x])).values()].sort((a, b) => b.iteration - a.iteration);
-  }
-
-  /**
-   * Test hook: SEEDSWARM_FAULT=partition@N-M drops every gossip message received while our head
-   * is in [N, M): both sides of the partition go on alone and fork.
-   */
-  private partitioned(): boolean {
-    const fault = /^partition@(\d+)-(\d+)$/.exec(process.env.SEEDSWARM_FAULT ?? "");
-    return fault !== null && this.head >= Number(fault[1]) && this.head < Number(fault[2]);
-  }
-
-  /** Test hook: SEEDSWARM_FAULT=corrupt@N flips one weight bit after iteration N. */
+  /** Test hook (see fault-hooks.ts): flips one weight bit after the configured iteration. */
   private maybeInjectFault(t: number): void {
-    const fault = /^corrupt@(\d+)$/.exec(process.env.SEEDSWARM_FAULT ?? "");
-    if (!fault || Number(fault[1]) !== t || this.faultInjected) return;
-    this.faultInjected = true;
-    const bits = new Uint32Array(
-      this.replica.weights.buffer,
-      this.replica.weights.byteOffset,
-      this.replica.weights.length,
-    );
-    bits[7] ^= 1 << 20;
+    if (!this.faults.corruptNow(t)) return;
+    flipOneBit(this.replica.weights);
     this.replica.reset(this.replica.weights, this.replica.iteration);
     this.log.warn({ iteration: t }, "fault injected: one weight bit flipped");
   }
@@ -871,7 +761,7 @@ export class SwarmDaemon {
       if (got.length === 0) return;
       const before = this.head;
       for (const bytes of got) {
-        const c = this.fromWire(decodeCommit(bytes));
+        const c = decodeCommitData(bytes);
         if (c.iteration !== this.head) continue;
         if (first && !this.chainKnown) {
           // A snapshot whose producing commit no peer served: it sits exactly before this commit.
@@ -928,7 +818,7 @@ export class SwarmDaemon {
     try {
       for (const peer of this.connectedPeers()) {
         const got = await fetchCommits(this.libp2p, peer, this.run.runId, commit.iteration - 1).catch(() => []);
-        const prev = got.map((b) => this.fromWire(decodeCommit(b))).find((c) => c.iteration === commit.iteration - 1);
+        const prev = got.map(decodeCommitData).find((c) => c.iteration === commit.iteration - 1);
         if (!prev) continue;
         this.rounds.onCommit(prev);
         if (this.head === commit.iteration) this.rounds.onCommit(commit);
@@ -953,10 +843,10 @@ export class SwarmDaemon {
    */
   private async resolveDeepFork(peer: PeerId): Promise<boolean> {
     const ours = new Map(this.rounds.log.map((l) => [l.commit.iteration, l]));
-    for (const base of this.snapshots()) {
+    for (const base of this.snapshots.all()) {
       if (base.iteration > this.head || base.iteration === 0) continue;
       const encoded = await fetchCommits(this.libp2p, peer, this.run.runId, base.iteration - 1).catch(() => []);
-      const theirs = encoded.map((bytes) => ({ commit: this.fromWire(decodeCommit(bytes)), bytes, hash: commitHash(bytes) }));
+      const theirs = encoded.map((bytes) => ({ commit: decodeCommitData(bytes), bytes, hash: commitHash(bytes) }));
       const anchor = ours.get(base.iteration - 1);
       // The base must sit on both chains: their commit before it is ours.
       if (!anchor || theirs[0]?.commit.iteration !== base.iteration - 1 || !equalBytes(theirs[0].hash, anchor.hash)) continue;
@@ -1127,7 +1017,7 @@ export class SwarmDaemon {
         "checkpoint written",
       );
       await this.closeSync().catch(() => {});
-      await new Promise<void>((r) => (this.commitLog ? this.commitLog.end(r) : r()));
+      await this.commitLog?.close();
       await this.libp2p.stop();
       await this.monitor?.close();
       this.replica.dispose();

@@ -1,0 +1,48 @@
+/**
+ * The state snapshots a node serves: the latest (taken at multiples of the check period, so every
+ * honest peer holds the same bytes), the one before it (a base to replay from when a fork is
+ * older than the latest), and the two last announced in the DHT (a joiner that read the expert
+ * records finds them still here).
+ */
+
+export interface Snap {
+  readonly iteration: number;
+  readonly checksum: string;
+  readonly weights: Float32Array;
+}
+
+export class SnapshotStore {
+  private latestSnap: Snap | null = null;
+  private earlier: Snap | null = null;
+  private pinned: Snap[] = [];
+
+  get latest(): Snap | null {
+    return this.latestSnap;
+  }
+
+  /** Keeps a copy of `weights` as the snapshot after `iteration` (no-op if already held). */
+  take(iteration: number, checksum: string, weights: Float32Array): void {
+    if (this.latestSnap?.iteration === iteration) return;
+    if (this.latestSnap && this.latestSnap.iteration < iteration) this.earlier = this.latestSnap;
+    this.latestSnap = { iteration, checksum, weights: weights.slice() };
+  }
+
+  /** Pins the latest for an announcement (the pin before stays too); returns it. */
+  pinLatest(): Snap | null {
+    const snap = this.latestSnap;
+    if (snap && this.pinned[0]?.iteration !== snap.iteration) this.pinned = [snap, ...this.pinned].slice(0, 2);
+    return snap;
+  }
+
+  /** Every snapshot held, newest first. */
+  all(): Snap[] {
+    const held = [this.latestSnap, this.earlier, ...this.pinned].filter((x): x is Snap => x !== null);
+    return [...new Map(held.map((x) => [x.iteration, x])).values()].sort((a, b) => b.iteration - a.iteration);
+  }
+
+  /** The snapshot after exactly `iteration`, or with no iteration the latest. */
+  find(iteration?: number): Snap | null {
+    if (iteration === undefined) return this.latestSnap;
+    return this.all().find((x) => x.iteration === iteration) ?? null;
+  }
+}
