@@ -82,6 +82,8 @@ export class SwarmDaemon {
   private closeSync: () => Promise<void> = async () => {};
   private readonly snapshots = new SnapshotStore();
   private resolvingFork = false;
+  /** When a heartbeat last triggered a checksum check (at most one a second). */
+  private heartbeatCheckAt = 0;
   /** A joiner's DHT snapshot lookup, started while it still hears its peers' heads. */
   private joinPlan: ReturnType<SwarmDaemon["snapshotPlan"]> | null = null;
   private experts!: ExpertDirectory;
@@ -405,8 +407,15 @@ export class SwarmDaemon {
         this.log.info({ peer: author }, "peer left");
         return;
       case "heartbeat": {
-        const h = m as { iteration: number };
+        const h = m as { iteration: number; checksum: Uint8Array };
         this.rounds.notePeerHead(h.iteration);
+        // Same iteration, other weights: a fork or a fault; find out now, not at the next check.
+        const mine = this.rounds.checksums.get(h.iteration);
+        const now = Date.now();
+        if (mine !== undefined && mine !== toHex(h.checksum) && !this.repairing && !this.resolvingFork && now - this.heartbeatCheckAt > 1000) {
+          this.heartbeatCheckAt = now;
+          void this.verifyWithPeers(h.iteration, "a peer's heartbeat checksum differs");
+        }
         // A peer two or more iterations ahead: we missed commits; fetch them.
         if (h.iteration > this.head + 1 && !this.repairing && this.rounds.isActive)
           void this.catchUp("behind a peer's heartbeat");

@@ -106,7 +106,12 @@ export class Rounds {
   private lastHash: Uint8Array = ZERO_HASH;
   /** Authors of the last applied commit: next round's expected contributors and proposers. */
   private lastAuthors: string[] = [];
-  private lateAuthors: string[] = [];
+  /**
+   * Authors whose contribution missed its commit, with the head when that was noticed: they are
+   * waited for (at most 0.5 x roundTimeout a round) in the next two rounds, so a joiner or a slow
+   * node gets included instead of chasing a fast swarm forever.
+   */
+  private readonly late = new Map<string, number>();
   private readonly contributions = new Map<number, Map<string, Contribution>>();
   private readonly pendingCommits = new Map<number, CommitData[]>();
   private timers: NodeJS.Timeout[] = [];
@@ -232,12 +237,8 @@ export class Rounds {
       // Too late for its commit: wait for this author next round. A joiner, or a node that was
       // behind, contributes for an iteration already committed; waiting for it once (at most
       // 0.5 x roundTimeout) lets it catch up and be included, instead of chasing a fast swarm.
-      if (
-        iteration >= this.head - LATE_WINDOW &&
-        !this.lastAuthors.includes(c.author.id) &&
-        !this.lateAuthors.includes(c.author.id)
-      ) {
-        this.lateAuthors.push(c.author.id);
+      if (iteration >= this.head - LATE_WINDOW && !this.lastAuthors.includes(c.author.id)) {
+        this.late.set(c.author.id, this.head);
       }
       return;
     }
@@ -316,7 +317,8 @@ export class Rounds {
    * iteration came too late to be included (a joiner), and this node.
    */
   private expected(): string[] {
-    const set = new Set([...this.lastAuthors, ...this.lateAuthors]);
+    const recentlyLate = [...this.late].filter(([, at]) => at >= this.head - 1).map(([a]) => a);
+    const set = new Set([...this.lastAuthors, ...recentlyLate]);
     if (this.opts.contribute) set.add(this.self.id);
     return [...set];
   }
@@ -459,9 +461,12 @@ export class Rounds {
     this.lastHash = hash;
     this.lastAuthors = commit.entries.map((e) => e.author.id);
     const included = new Set(this.lastAuthors);
-    this.lateAuthors = [...(this.contributions.get(commit.iteration)?.keys() ?? [])].filter(
-      (a) => !included.has(a),
-    );
+    for (const a of included) this.late.delete(a);
+    // Contributions that arrived for this iteration but are not in its commit (a fallback
+    // proposer's view, a race): their authors are late too.
+    for (const a of this.contributions.get(commit.iteration)?.keys() ?? [])
+      if (!included.has(a)) this.late.set(a, commit.iteration + 1);
+    for (const [a, at] of this.late) if (at < commit.iteration) this.late.delete(a);
     this.log.push({ commit, hash, encoded });
     if (this.log.length > LOG_KEEP) this.log.shift();
     this.checksums.set(this.replica.iteration, sum);

@@ -1,6 +1,6 @@
 /**
  * The state snapshots a node serves: the latest (taken at multiples of the check period, so every
- * honest peer holds the same bytes), the one before it (a base to replay from when a fork is
+ * honest peer holds the same bytes), the few before it (bases to replay from when a fork is
  * older than the latest), and the two last announced in the DHT (a joiner that read the expert
  * records finds them still here).
  */
@@ -11,9 +11,12 @@ export interface Snap {
   readonly weights: Float32Array;
 }
 
+/** Snapshots kept before the latest: a fork up to this many check periods deep can be undone. */
+const EARLIER_KEPT = 3;
+
 export class SnapshotStore {
   private latestSnap: Snap | null = null;
-  private earlier: Snap | null = null;
+  private earlier: Snap[] = [];
   private pinned: Snap[] = [];
 
   get latest(): Snap | null {
@@ -23,7 +26,8 @@ export class SnapshotStore {
   /** Keeps a copy of `weights` as the snapshot after `iteration` (no-op if already held). */
   take(iteration: number, checksum: string, weights: Float32Array): void {
     if (this.latestSnap?.iteration === iteration) return;
-    if (this.latestSnap && this.latestSnap.iteration < iteration) this.earlier = this.latestSnap;
+    if (this.latestSnap && this.latestSnap.iteration < iteration)
+      this.earlier = [this.latestSnap, ...this.earlier].slice(0, EARLIER_KEPT);
     this.latestSnap = { iteration, checksum, weights: weights.slice() };
   }
 
@@ -36,7 +40,7 @@ export class SnapshotStore {
 
   /** Every snapshot held, newest first. */
   all(): Snap[] {
-    const held = [this.latestSnap, this.earlier, ...this.pinned].filter((x): x is Snap => x !== null);
+    const held = [this.latestSnap, ...this.earlier, ...this.pinned].filter((x): x is Snap => x !== null);
     return [...new Map(held.map((x) => [x.iteration, x])).values()].sort((a, b) => b.iteration - a.iteration);
   }
 
