@@ -9,6 +9,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { PeerId } from "@libp2p/interface";
 import { peerIdFromString } from "@libp2p/peer-id";
+import { multiaddr } from "@multiformats/multiaddr";
 import {
   type Commit,
   commitHash,
@@ -720,7 +721,10 @@ export class SwarmDaemon {
         const a = answers[i];
         return a.status === "fulfilled" && a.value.known && toHex(a.value.checksum) !== mine;
       });
-      for (const peer of dissenters) if (await this.resolveDeepFork(peer)) return;
+      // Each in turn: after switching to a better chain, a still better one wins over that.
+      let switched = false;
+      for (const peer of dissenters) switched = (await this.resolveDeepFork(peer)) || switched;
+      if (switched) return;
       this.log.warn(
         { iteration, mine, peers: sums.length, agreeWithMe },
         "checksum disagreement without a majority against us; keeping our state",
@@ -789,7 +793,16 @@ export class SwarmDaemon {
   private async joinOrStart(): Promise<void> {
     const deadline = Date.now() + this.opts.joinWaitMs;
     const enough = () => this.connectedPeers().length >= Math.max(1, this.opts.minPeers);
-    while (Date.now() < deadline && !enough()) await sleep(100);
+    let dialedAt = Date.now();
+    while (Date.now() < deadline && !enough()) {
+      // libp2p dials bootstrap peers once; one still starting (a compose service, a spot
+      // instance booting) refuses that dial, so keep trying while we know nobody.
+      if (this.libp2p.getConnections().length === 0 && Date.now() - dialedAt > 1000) {
+        dialedAt = Date.now();
+        void this.dialBootstrap();
+      }
+      await sleep(100);
+    }
     // Look for a snapshot in the DHT meanwhile, in case we turn out to be far behind.
     if (enough()) this.joinPlan = this.snapshotPlan(this.head + 1).catch(() => null);
     // Hear every connected peer's head before deciding we are not behind: a peer still starting
@@ -813,6 +826,15 @@ export class SwarmDaemon {
     }
     this.joinPlan = null;
     this.rounds.start();
+  }
+
+  /** Dials the configured bootstrap peers (failures are expected while they start). */
+  private async dialBootstrap(): Promise<void> {
+    await Promise.allSettled(
+      this.opts.network.bootstrap.map((a) =>
+        this.libp2p.dial(multiaddr(a), { signal: AbortSignal.timeout(2000) }),
+      ),
+    );
   }
 
   /**
@@ -853,12 +875,16 @@ export class SwarmDaemon {
   private async resolveDeepFork(peer: PeerId): Promise<boolean> {
     const ours = new Map(this.rounds.log.map((l) => [l.commit.iteration, l]));
     for (const base of this.snapshots.all()) {
-      if (base.iteration > this.head || base.iteration === 0) continue;
-      const encoded = await fetchCommits(this.libp2p, peer, this.run.runId, base.iteration - 1).catch(() => []);
+      if (base.iteration > this.head) continue;
+      const from = Math.max(0, base.iteration - 1);
+      const encoded = await fetchCommits(this.libp2p, peer, this.run.runId, from).catch(() => []);
       const theirs = encoded.map((bytes) => ({ commit: decodeCommitData(bytes), bytes, hash: commitHash(bytes) }));
-      const anchor = ours.get(base.iteration - 1);
-      // The base must sit on both chains: their commit before it is ours.
-      if (!anchor || theirs[0]?.commit.iteration !== base.iteration - 1 || !equalBytes(theirs[0].hash, anchor.hash)) continue;
+      // The base must sit on both chains: their commit before it is ours. At the chain's start
+      // (base 0, the initial weights every node shares) both chains begin at the zero hash.
+      const anchor = base.iteration > 0 ? ours.get(base.iteration - 1) : undefined;
+      if (theirs[0]?.commit.iteration !== from) continue;
+      if (base.iteration > 0 && (!anchor || !equalBytes(theirs[0].hash, anchor.hash))) continue;
+      const replay = base.iteration > 0 ? theirs.slice(1) : theirs;
       const fork = theirs.find((t) => {
         const mine = ours.get(t.commit.iteration);
         return mine !== undefined && !equalBytes(mine.hash, t.hash);
@@ -871,8 +897,13 @@ export class SwarmDaemon {
       this.repairing = true;
       this.rounds.follow();
       try {
-        this.rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, { commit: anchor.commit, encoded: anchor.encoded });
-        for (const t of theirs.slice(1)) {
+        this.rounds.jumpTo(
+          base.weights.slice(),
+          base.iteration,
+          base.checksum,
+          anchor ? { commit: anchor.commit, encoded: anchor.encoded } : null,
+        );
+        for (const t of replay) {
           if (t.commit.iteration !== this.head) break;
           this.rounds.onCommit(t.commit);
           if (this.rounds.checksums.get(this.head) !== toHex(t.commit.checksum)) {
