@@ -762,7 +762,6 @@ export class SwarmDaemon {
    * comes after.
    */
   private async replayCommits(target: number): Promise<void> {
-    let first = true;
     while (this.head < target) {
       const peers = this.connectedPeers();
       if (peers.length === 0) return;
@@ -776,12 +775,11 @@ export class SwarmDaemon {
       for (const bytes of got) {
         const c = decodeCommitData(bytes);
         if (c.iteration !== this.head) continue;
-        if (first && !this.chainKnown) {
+        if (!this.chainKnown) {
           // A snapshot whose producing commit no peer served: it sits exactly before this commit.
           this.rounds.resumeChain(c.prevHash, []);
           this.chainKnown = true;
         }
-        first = false;
         this.rounds.onCommit(c);
       }
       // Nothing applied (the commits do not chain onto our head): stop; gossip or repair goes on.
