@@ -233,6 +233,10 @@ export class SwarmDaemon {
         res.verdict as never,
       );
       if (res.verdict !== "accept") {
+        // An old contribution is not forwarded, but its signed author is behind us and still
+        // contributing: the rounds wait for it, so it gets included instead of chasing us.
+        if (topic.kind === "contribution" && res.code === "OLD_ITERATION" && res.error instanceof SeedswarmError)
+          this.rounds.noteLate(author, Number(res.error.context.iteration));
         log.debug(
           { kind: topic.kind, from: author, code: res.code, verdict: res.verdict },
           "gossip not accepted",

@@ -231,15 +231,22 @@ export class Rounds {
     this.timers = [];
   }
 
+  /**
+   * `author` contributed for `iteration`, already committed: wait for it in the next two rounds
+   * (if it is not a member already and not hopelessly far behind).
+   */
+  noteLate(author: string, iteration: number): void {
+    if (iteration >= this.head - LATE_WINDOW && !this.lastAuthors.includes(author))
+      this.late.set(author, this.head);
+  }
+
   /** A validated contribution from gossip (author = gossip signer). */
   onContribution(c: Contribution, iteration: number): void {
     if (iteration < this.head) {
       // Too late for its commit: wait for this author next round. A joiner, or a node that was
       // behind, contributes for an iteration already committed; waiting for it once (at most
       // 0.5 x roundTimeout) lets it catch up and be included, instead of chasing a fast swarm.
-      if (iteration >= this.head - LATE_WINDOW && !this.lastAuthors.includes(c.author.id)) {
-        this.late.set(c.author.id, this.head);
-      }
+      this.noteLate(c.author.id, iteration);
       return;
     }
     let byAuthor = this.contributions.get(iteration);
