@@ -84,9 +84,15 @@ describe("expert records in a real kad-dht (3 nodes, loopback TCP)", () => {
     const first = nodes[0].getMultiaddrs()[0].toString();
     for (let i = 0; i < 2; i++)
       nodes.push(await createSwarmNode(opts([first]), await generateKeyPair("Ed25519"), log));
-    // Each node should know the others before the DHT is asked anything.
+    // A full mesh before the DHT is asked anything: a declare reads the copies it can reach and
+    // writes back their union, so a writer that cannot yet reach another's copy would overwrite it
+    // (re-announcing repairs that in a daemon; these tests declare once).
+    await nodes[1].dial(nodes[2].getMultiaddrs()[0]);
     const deadline = Date.now() + 10_000;
-    while (nodes.some((n) => n.getPeers().length < 1) && Date.now() < deadline)
+    while (
+      nodes.some((n) => n.getPeers().length < 2) &&
+      Date.now() < deadline
+    )
       await new Promise((r) => setTimeout(r, 50));
     for (const n of nodes)
       dirs.push(new ExpertDirectory(n, RUN, log, { announceEveryMs: 300, ttlMs: 1500, queryTimeoutMs: 3000 }));
