@@ -27,21 +27,21 @@ import { useBackend } from "../training/engine.js";
 import type { Replica } from "../training/replica.js";
 import type { Author } from "../training/rng/seeds.js";
 import { initialReplica, openRun, type RunContext } from "../training/run-context.js";
-import { checkpointPath, loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
-import { loadOrCreateIdentity } from "./identity.js";
-import { createSwarmNode, runIdCid, type SwarmNode } from "./libp2p.js";
-import type { Logger } from "./logger.js";
+import { checkpointPath, loadCheckpoint, saveCheckpoint } from "./store/checkpoint.js";
+import { loadOrCreateIdentity } from "./store/identity.js";
+import { createSwarmNode, runIdCid, type SwarmNode } from "./network/libp2p.js";
+import type { Logger } from "./observe/logger.js";
 import type { NodeOptions } from "./node-options.js";
-import { CommitLogFile } from "./commit-log.js";
-import { faultHooks, flipOneBit } from "./fault-hooks.js";
-import { commitFromWire, decodeCommitData, encodeCommitData } from "./commit-wire.js";
-import { type CommitData, equalBytes, isBetter, Rounds, type RoundsEvent, ZERO_HASH } from "./rounds.js";
-import { SnapshotStore } from "./snapshot-store.js";
-import { type HttpServer, startHttpServer } from "./http-server.js";
-import { createMetrics, type Metrics } from "./metrics.js";
-import { defaultRunMonitorOptions, type NodeState, RunMonitor, stallMsFor } from "./run-monitor.js";
+import { CommitLogFile } from "./chain/commit-log.js";
+import { faultHooks, flipOneBit } from "./ops/fault-hooks.js";
+import { commitFromWire, decodeCommitData, encodeCommitData } from "./chain/commit-wire.js";
+import { type CommitData, equalBytes, isBetter, Rounds, type RoundsEvent, ZERO_HASH } from "./chain/rounds.js";
+import { SnapshotStore } from "./sync/snapshot-store.js";
+import { type HttpServer, startHttpServer } from "./observe/http-server.js";
+import { createMetrics, type Metrics } from "./observe/metrics.js";
+import { defaultRunMonitorOptions, type NodeState, RunMonitor, stallMsFor } from "./observe/run-monitor.js";
 import { activeBackend } from "../training/engine.js";
-import { defaultExpertOptions, ExpertDirectory } from "./experts.js";
+import { defaultExpertOptions, ExpertDirectory } from "./network/experts.js";
 import {
   defaultSyncOptions,
   fetchChecksum,
@@ -50,7 +50,7 @@ import {
   fetchSnapshot,
   type SnapshotPlan,
   serveSync,
-} from "./sync.js";
+} from "./sync/protocols.js";
 
 export { defaultNodeOptions, type NodeOptions } from "./node-options.js";
 

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { load } from "js-yaml";
-import { loadCheckpoint } from "../../node/checkpoint.js";
+import { loadCheckpoint } from "../../node/store/checkpoint.js";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const DOCKER = join(ROOT, "docker");

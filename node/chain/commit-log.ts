@@ -1,0 +1,72 @@
+/**
+ * `<run dir>/commits.jsonl`: one line per applied commit (authors, join timestamps, payloads, the
+ * chain hashes), enough to replay the run in one process and to serve the chain after a restart.
+ * A later line for an iteration supersedes an earlier one (a fork switch).
+ */
+import { createWriteStream, existsSync, readFileSync, type WriteStream } from "node:fs";
+import { toHex } from "../../protocol/codec.js";
+import type { CommitData } from "./rounds.js";
+
+/** Commits kept in memory after a restart: as many as the rounds keep. */
+const RESTORE_MAX = 4096;
+
+export class CommitLogFile {
+  private out?: WriteStream;
+
+  constructor(readonly path: string) {}
+
+  /** Appends an applied commit (opening the file on first use). */
+  append(commit: CommitData, hash: Uint8Array): void {
+    const line = JSON.stringify({
+      iteration: commit.iteration,
+      hash: toHex(hash),
+      prevHash: toHex(commit.prevHash),
+      checksum: toHex(commit.checksum),
+      rank: commit.rank,
+      entries: commit.entries.map((e) => ({
+        author: e.author.id,
+        joinedAt: e.author.joinedAt,
+        payload: toHex(e.payload),
+      })),
+    });
+    this.out ??= createWriteStream(this.path, { flags: "a" });
+    this.out.write(`${line}\n`);
+  }
+
+  /** The commits for iterations before `head`, the last word for each, in order. */
+  read(head: number): CommitData[] {
+    if (!existsSync(this.path)) return [];
+    const byIteration = new Map<number, CommitData>();
+    for (const text of readFileSync(this.path, "utf8").split("\n")) {
+      if (!text) continue;
+      try {
+        const l = JSON.parse(text) as {
+          iteration: number;
+          prevHash?: string;
+          checksum: string;
+          rank: number;
+          entries: { author: string; joinedAt: number; payload: string }[];
+        };
+        if (l.iteration >= head || l.prevHash === undefined) continue;
+        byIteration.set(l.iteration, {
+          iteration: l.iteration,
+          prevHash: Buffer.from(l.prevHash, "hex"),
+          checksum: Buffer.from(l.checksum, "hex"),
+          rank: l.rank,
+          entries: l.entries.map((e) => ({
+            author: { id: e.author, joinedAt: e.joinedAt },
+            payload: Buffer.from(e.payload, "hex"),
+          })),
+        });
+      } catch {
+        // A torn last line after a crash: skip it.
+      }
+    }
+    return [...byIteration.values()].sort((a, b) => a.iteration - b.iteration).slice(-RESTORE_MAX);
+  }
+
+  /** Flushes and closes the file. */
+  close(): Promise<void> {
+    return new Promise<void>((r) => (this.out ? this.out.end(r) : r()));
+  }
+}
