@@ -8,7 +8,7 @@ import { checkListenAddrs, checkWritableDir, explainStartError } from "../node/o
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import type { HttpOptions } from "../node/observe/http-server.js";
 import { loadOrCreateIdentity } from "../node/store/identity.js";
-import { isRunId } from "../protocol/codec.js";
+import { isRunId } from "../protocol/run-id.js";
 import { runIdOf } from "../protocol/run-spec.js";
 import { repeatable } from "./config.js";
 import { checkHttpExposure, parseHostPort } from "./http-options.js";

@@ -10,15 +10,8 @@ import { dirname, join } from "node:path";
 import type { PeerId } from "@libp2p/interface";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { multiaddr } from "@multiformats/multiaddr";
-import {
-  type Commit,
-  commitHash,
-  decodeCommit,
-  encodeContribution,
-  encodeHeartbeat,
-  encodeLeave,
-  toHex,
-} from "../protocol/codec.js";
+import { type Commit, commitHash, decodeCommit, encodeContribution, encodeHeartbeat, encodeLeave } from "../protocol/codec.js";
+import { fromHex, toHex } from "../protocol/bytes.js";
 import { SeedswarmError } from "../protocol/errors.js";
 import { canonicalJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../protocol/topics.js";
@@ -35,7 +28,8 @@ import type { NodeOptions } from "./node-options.js";
 import { CommitLogFile } from "./chain/commit-log.js";
 import { faultHooks, flipOneBit } from "./ops/fault-hooks.js";
 import { commitFromWire, decodeCommitData, encodeCommitData } from "./chain/commit-wire.js";
-import { type CommitData, equalBytes, isBetter, Rounds, type RoundsEvent, ZERO_HASH } from "./chain/rounds.js";
+import { type CommitData, isBetter, Rounds, type RoundsEvent, ZERO_HASH } from "./chain/rounds.js";
+import { equalBytes } from "../protocol/bytes.js";
 import { SnapshotStore } from "./sync/snapshot-store.js";
 import { type HttpServer, startHttpServer } from "./observe/http-server.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
@@ -161,7 +155,7 @@ export class SwarmDaemon {
       const cp = await loadCheckpoint(path);
       this.replica.reset(cp.weights, cp.iteration);
       if (cp.chain) {
-        chain = { hash: Buffer.from(cp.chain.hash, "hex"), authors: [...cp.chain.authors] };
+        chain = { hash: fromHex(cp.chain.hash), authors: [...cp.chain.authors] };
         joinedAt = cp.chain.joinedAt;
       }
       log.info({ iteration: cp.iteration, checksum: cp.checksum }, "resumed from checkpoint");
@@ -294,7 +288,7 @@ export class SwarmDaemon {
             encodeHeartbeat({
               runId,
               iteration: this.head,
-              checksum: Buffer.from(sum, "hex"),
+              checksum: fromHex(sum),
               joinedAt: this.self.joinedAt,
             }),
           )

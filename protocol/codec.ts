@@ -7,9 +7,10 @@
  * Decoded byte fields are copies, never views into the input: holding a 4 KiB payload must not
  * pin a whole gossip frame.
  */
-import { createHash } from "node:crypto";
 import { type DecodeOptions, MaxLengthError } from "protons-runtime";
-import { SeedswarmError } from "./errors.js";
+import { sha256 } from "./bytes.js";
+import { HASH_BYTES, runIdBytes, runIdHex } from "./run-id.js";
+import { WireError } from "./errors.js";
 import {
   MAX_COMMIT_ENTRIES,
   MAX_COMMITS_PER_RESPONSE,
@@ -22,13 +23,6 @@ import {
 } from "./limits.js";
 import * as pb from "./messages.js";
 
-export type WireErrorCode = "WIRE_TOO_LARGE" | "WIRE_MALFORMED" | "WIRE_BAD_FIELD";
-
-/** A message that cannot be (or must not be) put on or taken off the wire. */
-export class WireError extends SeedswarmError<WireErrorCode> {}
-
-/** Bytes of every hash on the wire: run id, checksums, commit and chunk hashes (SHA-256). */
-export const HASH_BYTES = 32;
 
 // ---- Plain messages: what the node handles ----
 
@@ -138,41 +132,11 @@ export interface ChecksumResponse {
 
 // ---- Helpers ----
 
-const RUN_ID = /^[0-9a-f]{64}$/;
-
-/** True for a runId as `runIdOf` makes it: 64 lowercase hex digits. */
-export function isRunId(s: string): boolean {
-  return RUN_ID.test(s);
-}
-
 function bad(at: string, problem: string, context: Record<string, unknown> = {}): never {
   throw new WireError("WIRE_BAD_FIELD", `${at} ${problem}`, { field: at, ...context });
 }
 
-/** The 32 raw bytes of a hex runId; throws WireError unless it is 64 lowercase hex. */
-export function runIdBytes(hex: string): Uint8Array {
-  if (!isRunId(hex)) bad("runId", "must be 64 lowercase hex", { value: hex });
-  return Uint8Array.from(Buffer.from(hex, "hex"));
-}
-
-/** The hex runId of 32 raw bytes; throws WireError on any other length. */
-export function runIdHex(bytes: Uint8Array): string {
-  if (bytes.byteLength !== HASH_BYTES)
-    bad("runId", "must be 32 bytes", { length: bytes.byteLength });
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
-}
-
-/** SHA-256 of some bytes. */
-export function sha256(bytes: Uint8Array): Uint8Array {
-  return new Uint8Array(createHash("sha256").update(bytes).digest());
-}
-
 /** The hash that chains commits: SHA-256 of the commit exactly as encoded on the wire. */
-/** Lowercase hex of any bytes (checksums, hashes, payloads in logs). */
-export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
-}
-
 export function commitHash(encodedCommit: Uint8Array): Uint8Array {
   return sha256(encodedCommit);
 }

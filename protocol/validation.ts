@@ -5,17 +5,9 @@
  * into the gossipsub result and a metric label. Rejects lower the sender's score, so only what an
  * honest node can never send is rejected; what an honest but late or early node sends is ignored.
  */
-import {
-  type Commit,
-  type Contribution,
-  decodeCommit,
-  decodeContribution,
-  decodeHeartbeat,
-  decodeLeave,
-  type Heartbeat,
-  type Leave,
-  WireError,
-} from "./codec.js";
+import { toHex } from "./bytes.js";
+import { type Commit, type Contribution, decodeCommit, decodeContribution, decodeHeartbeat, decodeLeave, type Heartbeat, type Leave } from "./codec.js";
+import { WireError } from "./errors.js";
 import { SeedswarmError } from "./errors.js";
 import { isValidGradientPayload } from "./gradient-byte.js";
 import type { TopicKind } from "./topics.js";
@@ -186,9 +178,7 @@ export function validateCommit(data: Uint8Array, proposer: string, ctx: GossipCo
   checkWindow(m.iteration, ctx);
   const authors = new Set<string>();
   m.entries.forEach((e, i) => {
-    const key = Buffer.from(e.author.buffer, e.author.byteOffset, e.author.byteLength).toString(
-      "hex",
-    );
+    const key = toHex(e.author);
     if (authors.has(key)) {
       throw new GossipValidationError("DUPLICATE_AUTHOR", "commit lists an author twice", {
         entry: i,

@@ -4,7 +4,7 @@
  * A later line for an iteration supersedes an earlier one (a fork switch).
  */
 import { createWriteStream, existsSync, readFileSync, type WriteStream } from "node:fs";
-import { toHex } from "../../protocol/codec.js";
+import { fromHex, toHex } from "../../protocol/bytes.js";
 import type { CommitData } from "./rounds.js";
 
 /** Commits kept in memory after a restart: as many as the rounds keep. */
@@ -50,12 +50,12 @@ export class CommitLogFile {
         if (l.iteration >= head || l.prevHash === undefined) continue;
         byIteration.set(l.iteration, {
           iteration: l.iteration,
-          prevHash: Buffer.from(l.prevHash, "hex"),
-          checksum: Buffer.from(l.checksum, "hex"),
+          prevHash: fromHex(l.prevHash),
+          checksum: fromHex(l.checksum),
           rank: l.rank,
           entries: l.entries.map((e) => ({
             author: { id: e.author, joinedAt: e.joinedAt },
-            payload: Buffer.from(e.payload, "hex"),
+            payload: fromHex(e.payload),
           })),
         });
       } catch {

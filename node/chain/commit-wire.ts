@@ -2,19 +2,10 @@
  * Commits between the rounds' form (peer id strings) and the wire's (peer id multihash bytes).
  * The rounds hash the encoded wire form, so both sides of every exchange convert the same way.
  */
-import { peerIdFromMultihash, peerIdFromString } from "@libp2p/peer-id";
-import * as Digest from "multiformats/hashes/digest";
 import { type Commit, decodeCommit, encodeCommit } from "../../protocol/codec.js";
+import { peerIdBytes, peerIdOfBytes } from "../network/peer-bytes.js";
 import type { CommitData } from "./rounds.js";
 
-/** Peer id string -> the multihash bytes a commit entry carries. */
-function authorBytes(id: string): Uint8Array {
-  return peerIdFromString(id).toMultihash().bytes;
-}
-
-function authorId(bytes: Uint8Array): string {
-  return peerIdFromMultihash(Digest.decode(bytes)).toString();
-}
 
 export function commitToWire(runId: string, c: CommitData): Commit {
   return {
@@ -24,7 +15,7 @@ export function commitToWire(runId: string, c: CommitData): Commit {
     checksum: c.checksum,
     rank: c.rank,
     entries: c.entries.map((e) => ({
-      author: authorBytes(e.author.id),
+      author: peerIdBytes(e.author.id),
       joinedAt: e.author.joinedAt,
       payload: e.payload,
     })),
@@ -38,7 +29,7 @@ export function commitFromWire(c: Commit): CommitData {
     checksum: c.checksum,
     rank: c.rank,
     entries: c.entries.map((e) => ({
-      author: { id: authorId(e.author), joinedAt: e.joinedAt },
+      author: { id: peerIdOfBytes(e.author).toString(), joinedAt: e.joinedAt },
       payload: e.payload,
     })),
   };

@@ -18,8 +18,8 @@
  * This class owns no sockets: the daemon feeds it decoded, validated messages and gives it the
  * publish functions, so it can be driven in tests without a network.
  */
-import { createHash } from "node:crypto";
-import { commitHash, toHex } from "../../protocol/codec.js";
+import { commitHash } from "../../protocol/codec.js";
+import { equalBytes, fromHex, sha256Hex, toHex } from "../../protocol/bytes.js";
 import type { Contribution } from "../../training/algorithms/algorithm.js";
 import { compareAuthors } from "../../training/algorithms/algorithm.js";
 import type { Replica } from "../../training/replica.js";
@@ -76,10 +76,6 @@ const LATE_WINDOW = 64;
 const LOG_KEEP = 4096;
 
 
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
 /** The fork-choice order of two commits for the same iteration. */
 /** The fork choice: lower rank, then more entries, then lower hash. */
 export function isBetter(a: CommitData, ha: Uint8Array, b: CommitData, hb: Uint8Array): boolean {
@@ -95,7 +91,7 @@ export function proposerOrder(
   candidates: Iterable<string>,
 ): string[] {
   const key = (p: string) =>
-    createHash("sha256").update(`${runId}/${iteration}/${p}`).digest("hex");
+    sha256Hex(`${runId}/${iteration}/${p}`);
   return [...new Set(candidates)]
     .map((p) => [key(p), p] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -431,7 +427,7 @@ export class Rounds {
         iteration: t,
         prevHash: this.lastHash,
         entries,
-        checksum: Buffer.from(sum, "hex"),
+        checksum: fromHex(sum),
         rank,
       };
       const encoded = this.transport.encodeCommit(commit);

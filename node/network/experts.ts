@@ -10,18 +10,15 @@
  * re-announce.
  */
 import type { PeerId } from "@libp2p/interface";
-import { peerIdFromMultihash } from "@libp2p/peer-id";
-import * as Digest from "multiformats/hashes/digest";
 import { decodeExpertRecord, type ExpertEntry, encodeExpertRecord } from "../../protocol/codec.js";
 import {
-  bestExpertRecord,
   expertKey,
   mergeExpertRecords,
-  parseExpertKey,
   parseExpertUid,
   prefixSuffixes,
 } from "../../protocol/experts.js";
 import type { SwarmNode } from "./libp2p.js";
+import { peerIdBytes, peerIdOfBytes } from "./peer-bytes.js";
 import type { Logger } from "../observe/logger.js";
 
 export interface ExpertOptions {
@@ -53,28 +50,6 @@ export interface FoundExpert {
   readonly uid: string;
   readonly coords: readonly number[];
   readonly holders: readonly ExpertHolder[];
-}
-
-/** kad-dht validator for our namespace: the key must be an expert key, the value a record. */
-export async function validateExpertRecord(key: Uint8Array, value: Uint8Array): Promise<void> {
-  if (!parseExpertKey(key)) throw new Error("not a seedswarm expert key");
-  decodeExpertRecord(value);
-}
-
-/** kad-dht selector for our namespace; an undecodable copy never wins. */
-export function selectExpertRecord(_key: Uint8Array, values: Uint8Array[]): number {
-  const records = values.map((v) => {
-    try {
-      return decodeExpertRecord(v);
-    } catch {
-      return { entries: [] };
-    }
-  });
-  return bestExpertRecord(records, Date.now());
-}
-
-function peerOf(bytes: Uint8Array): PeerId {
-  return peerIdFromMultihash(Digest.decode(bytes));
 }
 
 export class ExpertDirectory {
@@ -122,7 +97,7 @@ export class ExpertDirectory {
     const out = new Map<number, ExpertHolder[]>();
     for (const e of await this.entries(prefix)) {
       const list = out.get(e.suffix) ?? [];
-      list.push({ peer: peerOf(e.peer), timestamp: e.timestamp, expiresAt: e.expiresAt });
+      list.push({ peer: peerIdOfBytes(e.peer), timestamp: e.timestamp, expiresAt: e.expiresAt });
       out.set(e.suffix, list);
     }
     for (const list of out.values()) list.sort((a, b) => b.timestamp - a.timestamp);
@@ -135,7 +110,7 @@ export class ExpertDirectory {
    */
   async declare(uids: readonly string[], ttlMs = this.opts.ttlMs): Promise<void> {
     const now = Date.now();
-    const self = this.node.peerId.toMultihash().bytes;
+    const self = peerIdBytes(this.node.peerId);
     const byPrefix = new Map<string, ExpertEntry[]>();
     for (const uid of uids) {
       for (const { prefix, suffix } of prefixSuffixes(uid)) {

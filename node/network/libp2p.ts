@@ -39,7 +39,7 @@ import * as raw from "multiformats/codecs/raw";
 import { create as createDigest } from "multiformats/hashes/digest";
 import { sha256 } from "multiformats/hashes/sha2";
 import { EXPERT_NAMESPACE } from "../../protocol/experts.js";
-import { selectExpertRecord, validateExpertRecord } from "./experts.js";
+import { selectExpertRecord, validateExpertRecord } from "../../protocol/experts.js";
 import type { Logger } from "../observe/logger.js";
 import { defaultNetworkOptions, type NetworkOptions } from "./network-options.js";
 

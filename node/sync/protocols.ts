@@ -8,30 +8,10 @@
  * in parallel, checks each chunk's hash, and checks the whole against the checksum that the
  * most peers report. Then it replays the commits since the snapshot.
  */
-import { createHash } from "node:crypto";
 import type { PeerId } from "@libp2p/interface";
 import { lpStream } from "@libp2p/utils";
-import {
-  type ChecksumResponse,
-  decodeChecksumRequest,
-  decodeChecksumResponse,
-  decodeCommitsRequest,
-  decodeCommitsResponse,
-  decodeRunSpecRequest,
-  decodeRunSpecResponse,
-  decodeSnapshotRequest,
-  decodeSnapshotResponse,
-  encodeChecksumRequest,
-  encodeChecksumResponse,
-  encodeCommitsRequest,
-  encodeCommitsResponse,
-  encodeRunSpecRequest,
-  encodeRunSpecResponse,
-  encodeSnapshotRequest,
-  encodeSnapshotResponse,
-  type SnapshotResponse,
-  toHex,
-} from "../../protocol/codec.js";
+import { type ChecksumResponse, decodeChecksumRequest, decodeChecksumResponse, decodeCommitsRequest, decodeCommitsResponse, decodeRunSpecRequest, decodeRunSpecResponse, decodeSnapshotRequest, decodeSnapshotResponse, encodeChecksumRequest, encodeChecksumResponse, encodeCommitsRequest, encodeCommitsResponse, encodeRunSpecRequest, encodeRunSpecResponse, encodeSnapshotRequest, encodeSnapshotResponse, type SnapshotResponse } from "../../protocol/codec.js";
+import { equalBytes, fromHex, sha256, sha256Hex, toHex } from "../../protocol/bytes.js";
 import { SeedswarmError } from "../../protocol/errors.js";
 import {
   DEFAULT_SNAPSHOT_CHUNK_BYTES,
@@ -119,7 +99,7 @@ export async function serveSync(
         : null;
     return encodeChecksumResponse(
       at
-        ? { iteration: at.iteration, checksum: Buffer.from(at.checksum, "hex"), known: true }
+        ? { iteration: at.iteration, checksum: fromHex(at.checksum), known: true }
         : { iteration: req.iteration, checksum: new Uint8Array(0), known: false },
     );
   });
@@ -140,10 +120,10 @@ export async function serveSync(
     const data = all.subarray(req.chunk * size, Math.min(all.length, (req.chunk + 1) * size));
     return encodeSnapshotResponse({
       iteration: snap.iteration,
-      checksum: Buffer.from(snap.checksum, "hex"),
+      checksum: fromHex(snap.checksum),
       totalChunks: total,
       data: req.chunk < total ? data : new Uint8Array(0),
-      chunkHash: createHash("sha256").update(data).digest(),
+      chunkHash: sha256(data),
     });
   });
   await serve(PROTOCOLS.runspec, MAX_MESSAGE_BYTES.runSpecResponse, (bytes) => {
@@ -344,7 +324,7 @@ export async function fetchSnapshot(
   const checkChunk = (r: SnapshotResponse, i: number) => {
     if (r.iteration !== iteration || toHex(r.checksum) !== checksum || r.totalChunks !== totalChunks)
       throw new SyncError("SYNC_BAD_CHUNK", `chunk ${i}: from another snapshot`);
-    if (toHex(createHash("sha256").update(r.data).digest()) !== toHex(r.chunkHash))
+    if (!equalBytes(sha256(r.data), r.chunkHash))
       throw new SyncError("SYNC_BAD_CHUNK", `chunk ${i}: hash mismatch`);
   };
   checkChunk(best.first, 0);
@@ -377,7 +357,7 @@ export async function fetchSnapshot(
     }),
   );
   const bytes = Buffer.concat(chunks);
-  const got = createHash("sha256").update(bytes).digest("hex");
+  const got = sha256Hex(bytes);
   if (got !== checksum)
     throw new SyncError(
       "SYNC_BAD_CHUNK",

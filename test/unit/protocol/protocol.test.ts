@@ -1,43 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  type Commit,
-  type CommitEntry,
-  type Contribution,
-  commitHash,
-  decodeChecksumRequest,
-  decodeChecksumResponse,
-  decodeCommit,
-  decodeCommitsRequest,
-  decodeCommitsResponse,
-  decodeContribution,
-  decodeHeartbeat,
-  decodeLeave,
-  decodeRunSpecRequest,
-  decodeRunSpecResponse,
-  decodeSnapshotRequest,
-  decodeSnapshotResponse,
-  encodeChecksumRequest,
-  encodeChecksumResponse,
-  encodeExpertRecord,
-  decodeExpertRecord,
-  encodeCommit,
-  encodeCommitsRequest,
-  encodeCommitsResponse,
-  encodeContribution,
-  encodeHeartbeat,
-  encodeLeave,
-  encodeRunSpecRequest,
-  encodeRunSpecResponse,
-  encodeSnapshotRequest,
-  encodeSnapshotResponse,
-  isPeerIdMultihash,
-  runIdBytes,
-  runIdHex,
-  sha256,
-  WireError,
-  type WireErrorCode,
-} from "../../../protocol/codec.js";
+import { type Commit, type CommitEntry, type Contribution, commitHash, decodeChecksumRequest, decodeChecksumResponse, decodeCommit, decodeCommitsRequest, decodeCommitsResponse, decodeContribution, decodeHeartbeat, decodeLeave, decodeRunSpecRequest, decodeRunSpecResponse, decodeSnapshotRequest, decodeSnapshotResponse, encodeChecksumRequest, encodeChecksumResponse, encodeExpertRecord, decodeExpertRecord, encodeCommit, encodeCommitsRequest, encodeCommitsResponse, encodeContribution, encodeHeartbeat, encodeLeave, encodeRunSpecRequest, encodeRunSpecResponse, encodeSnapshotRequest, encodeSnapshotResponse, isPeerIdMultihash } from "../../../protocol/codec.js";
+import { runIdBytes, runIdHex } from "../../../protocol/run-id.js";
+import { sha256 } from "../../../protocol/bytes.js";
+import { WireError, type WireErrorCode } from "../../../protocol/errors.js";
 import {
   MAX_COMMIT_ENTRIES,
   MAX_COMMITS_PER_RESPONSE,
