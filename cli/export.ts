@@ -19,7 +19,7 @@ interface RunFlags {
 
 /** The checkpoint file a command works on: --checkpoint, or the run's checkpoint in the data dir. */
 async function checkpointFile(flags: RunFlags): Promise<string> {
-  const { checkpointPath } = await import("../node/store/checkpoint.js");
+  const { checkpointPath } = await import("../node/store/data-dir.js");
   const path = flags.checkpoint ?? checkpointPath(flags.dataDir, runIdOf(resolveSpec(flags)));
   if (!existsSync(path)) {
     throw new Error(

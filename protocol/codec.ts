@@ -26,7 +26,7 @@ import * as pb from "./messages.js";
 
 // ---- Plain messages: what the node handles ----
 
-export interface Contribution {
+export interface ContributionMessage {
   readonly runId: string;
   readonly iteration: number;
   /** Author's join timestamp (ms). The author itself is the gossip signer. */
@@ -41,7 +41,7 @@ export interface CommitEntry {
   readonly payload: Uint8Array;
 }
 
-export interface Commit {
+export interface CommitMessage {
   readonly runId: string;
   readonly iteration: number;
   /** commitHash of the previous commit; 32 zero bytes for the first. */
@@ -239,7 +239,7 @@ function decodeWire<W>(
 // ---- Gossip ----
 
 /** Encodes a contribution for its gossip topic. */
-export function encodeContribution(m: Contribution): Uint8Array {
+export function encodeContribution(m: ContributionMessage): Uint8Array {
   return encodeWire("contribution", pb.Contribution, {
     runId: out(runIdBytes(m.runId)),
     iteration: toU64(m.iteration, "contribution.iteration"),
@@ -249,7 +249,7 @@ export function encodeContribution(m: Contribution): Uint8Array {
 }
 
 /** Decodes a contribution; the payload is still to be checked against the run (validation.ts). */
-export function decodeContribution(bytes: Uint8Array): Contribution {
+export function decodeContribution(bytes: Uint8Array): ContributionMessage {
   const w = decodeWire("contribution", pb.Contribution, bytes);
   return {
     runId: runIdHex(w.runId),
@@ -260,7 +260,7 @@ export function decodeContribution(bytes: Uint8Array): Contribution {
 }
 
 /** Encodes a commit; its bytes are what commitHash chains. */
-export function encodeCommit(m: Commit): Uint8Array {
+export function encodeCommit(m: CommitMessage): Uint8Array {
   if (m.entries.length > MAX_COMMIT_ENTRIES) {
     bad("commit.entries", `must hold at most ${MAX_COMMIT_ENTRIES}`, {
       count: m.entries.length,
@@ -281,7 +281,7 @@ export function encodeCommit(m: Commit): Uint8Array {
 }
 
 /** Decodes a commit: at most MAX_COMMIT_ENTRIES entries, each author a peer id multihash. */
-export function decodeCommit(bytes: Uint8Array): Commit {
+export function decodeCommit(bytes: Uint8Array): CommitMessage {
   const w = decodeWire("commit", pb.Commit, bytes, { limits: { entries: MAX_COMMIT_ENTRIES } });
   return {
     runId: runIdHex(w.runId),

@@ -6,7 +6,7 @@
  * honest node can never send is rejected; what an honest but late or early node sends is ignored.
  */
 import { toHex } from "./bytes.js";
-import { type Commit, type Contribution, decodeCommit, decodeContribution, decodeHeartbeat, decodeLeave, type Heartbeat, type Leave } from "./codec.js";
+import { type CommitMessage, type ContributionMessage, decodeCommit, decodeContribution, decodeHeartbeat, decodeLeave, type Heartbeat, type Leave } from "./codec.js";
 import { WireError } from "./errors.js";
 import { SeedswarmError } from "./errors.js";
 import { isValidGradientPayload } from "./gradient-byte.js";
@@ -158,7 +158,7 @@ export function validateContribution(
   data: Uint8Array,
   author: string,
   ctx: GossipContext,
-): Contribution {
+): ContributionMessage {
   const m = decode(decodeContribution, data);
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
@@ -172,7 +172,7 @@ export function validateContribution(
  * as it needs the base58 peer ids; here: unique authors and valid payloads. One proposer sending
  * two different commits for one iteration is equivocation, as for contributions.
  */
-export function validateCommit(data: Uint8Array, proposer: string, ctx: GossipContext): Commit {
+export function validateCommit(data: Uint8Array, proposer: string, ctx: GossipContext): CommitMessage {
   const m = decode(decodeCommit, data);
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
@@ -245,8 +245,8 @@ export function toVerdict<T>(fn: () => T): Validated<T> {
 
 /** The decoded message of each gossip kind. */
 export interface GossipMessages {
-  contribution: Contribution;
-  commit: Commit;
+  contribution: ContributionMessage;
+  commit: CommitMessage;
   leave: Leave;
   heartbeat: Heartbeat;
 }

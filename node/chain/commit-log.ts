@@ -5,10 +5,7 @@
  */
 import { createWriteStream, existsSync, readFileSync, type WriteStream } from "node:fs";
 import { fromHex, toHex } from "../../protocol/bytes.js";
-import type { CommitData } from "./rounds.js";
-
-/** Commits kept in memory after a restart: as many as the rounds keep. */
-const RESTORE_MAX = 4096;
+import { CHAIN_KEEP, type Commit } from "./commit.js";
 
 export class CommitLogFile {
   private out?: WriteStream;
@@ -16,7 +13,7 @@ export class CommitLogFile {
   constructor(readonly path: string) {}
 
   /** Appends an applied commit (opening the file on first use). */
-  append(commit: CommitData, hash: Uint8Array): void {
+  append(commit: Commit, hash: Uint8Array): void {
     const line = JSON.stringify({
       iteration: commit.iteration,
       hash: toHex(hash),
@@ -34,9 +31,9 @@ export class CommitLogFile {
   }
 
   /** The commits for iterations before `head`, the last word for each, in order. */
-  read(head: number): CommitData[] {
+  read(head: number): Commit[] {
     if (!existsSync(this.path)) return [];
-    const byIteration = new Map<number, CommitData>();
+    const byIteration = new Map<number, Commit>();
     for (const text of readFileSync(this.path, "utf8").split("\n")) {
       if (!text) continue;
       try {
@@ -62,7 +59,7 @@ export class CommitLogFile {
         // A torn last line after a crash: skip it.
       }
     }
-    return [...byIteration.values()].sort((a, b) => a.iteration - b.iteration).slice(-RESTORE_MAX);
+    return [...byIteration.values()].sort((a, b) => a.iteration - b.iteration).slice(-CHAIN_KEEP);
   }
 
   /** Flushes and closes the file. */

@@ -1,13 +1,14 @@
 /**
  * Commits between the rounds' form (peer id strings) and the wire's (peer id multihash bytes).
- * The rounds hash the encoded wire form, so both sides of every exchange convert the same way.
+ * A commit is hashed as the bytes it came as (see EncodedCommit); a commit this node makes is
+ * encoded once, here.
  */
-import { type Commit, decodeCommit, encodeCommit } from "../../protocol/codec.js";
+import { type CommitMessage, decodeCommit, encodeCommit } from "../../protocol/codec.js";
 import { peerIdBytes, peerIdOfBytes } from "../network/peer-bytes.js";
-import type { CommitData } from "./rounds.js";
+import type { Commit, EncodedCommit } from "./commit.js";
 
 
-export function commitToWire(runId: string, c: CommitData): Commit {
+export function commitToWire(runId: string, c: Commit): CommitMessage {
   return {
     runId,
     iteration: c.iteration,
@@ -22,7 +23,7 @@ export function commitToWire(runId: string, c: CommitData): Commit {
   };
 }
 
-export function commitFromWire(c: Commit): CommitData {
+export function commitFromWire(c: CommitMessage): Commit {
   return {
     iteration: c.iteration,
     prevHash: c.prevHash,
@@ -35,12 +36,12 @@ export function commitFromWire(c: Commit): CommitData {
   };
 }
 
-/** Encoded commit bytes (as gossiped or served) -> the rounds' form. */
-export function decodeCommitData(bytes: Uint8Array): CommitData {
-  return commitFromWire(decodeCommit(bytes));
+/** Encoded commit bytes (as gossiped or served) -> the chain's form, with those bytes kept. */
+export function commitFromBytes(bytes: Uint8Array): EncodedCommit {
+  return { commit: commitFromWire(decodeCommit(bytes)), encoded: bytes };
 }
 
-/** The rounds' form -> the exact bytes that are gossiped, served and hashed. */
-export function encodeCommitData(runId: string, c: CommitData): Uint8Array {
+/** The chain's form -> the exact bytes that are gossiped, served and hashed. */
+export function commitToBytes(runId: string, c: Commit): Uint8Array {
   return encodeCommit(commitToWire(runId, c));
 }

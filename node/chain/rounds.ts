@@ -18,30 +18,21 @@
  * This class owns no sockets: the daemon feeds it decoded, validated messages and gives it the
  * publish functions, so it can be driven in tests without a network.
  */
-import { commitHash } from "../../protocol/codec.js";
-import { equalBytes, fromHex, sha256Hex, toHex } from "../../protocol/bytes.js";
+import { equalBytes, fromHex, toHex } from "../../protocol/bytes.js";
 import type { Contribution } from "../../training/algorithms/algorithm.js";
 import { compareAuthors } from "../../training/algorithms/algorithm.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { RunContext } from "../../training/run-context.js";
 import type { Logger } from "../observe/logger.js";
-
-/** A commit as the rounds see it (author ids are peer id strings). */
-export interface CommitData {
-  readonly iteration: number;
-  readonly prevHash: Uint8Array;
-  readonly entries: readonly Contribution[];
-  readonly checksum: Uint8Array;
-  readonly rank: number;
-}
+import { CHAIN_KEEP, type ChainedCommit, chained, type Commit, type EncodedCommit, isBetter, proposerOrder, ZERO_HASH } from "./commit.js";
 
 export interface RoundsTransport {
   publishContribution(iteration: number, payload: Uint8Array): Promise<void>;
   /** Publishes an encoded commit. */
   publishCommit(encoded: Uint8Array): Promise<void>;
   /** The canonical wire encoding of a commit; its SHA-256 is the next commit's prevHash. */
-  encodeCommit(commit: CommitData): Uint8Array;
+  encodeCommit(commit: Commit): Uint8Array;
 }
 
 export interface RoundsOptions {
@@ -62,41 +53,15 @@ export type RoundsEvent =
       rank: number;
       ms: number;
     }
-  | { kind: "diverged"; iteration: number; reason: string; unchained?: CommitData }
+  | { kind: "diverged"; iteration: number; reason: string; unchained?: EncodedCommit }
   /** This node would have proposed `iteration`, but a peer is known to be past it. */
   | { kind: "behind"; iteration: number; peersHead: number }
   | { kind: "done"; iteration: number };
 
-export const ZERO_HASH = new Uint8Array(32);
-
 /** How many iterations back a late contribution still makes its author expected. */
 const LATE_WINDOW = 64;
 
-/** Commits and checksums kept for joiners and checksum queries. */
-const LOG_KEEP = 4096;
 
-
-/** The fork-choice order of two commits for the same iteration. */
-/** The fork choice: lower rank, then more entries, then lower hash. */
-export function isBetter(a: CommitData, ha: Uint8Array, b: CommitData, hb: Uint8Array): boolean {
-  if (a.rank !== b.rank) return a.rank < b.rank;
-  if (a.entries.length !== b.entries.length) return a.entries.length > b.entries.length;
-  return toHex(ha) < toHex(hb);
-}
-
-/** Rank order of candidates for proposing iteration t: ascending H(runId, t, peer). */
-export function proposerOrder(
-  runId: string,
-  iteration: number,
-  candidates: Iterable<string>,
-): string[] {
-  const key = (p: string) =>
-    sha256Hex(`${runId}/${iteration}/${p}`);
-  return [...new Set(candidates)]
-    .map((p) => [key(p), p] as const)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, p]) => p);
-}
 
 export class Rounds {
   private lastHash: Uint8Array = ZERO_HASH;
@@ -109,7 +74,7 @@ export class Rounds {
    */
   private readonly late = new Map<string, number>();
   private readonly contributions = new Map<number, Map<string, Contribution>>();
-  private readonly pendingCommits = new Map<number, CommitData[]>();
+  private readonly pendingCommits = new Map<number, EncodedCommit[]>();
   private timers: NodeJS.Timeout[] = [];
   private roundStart = 0;
   /**
@@ -123,9 +88,9 @@ export class Rounds {
   /** State before the last applied commit (see maybeSwitch). */
   private prev: { weights: Float32Array; hash: Uint8Array; authors: string[] } | null = null;
   /** Commits applied, in order (the commit log served to joiners). */
-  readonly log: { commit: CommitData; hash: Uint8Array; encoded: Uint8Array }[] = [];
+  private readonly chainLog: ChainedCommit[] = [];
   /** Checksums after each applied iteration, recent ones only. */
-  readonly checksums = new Map<number, string>();
+  private readonly checksums = new Map<number, string>();
 
   constructor(
     private readonly self: Author,
@@ -149,6 +114,34 @@ export class Rounds {
     return this.lastHash;
   }
 
+  /** Our checksum after `iteration` applied iterations, while it is recent enough to be kept. */
+  checksumAt(iteration: number): string | undefined {
+    return this.checksums.get(iteration);
+  }
+
+  /** The last commit applied (none before the first, or right after a snapshot without anchor). */
+  lastApplied(): ChainedCommit | undefined {
+    return this.chainLog[this.chainLog.length - 1];
+  }
+
+  /** The commits applied and kept, oldest first (a copy). */
+  appliedCommits(): readonly ChainedCommit[] {
+    return [...this.chainLog];
+  }
+
+  /** The encoded commits from `from` on, at most `max` of them (what the commits protocol serves). */
+  commitsFrom(from: number, max: number): Uint8Array[] {
+    return this.chainLog
+      .filter((l) => l.commit.iteration >= from)
+      .slice(0, max)
+      .map((l) => l.encoded);
+  }
+
+  /** After a restart: the commits before our head, read back from the commit log file. */
+  restoreLog(commits: readonly EncodedCommit[]): void {
+    for (const c of commits) this.chainLog.push(chained(c));
+  }
+
   /** Continue a chain after a snapshot or checkpoint: the state is at `head` after `hash`. */
   resumeChain(hash: Uint8Array, authors: string[]): void {
     this.lastHash = hash;
@@ -164,22 +157,22 @@ export class Rounds {
     weights: Float32Array,
     iteration: number,
     checksum: string,
-    anchor: { commit: CommitData; encoded: Uint8Array } | null,
+    anchor: EncodedCommit | null,
   ): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
     this.replica.reset(weights, iteration);
     // Nothing before the snapshot can be rolled back to or served as our chain any more.
     this.prev = null;
-    while (this.log.length > 0 && this.log[this.log.length - 1].commit.iteration >= iteration - 1)
-      this.log.pop();
+    while (this.chainLog.length > 0 && this.chainLog[this.chainLog.length - 1].commit.iteration >= iteration - 1)
+      this.chainLog.pop();
     for (const k of [...this.checksums.keys()]) if (k > iteration) this.checksums.delete(k);
     this.checksums.set(iteration, checksum);
     for (const k of [...this.pendingCommits.keys()]) if (k < iteration) this.pendingCommits.delete(k);
     if (anchor) {
-      const hash = commitHash(anchor.encoded);
-      this.log.push({ commit: anchor.commit, hash, encoded: anchor.encoded });
-      this.resumeChain(hash, anchor.commit.entries.map((e) => e.author.id));
+      const entry = chained(anchor);
+      this.chainLog.push(entry);
+      this.resumeChain(entry.hash, anchor.commit.entries.map((e) => e.author.id));
     } else {
       this.resumeChain(ZERO_HASH, []);
     }
@@ -255,11 +248,12 @@ export class Rounds {
     if (iteration === this.head) this.maybeProposeEarly();
   }
 
-  /** A validated commit from gossip. */
-  onCommit(commit: CommitData): void {
+  /** A validated commit, with the bytes it came as (gossip, the commits protocol, a fork switch). */
+  onCommit(received: EncodedCommit): void {
     if (this.stopped) return;
+    const { commit } = received;
     if (commit.iteration === this.head - 1) {
-      this.maybeSwitch(commit);
+      this.maybeSwitch(received);
       return;
     }
     if (commit.iteration < this.head) return;
@@ -267,7 +261,7 @@ export class Rounds {
       // A commit for a later iteration: its proposer applied everything before it.
       this.notePeerHead(commit.iteration + 1);
       const list = this.pendingCommits.get(commit.iteration) ?? [];
-      list.push(commit);
+      list.push(received);
       this.pendingCommits.set(commit.iteration, list);
       return;
     }
@@ -276,11 +270,11 @@ export class Rounds {
         kind: "diverged",
         iteration: commit.iteration,
         reason: "commit chained to a commit this node did not apply",
-        unchained: commit,
+        unchained: received,
       });
       return;
     }
-    this.apply(commit, this.transport.encodeCommit(commit));
+    this.apply(commit, received.encoded);
   }
 
   /**
@@ -290,17 +284,17 @@ export class Rounds {
    * A node that applied the worse one rolls back one iteration and applies the better one; deeper
    * forks are left to checksum verification and repair.
    */
-  private maybeSwitch(commit: CommitData): void {
-    const last = this.log[this.log.length - 1];
+  private maybeSwitch(received: EncodedCommit): void {
+    const { commit, encoded } = received;
+    const last = this.chainLog[this.chainLog.length - 1];
     const prev = this.prev;
     if (!last || !prev || last.commit.iteration !== commit.iteration || !equalBytes(commit.prevHash, prev.hash)) return;
-    const encoded = this.transport.encodeCommit(commit);
-    const hash = commitHash(encoded);
+    const hash = chained(received).hash;
     if (equalBytes(hash, last.hash) || !isBetter(commit, hash, last.commit, last.hash)) return;
     this.logger.info({ iteration: commit.iteration, rank: commit.rank, entries: commit.entries.length }, "switching to a better commit");
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
-    this.log.pop();
+    this.chainLog.pop();
     this.checksums.delete(this.replica.iteration);
     this.replica.reset(prev.weights, commit.iteration);
     this.lastHash = prev.hash;
@@ -423,7 +417,7 @@ export class Rounds {
       this.rememberPrev();
       this.replica.applyIteration(this.run.algorithm, entries);
       const sum = this.replica.checksum();
-      const commit: CommitData = {
+      const commit: Commit = {
         iteration: t,
         prevHash: this.lastHash,
         entries,
@@ -442,7 +436,7 @@ export class Rounds {
     return true;
   }
 
-  private apply(commit: CommitData, encoded: Uint8Array): void {
+  private apply(commit: Commit, encoded: Uint8Array): void {
     this.rememberPrev();
     this.replica.applyIteration(this.run.algorithm, commit.entries);
     const sum = this.replica.checksum();
@@ -459,8 +453,8 @@ export class Rounds {
     this.nextRound();
   }
 
-  private recordApplied(commit: CommitData, encoded: Uint8Array, sum: string): void {
-    const hash = commitHash(encoded);
+  private recordApplied(commit: Commit, encoded: Uint8Array, sum: string): void {
+    const { hash } = chained({ commit, encoded });
     this.lastHash = hash;
     this.lastAuthors = commit.entries.map((e) => e.author.id);
     const included = new Set(this.lastAuthors);
@@ -470,10 +464,10 @@ export class Rounds {
     for (const a of this.contributions.get(commit.iteration)?.keys() ?? [])
       if (!included.has(a)) this.late.set(a, commit.iteration + 1);
     for (const [a, at] of this.late) if (at < commit.iteration) this.late.delete(a);
-    this.log.push({ commit, hash, encoded });
-    if (this.log.length > LOG_KEEP) this.log.shift();
+    this.chainLog.push({ commit, hash, encoded });
+    if (this.chainLog.length > CHAIN_KEEP) this.chainLog.shift();
     this.checksums.set(this.replica.iteration, sum);
-    this.checksums.delete(this.replica.iteration - LOG_KEEP);
+    this.checksums.delete(this.replica.iteration - CHAIN_KEEP);
     const ms = performance.now() - this.roundStart;
     this.onEvent({
       kind: "applied",

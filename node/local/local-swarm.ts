@@ -12,7 +12,8 @@ import { useBackend } from "../../training/engine.js";
 import { evaluate } from "../../training/evaluate.js";
 import { toTensors } from "../../training/params.js";
 import { openRun } from "../../training/run-context.js";
-import { checkpointPath, loadCheckpoint } from "../store/checkpoint.js";
+import { loadCheckpoint } from "../store/checkpoint.js";
+import { checkpointPath } from "../store/data-dir.js";
 import type { Logger } from "../observe/logger.js";
 
 export interface LocalSwarmOptions {

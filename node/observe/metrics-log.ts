@@ -26,11 +26,6 @@ export interface MetricsRow {
   readonly itPerSec: number;
 }
 
-/** Where a run's metrics log lives. */
-export function metricsLogPath(dataDir: string, runId: string): string {
-  return join(dataDir, "metrics", `${runId}.jsonl`);
-}
-
 /** Appends rows to a run's metrics log. */
 export class MetricsLog {
   private readonly out: WriteStream;

@@ -7,7 +7,8 @@ import type { RunContext } from "../../training/run-context.js";
 import type { Replica } from "../../training/replica.js";
 import { evaluate } from "../../training/evaluate.js";
 import type { Logger } from "./logger.js";
-import { MetricsLog, type MetricsRow, metricsLogPath } from "./metrics-log.js";
+import { MetricsLog, type MetricsRow } from "./metrics-log.js";
+import { metricsLogPath } from "../store/data-dir.js";
 import type { Metrics } from "./metrics.js";
 import { clearProgress, reportProgress } from "./progress.js";
 

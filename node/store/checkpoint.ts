@@ -7,7 +7,6 @@
  * (little-endian float32, layout order).
  */
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { parseRunSpec, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { canonicalBytes, checksum, weightsFromBytes } from "../../training/params.js";
@@ -36,11 +35,6 @@ export interface Checkpoint {
   readonly iteration: number;
   readonly checksum: string;
   readonly weights: Float32Array;
-}
-
-/** Where a run's checkpoint lives under a data directory. */
-export function checkpointPath(dataDir: string, runId: string): string {
-  return join(dataDir, "runs", runId.slice(0, 16), "checkpoint.ssck");
 }
 
 /** Writes a checkpoint atomically and durably. */
@@ -116,4 +110,23 @@ export async function loadCheckpoint(path: string): Promise<Checkpoint> {
       `weights checksum ${sum.slice(0, 12)} != recorded ${header.checksum.slice(0, 12)}`,
     );
   return { spec, runId, iteration: header.iteration, checksum: sum, weights, chain: header.chain };
+}
+
+/** Writes one run's checkpoints one after another, never interleaved. */
+export class CheckpointWriter {
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly path: string,
+    private readonly spec: RunSpec,
+  ) {}
+
+  /** Saves after the saves already queued; `weights` must be a copy the caller no longer changes. */
+  save(iteration: number, weights: Float32Array, chain: ChainPosition): Promise<void> {
+    this.saving = this.saving
+      .catch(() => {})
+      .then(() => saveCheckpoint(this.path, this.spec, iteration, weights, chain))
+      .then(() => {});
+    return this.saving;
+  }
 }

@@ -9,7 +9,7 @@
  */
 
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { identityPath } from "./data-dir.js";
 import { generateKeyPair, privateKeyFromProtobuf, privateKeyToProtobuf } from "@libp2p/crypto/keys";
 import type { PeerId, PrivateKey } from "@libp2p/interface";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
@@ -17,7 +17,6 @@ import { SeedswarmError } from "../../protocol/errors.js";
 import { writeFileAtomic } from "./atomic-file.js";
 
 /** File name of the key inside the data directory. */
-export const IDENTITY_FILE = "identity.key";
 
 export type IdentityErrorCode = "IDENTITY_CORRUPT" | "IDENTITY_UNREADABLE";
 
@@ -29,11 +28,6 @@ export interface Identity {
   readonly peerId: PeerId;
   /** True when this call generated the key (first start with this data directory). */
   readonly created: boolean;
-}
-
-/** Where the identity key lives under a data directory. */
-export function identityPath(dataDir: string): string {
-  return join(dataDir, IDENTITY_FILE);
 }
 
 /**

@@ -23,6 +23,7 @@ import {
 } from "../../protocol/limits.js";
 import { parseRunSpecJson, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { PROTOCOLS } from "../../protocol/topics.js";
+import type { Snapshot } from "./snapshot-store.js";
 import { canonicalBytes, weightsFromBytes } from "../../training/params.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Logger } from "../observe/logger.js";
@@ -41,7 +42,7 @@ export interface SyncSource {
    * The snapshot after exactly `iteration` iterations if this node still holds it, or with no
    * iteration the latest one (taken at the last multiple of snapshotEvery this node passed).
    */
-  snapshot(iteration?: number): { iteration: number; checksum: string; weights: Float32Array } | null;
+  snapshot(iteration?: number): Snapshot | null;
   /** Encoded commits from `from` on, at most `max`. */
   commitsFrom(from: number, max: number): Uint8Array[];
   /** The checksum after `iteration` applied iterations, if known; the head when iteration is -1. */
@@ -258,10 +259,8 @@ async function fetchChunk(
   );
 }
 
-export interface Snapshot {
-  readonly iteration: number;
-  readonly checksum: string;
-  readonly weights: Float32Array;
+/** A snapshot downloaded from peers, with how many agreed on it. */
+export interface DownloadedSnapshot extends Snapshot {
   /** Peers that reported this snapshot. */
   readonly agreeing: number;
   readonly sources: number;
@@ -287,7 +286,7 @@ export async function fetchSnapshot(
   log: Logger,
   opts: SyncOptions = defaultSyncOptions,
   plan?: SnapshotPlan,
-): Promise<Snapshot> {
+): Promise<DownloadedSnapshot> {
   if (peers.length === 0)
     throw new SyncError("SYNC_NO_PEERS", "no peers to download a snapshot from");
   const heads = await Promise.allSettled(

@@ -5,7 +5,8 @@
  * records finds them still here).
  */
 
-export interface Snap {
+/** The state after `iteration` applied iterations, and its checksum. */
+export interface Snapshot {
   readonly iteration: number;
   readonly checksum: string;
   readonly weights: Float32Array;
@@ -15,11 +16,11 @@ export interface Snap {
 const EARLIER_KEPT = 3;
 
 export class SnapshotStore {
-  private latestSnap: Snap | null = null;
-  private earlier: Snap[] = [];
-  private pinned: Snap[] = [];
+  private latestSnap: Snapshot | null = null;
+  private earlier: Snapshot[] = [];
+  private pinned: Snapshot[] = [];
 
-  get latest(): Snap | null {
+  get latest(): Snapshot | null {
     return this.latestSnap;
   }
 
@@ -32,20 +33,20 @@ export class SnapshotStore {
   }
 
   /** Pins the latest for an announcement (the pin before stays too); returns it. */
-  pinLatest(): Snap | null {
+  pinLatest(): Snapshot | null {
     const snap = this.latestSnap;
     if (snap && this.pinned[0]?.iteration !== snap.iteration) this.pinned = [snap, ...this.pinned].slice(0, 2);
     return snap;
   }
 
   /** Every snapshot held, newest first. */
-  all(): Snap[] {
-    const held = [this.latestSnap, ...this.earlier, ...this.pinned].filter((x): x is Snap => x !== null);
+  all(): Snapshot[] {
+    const held = [this.latestSnap, ...this.earlier, ...this.pinned].filter((x): x is Snapshot => x !== null);
     return [...new Map(held.map((x) => [x.iteration, x])).values()].sort((a, b) => b.iteration - a.iteration);
   }
 
   /** The snapshot after exactly `iteration`, or with no iteration the latest. */
-  find(iteration?: number): Snap | null {
+  find(iteration?: number): Snapshot | null {
     if (iteration === undefined) return this.latestSnap;
     return this.all().find((x) => x.iteration === iteration) ?? null;
   }

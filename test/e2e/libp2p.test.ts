@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { type Message, TopicValidatorResult } from "@libp2p/gossipsub";
-import { IdentityError, identityPath, loadOrCreateIdentity } from "../../node/store/identity.js";
+import { IdentityError, loadOrCreateIdentity } from "../../node/store/identity.js";
+import { identityPath } from "../../node/store/data-dir.js";
 import {
   createSwarmNode,
   defaultNetworkOptions,

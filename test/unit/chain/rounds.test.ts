@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { localAuthors } from "../../../node/local/local-trainer.js";
 import { createLogger } from "../../../node/observe/logger.js";
-import { type CommitData, Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
+import type { Commit } from "../../../node/chain/commit.js";
+import { Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";
 import type { Contribution } from "../../../training/algorithms/algorithm.js";
@@ -11,7 +12,7 @@ import type { Author } from "../../../training/rng/seeds.js";
 import { initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
 
 const log = createLogger({ level: "silent" });
-const encodeOf = (c: CommitData) =>
+const encodeOf = (c: Commit) =>
   Buffer.from(
     JSON.stringify({
       ...c,
@@ -38,7 +39,7 @@ class Bus {
 }
 
 /** Test stand-in for the wire: encoded bytes map back to the commit they encode. */
-const commits = new Map<string, CommitData>();
+const commits = new Map<string, Commit>();
 
 async function swarm(run: RunContext, authors: Author[], stopAt: number, bus = new Bus()) {
   const events = new Map<string, RoundsEvent[]>();
@@ -57,7 +58,7 @@ async function swarm(run: RunContext, authors: Author[], stopAt: number, bus = n
               bus.deliver(self.id, (r) => r.onContribution({ author: self, payload }, iteration)),
             publishCommit: async (bytes) => {
               const c = commits.get(Buffer.from(bytes).toString("hex"));
-              if (c) bus.deliver(self.id, (r) => r.onCommit(c));
+              if (c) bus.deliver(self.id, (r) => r.onCommit({ commit: c, encoded: bytes }));
             },
             encodeCommit: (c) => {
               const bytes = encodeOf(c);
@@ -86,17 +87,17 @@ describe("rounds (in-memory transport)", () => {
     const authors = localAuthors(3).map((a, i) => ({ ...a, joinedAt: 1000 + i }));
     const { done, events } = await swarm(run, authors, 30);
     const rounds = await Promise.all(done);
-    const sums = rounds.map((r) => r.checksums.get(30));
+    const sums = rounds.map((r) => r.checksumAt(30));
     assert.equal(new Set(sums).size, 1, `checksums differ: ${sums}`);
     for (const evs of events.values())
       assert.equal(evs.filter((e) => e.kind === "diverged").length, 0);
     // Replay every commit in one process: same checksum.
     const replay = initialReplica(run);
-    for (const { commit } of rounds[0].log)
+    for (const { commit } of rounds[0].appliedCommits())
       replay.applyIteration(run.algorithm, commit.entries as Contribution[]);
     assert.equal(replay.checksum(), sums[0]);
     // Everyone contributed to (nearly) every iteration.
-    const included = rounds[0].log.reduce((s, l) => s + l.commit.entries.length, 0);
+    const included = rounds[0].appliedCommits().reduce((s, l) => s + l.commit.entries.length, 0);
     assert.ok(included >= 3 * 30 - 3, `only ${included} contributions included`);
     for (const r of rounds) r.stop();
   });
@@ -122,7 +123,7 @@ describe("rounds (in-memory transport)", () => {
     });
     const [r0, r2] = await Promise.all([done[0], done[2]]);
     assert.equal(r0.head, 20);
-    assert.equal(r0.checksums.get(20), r2.checksums.get(20));
+    assert.equal(r0.checksumAt(20), r2.checksumAt(20));
     const applied = evs0.filter((e) => e.kind === "applied") as Extract<
       RoundsEvent,
       { kind: "applied" }

@@ -3,7 +3,8 @@ import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { MetricsLog, type MetricsRow, metricsLogPath, readMetricsLog } from "../../../node/observe/metrics-log.js";
+import { MetricsLog, type MetricsRow, readMetricsLog } from "../../../node/observe/metrics-log.js";
+import { metricsLogPath } from "../../../node/store/data-dir.js";
 import { plotRuns } from "../../../node/offline/plot.js";
 
 const rows = (n: number, lossAt: (i: number) => number): MetricsRow[] =>

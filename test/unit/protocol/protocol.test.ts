@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type Commit, type CommitEntry, type Contribution, commitHash, decodeChecksumRequest, decodeChecksumResponse, decodeCommit, decodeCommitsRequest, decodeCommitsResponse, decodeContribution, decodeHeartbeat, decodeLeave, decodeRunSpecRequest, decodeRunSpecResponse, decodeSnapshotRequest, decodeSnapshotResponse, encodeChecksumRequest, encodeChecksumResponse, encodeExpertRecord, decodeExpertRecord, encodeCommit, encodeCommitsRequest, encodeCommitsResponse, encodeContribution, encodeHeartbeat, encodeLeave, encodeRunSpecRequest, encodeRunSpecResponse, encodeSnapshotRequest, encodeSnapshotResponse, isPeerIdMultihash } from "../../../protocol/codec.js";
+import { type CommitMessage, type CommitEntry, type ContributionMessage, commitHash, decodeChecksumRequest, decodeChecksumResponse, decodeCommit, decodeCommitsRequest, decodeCommitsResponse, decodeContribution, decodeHeartbeat, decodeLeave, decodeRunSpecRequest, decodeRunSpecResponse, decodeSnapshotRequest, decodeSnapshotResponse, encodeChecksumRequest, encodeChecksumResponse, encodeExpertRecord, decodeExpertRecord, encodeCommit, encodeCommitsRequest, encodeCommitsResponse, encodeContribution, encodeHeartbeat, encodeLeave, encodeRunSpecRequest, encodeRunSpecResponse, encodeSnapshotRequest, encodeSnapshotResponse, isPeerIdMultihash } from "../../../protocol/codec.js";
 import { runIdBytes, runIdHex } from "../../../protocol/run-id.js";
 import { sha256 } from "../../../protocol/bytes.js";
 import { WireError, type WireErrorCode } from "../../../protocol/errors.js";
@@ -56,7 +56,7 @@ function throwsWire(fn: () => unknown, code: WireErrorCode): void {
 
 describe("codec round trips", () => {
   const entry: CommitEntry = { author: PEER_A, joinedAt: 1_700_000_000_000, payload: filled(8, 3) };
-  const commit: Commit = {
+  const commit: CommitMessage = {
     runId: RUN,
     iteration: 42,
     prevHash: filled(32, 0),
@@ -273,7 +273,7 @@ describe("limits cover the largest honest message", () => {
 });
 
 describe("decode guards", () => {
-  const contribution: Contribution = {
+  const contribution: ContributionMessage = {
     runId: RUN,
     iteration: 3,
     joinedAt: 4,
@@ -317,7 +317,7 @@ describe("decode guards", () => {
     throwsWire(() => decodeContribution(bytes.subarray(0, bytes.length - 1)), "WIRE_MALFORMED");
     // Cut anywhere: a WireError, or (at a field boundary) a message that lacks the later fields.
     for (let n = 1; n < bytes.length; n++) {
-      let decoded: Contribution | undefined;
+      let decoded: ContributionMessage | undefined;
       try {
         decoded = decodeContribution(bytes.subarray(0, n));
       } catch (err) {
@@ -548,7 +548,7 @@ describe("gossip validation", () => {
     };
   }
 
-  const contribution = (over: Partial<Contribution> = {}) =>
+  const contribution = (over: Partial<ContributionMessage> = {}) =>
     encodeContribution({
       runId: RUN,
       iteration: HEAD,
@@ -557,7 +557,7 @@ describe("gossip validation", () => {
       ...over,
     });
 
-  const commit = (over: Partial<Commit> = {}) =>
+  const commit = (over: Partial<CommitMessage> = {}) =>
     encodeCommit({
       runId: RUN,
       iteration: HEAD,
