@@ -3,7 +3,11 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/observe/logger.js";
 import { defaultOptions } from "../node/options.js";
-import { PREEMPTION_PROVIDERS, type PreemptionProvider, watchPreemption } from "../node/ops/preemption-watch.js";
+import {
+  PREEMPTION_PROVIDERS,
+  type PreemptionProvider,
+  watchPreemption,
+} from "../node/ops/preemption-watch.js";
 import { checkListenAddrs, checkWritableDir, explainStartError } from "../node/ops/preflight.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import type { HttpOptions } from "../node/observe/http-server.js";
@@ -13,7 +17,13 @@ import { runIdOf } from "../protocol/run-spec.js";
 import { repeatable } from "./config.js";
 import { checkHttpExposure, parseHostPort } from "./http-options.js";
 import { httpUrl, intIn, peerMultiaddr, tcpMultiaddr } from "./parse.js";
-import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
+import {
+  defaultDataDir,
+  iterationsOption,
+  presetOption,
+  resolveSpec,
+  specOption,
+} from "./spec-options.js";
 
 /** A runId flag: 64 lowercase hex digits. */
 function runIdArg(raw: string): string {

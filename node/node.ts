@@ -34,7 +34,12 @@ import type { NodeOptions } from "./node-options.js";
 import { type HttpServer, startHttpServer } from "./observe/http-server.js";
 import type { Logger } from "./observe/logger.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
-import { defaultRunMonitorOptions, type NodeState, RunMonitor, stallMsFor } from "./observe/run-monitor.js";
+import {
+  defaultRunMonitorOptions,
+  type NodeState,
+  RunMonitor,
+  stallMsFor,
+} from "./observe/run-monitor.js";
 import { faultHooks, flipOneBit } from "./ops/fault-hooks.js";
 import { CheckpointWriter, loadCheckpoint } from "./store/checkpoint.js";
 import { checkpointPath, commitLogPath } from "./store/data-dir.js";

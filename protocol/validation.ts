@@ -6,7 +6,16 @@
  * honest node can never send is rejected; what an honest but late or early node sends is ignored.
  */
 import { toHex } from "./bytes.js";
-import { type CommitMessage, type ContributionMessage, decodeCommit, decodeContribution, decodeHeartbeat, decodeLeave, type Heartbeat, type Leave } from "./codec.js";
+import {
+  type CommitMessage,
+  type ContributionMessage,
+  decodeCommit,
+  decodeContribution,
+  decodeHeartbeat,
+  decodeLeave,
+  type Heartbeat,
+  type Leave,
+} from "./codec.js";
 import { WireError } from "./errors.js";
 import { SeedswarmError } from "./errors.js";
 import { isValidGradientPayload } from "./gradient-byte.js";

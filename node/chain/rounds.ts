@@ -25,7 +25,16 @@ import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { RunContext } from "../../training/run-context.js";
 import type { Logger } from "../observe/logger.js";
-import { CHAIN_KEEP, type ChainedCommit, chained, type Commit, type EncodedCommit, isBetter, proposerOrder, ZERO_HASH } from "./commit.js";
+import {
+  CHAIN_KEEP,
+  type ChainedCommit,
+  chained,
+  type Commit,
+  type EncodedCommit,
+  isBetter,
+  proposerOrder,
+  ZERO_HASH,
+} from "./commit.js";
 
 export interface RoundsTransport {
   publishContribution(iteration: number, payload: Uint8Array): Promise<void>;

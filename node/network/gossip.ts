@@ -7,10 +7,20 @@
  */
 import { TopicValidatorResult } from "@libp2p/gossipsub";
 import { toHex } from "../../protocol/bytes.js";
-import { encodeContribution, encodeHeartbeat, encodeLeave, type Heartbeat } from "../../protocol/codec.js";
+import {
+  encodeContribution,
+  encodeHeartbeat,
+  encodeLeave,
+  type Heartbeat,
+} from "../../protocol/codec.js";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../../protocol/topics.js";
-import { GOSSIP_VALIDATORS, type GossipContext, type GossipMessages, toVerdict } from "../../protocol/validation.js";
+import {
+  GOSSIP_VALIDATORS,
+  type GossipContext,
+  type GossipMessages,
+  toVerdict,
+} from "../../protocol/validation.js";
 import type { Logger } from "../observe/logger.js";
 import type { FaultHooks } from "../ops/fault-hooks.js";
 import type { SwarmNode } from "./libp2p.js";

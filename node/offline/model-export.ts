@@ -4,16 +4,18 @@
  * from), and the test accuracy of a checkpoint or of such a directory.
  */
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import * as tf from "@tensorflow/tfjs";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { parseRunSpec, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { type Evaluation, evaluate, evaluateLayersModel } from "../../training/evaluate.js";
-import { fileLoadHandler, saveLayersModel, toLayersModel } from "../../training/models/export.js";
+import { toLayersModel } from "../../training/models/export.js";
+import { fileLoadHandler, saveLayersModel } from "./layers-files.js";
 import { buildModel } from "../../training/models/model.js";
 import { toTensors } from "../../training/params.js";
 import { loadDataset, openRun } from "../../training/run-context.js";
+import { writeFileAtomic } from "../store/atomic-file.js";
 import { loadCheckpoint } from "../store/checkpoint.js";
 
 /** What the export directory holds besides the TensorFlow.js files. */
@@ -74,7 +76,7 @@ export async function exportCheckpoint(checkpointFile: string, dir: string, forc
   const meta: ExportMeta = { runId: cp.runId, iteration: cp.iteration, checksum: cp.checksum, spec: cp.spec };
   try {
     await saveLayersModel(layers, tmp);
-    await writeFile(join(tmp, EXPORT_META_FILE), `${JSON.stringify(meta, null, 2)}\n`);
+    await writeFileAtomic(join(tmp, EXPORT_META_FILE), Buffer.from(`${JSON.stringify(meta, null, 2)}\n`));
     if (existsSync(out)) await rm(out, { recursive: true });
     await rename(tmp, out);
   } catch (err) {

@@ -14,7 +14,13 @@ import type { SwarmNode } from "../network/libp2p.js";
 import type { Peers } from "../network/peers.js";
 import type { Logger } from "../observe/logger.js";
 import type { ChainFix } from "./chain-fix.js";
-import { type DownloadedSnapshot, defaultSyncOptions, fetchChecksum, fetchCommits, fetchSnapshot } from "./protocols.js";
+import {
+  type DownloadedSnapshot,
+  defaultSyncOptions,
+  fetchChecksum,
+  fetchCommits,
+  fetchSnapshot,
+} from "./protocols.js";
 import type { SnapshotPlanner } from "./snapshot-plan.js";
 
 /** How long a joiner looks for a snapshot plan in the DHT before asking its peers. */

@@ -10,7 +10,26 @@
  */
 import type { PeerId } from "@libp2p/interface";
 import { lpStream } from "@libp2p/utils";
-import { type ChecksumResponse, decodeChecksumRequest, decodeChecksumResponse, decodeCommitsRequest, decodeCommitsResponse, decodeRunSpecRequest, decodeRunSpecResponse, decodeSnapshotRequest, decodeSnapshotResponse, encodeChecksumRequest, encodeChecksumResponse, encodeCommitsRequest, encodeCommitsResponse, encodeRunSpecRequest, encodeRunSpecResponse, encodeSnapshotRequest, encodeSnapshotResponse, type SnapshotResponse } from "../../protocol/codec.js";
+import {
+  type ChecksumResponse,
+  decodeChecksumRequest,
+  decodeChecksumResponse,
+  decodeCommitsRequest,
+  decodeCommitsResponse,
+  decodeRunSpecRequest,
+  decodeRunSpecResponse,
+  decodeSnapshotRequest,
+  decodeSnapshotResponse,
+  encodeChecksumRequest,
+  encodeChecksumResponse,
+  encodeCommitsRequest,
+  encodeCommitsResponse,
+  encodeRunSpecRequest,
+  encodeRunSpecResponse,
+  encodeSnapshotRequest,
+  encodeSnapshotResponse,
+  type SnapshotResponse,
+} from "../../protocol/codec.js";
 import { equalBytes, fromHex, sha256, sha256Hex, toHex } from "../../protocol/bytes.js";
 import { SeedswarmError } from "../../protocol/errors.js";
 import {

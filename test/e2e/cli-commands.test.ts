@@ -4,7 +4,16 @@
  * an unusable data directory.
  */
 import assert from "node:assert/strict";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -16,7 +25,7 @@ import { loadCheckpoint } from "../../node/store/checkpoint.js";
 import { evaluateCheckpoint } from "../../node/offline/model-export.js";
 import { runIdOf } from "../../protocol/run-spec.js";
 import { useBackend } from "../../training/engine.js";
-import { fileLoadHandler } from "../../training/models/export.js";
+import { fileLoadHandler } from "../../node/offline/layers-files.js";
 import { toTensors } from "../../training/params.js";
 import { openRun } from "../../training/run-context.js";
 

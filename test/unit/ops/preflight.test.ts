@@ -8,7 +8,13 @@ import "../../../node/polyfills.js";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { pino } from "pino";
 import { createSwarmNode, defaultNetworkOptions } from "../../../node/network/libp2p.js";
-import { checkListenAddrs, checkNewFile, checkWritableDir, explainStartError, PreflightError } from "../../../node/ops/preflight.js";
+import {
+  checkListenAddrs,
+  checkNewFile,
+  checkWritableDir,
+  explainStartError,
+  PreflightError,
+} from "../../../node/ops/preflight.js";
 
 describe("preflight checks", () => {
   let server: Server;

@@ -22,7 +22,13 @@ import { useBackend } from "../../../training/engine.js";
 import { batchTensors, evaluate, lossOn } from "../../../training/evaluate.js";
 import { toTensors } from "../../../training/params.js";
 import { fillUniform24 } from "../../../training/rng/noise.js";
-import { Purpose, seedFrom, sharedBatchSeed, streamOf, vendorSeed } from "../../../training/rng/seeds.js";
+import {
+  Purpose,
+  seedFrom,
+  sharedBatchSeed,
+  streamOf,
+  vendorSeed,
+} from "../../../training/rng/seeds.js";
 import { lrAt } from "../../../training/schedule.js";
 import { initialReplica, openRun } from "../../../training/run-context.js";
 
