@@ -7,13 +7,7 @@ import { checkWritableDir } from "../node/ops/preflight.js";
 import { runIdOf } from "../protocol/run-spec.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import { intIn } from "./parse.js";
-import {
-  defaultDataDir,
-  iterationsOption,
-  presetOption,
-  resolveSpec,
-  specOption,
-} from "./spec-options.js";
+import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
 interface RunFlags {
   checkpoint?: string;

@@ -17,13 +17,7 @@ import { runIdOf } from "../protocol/run-spec.js";
 import { repeatable } from "./config.js";
 import { checkHttpExposure, parseHostPort } from "./http-options.js";
 import { httpUrl, intIn, peerMultiaddr, tcpMultiaddr } from "./parse.js";
-import {
-  defaultDataDir,
-  iterationsOption,
-  presetOption,
-  resolveSpec,
-  specOption,
-} from "./spec-options.js";
+import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
 /** A runId flag: 64 lowercase hex digits. */
 function runIdArg(raw: string): string {

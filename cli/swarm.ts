@@ -4,13 +4,7 @@ import { checkWritableDir } from "../node/ops/preflight.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/observe/logger.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import { intIn } from "./parse.js";
-import {
-  defaultDataDir,
-  iterationsOption,
-  presetOption,
-  resolveSpec,
-  specOption,
-} from "./spec-options.js";
+import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
 interface SwarmFlags {
   nodes: number;

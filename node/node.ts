@@ -46,14 +46,15 @@ import { checkpointPath, commitLogPath } from "./store/data-dir.js";
 import { loadOrCreateIdentity } from "./store/identity.js";
 import { CatchUp, type SyncParts } from "./sync/catch-up.js";
 import { ChainFix } from "./sync/chain-fix.js";
-import { fetchRunSpec, serveSync } from "./sync/protocols.js";
+import { serveSync } from "./sync/protocols.js";
 import { Repair } from "./sync/repair.js";
 import { SnapshotPlanner } from "./sync/snapshot-plan.js";
 import { SnapshotStore } from "./sync/snapshot-store.js";
+import { specOfRun } from "./sync/spec-of-run.js";
 
 export { defaultNodeOptions, type NodeOptions } from "./node-options.js";
 
-export class NodeError extends SeedswarmError<"NODE_BAD_OPTIONS" | "NODE_NO_SPEC"> {}
+export class NodeError extends SeedswarmError<"NODE_BAD_OPTIONS"> {}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -142,7 +143,7 @@ export class SwarmDaemon {
     );
     this.peers = new Peers(this.libp2p, runId, topics.commit, opts.network.bootstrap, log, this.abort.signal);
     void this.peers.dialProviders();
-    if (!opts.spec) await open(await this.specOfRun(runId));
+    if (!opts.spec) await open(await specOfRun(this.libp2p, opts.dataDir, runId, opts.joinWaitMs, this.log));
     const chain = await this.loadState(runId, identity.peerId.toString());
     log.info(
       { peerId: this.self.id, runId, addrs: this.libp2p.getMultiaddrs().map(String), iteration: this.head },
@@ -251,41 +252,6 @@ export class SwarmDaemon {
     this.self = { id: peerId, joinedAt };
     this.checkpoints = new CheckpointWriter(path, this.spec);
     return chain;
-  }
-
-  /**
-   * The spec of a run joined by id: from our checkpoint of it if we have one, else from the first
-   * peer that serves it (checked to hash to the runId), waiting up to joinWaitMs for peers.
-   */
-  private async specOfRun(runId: string): Promise<RunSpec> {
-    const path = checkpointPath(this.opts.dataDir, runId);
-    if (existsSync(path)) {
-      const cp = await loadCheckpoint(path);
-      if (runIdOf(cp.spec) === runId) return cp.spec;
-    }
-    const waitMs = Math.max(this.opts.joinWaitMs, 1000);
-    const deadline = Date.now() + waitMs;
-    const asked = new Set<string>();
-    for (;;) {
-      for (const peer of this.libp2p.getPeers()) {
-        if (asked.has(peer.toString())) continue;
-        asked.add(peer.toString());
-        try {
-          const spec = await fetchRunSpec(this.libp2p, peer, runId);
-          this.log.info({ run: runId, peer: peer.toString(), name: spec.name }, "run spec fetched");
-          return spec;
-        } catch (err) {
-          this.log.debug({ peer: peer.toString(), err: (err as Error).message }, "no run spec from peer");
-        }
-      }
-      if (Date.now() > deadline) break;
-      await sleep(200);
-    }
-    throw new NodeError(
-      "NODE_NO_SPEC",
-      `no peer served the run spec of run ${runId} within ${waitMs} ms (asked ${asked.size}); check --bootstrap, or give --spec/--preset`,
-      { runId, asked: asked.size },
-    );
   }
 
   /** The metrics log, accuracy evaluations and (with opts.http) the HTTP endpoint. */

@@ -59,7 +59,10 @@ export class GossipValidationError extends SeedswarmError<GossipErrorCode> {
 /** What the node knows when a message arrives. */
 export interface GossipContext {
   readonly runId: string;
-  /** Next iteration to apply. */
+  /**
+   * The oldest iteration still accepted. The daemon passes its head minus one (a commit for the
+   * iteration it just applied may still win the one-step fork choice); older is OLD_ITERATION.
+   */
   readonly head: number;
   /** How far past head a contribution or commit may be and still be kept. */
   readonly window: number;
