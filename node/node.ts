@@ -199,7 +199,6 @@ export class SwarmDaemon {
       },
       log,
     );
-    this.commitLog = new CommitLogFile(commitLogPath(opts.dataDir, runId));
     this.restoreCommitLog();
     this.takeSnapshot(true);
     // State shards as Learning@home experts: joiners find who serves which chunk of which snapshot.
@@ -251,6 +250,7 @@ export class SwarmDaemon {
     }
     this.self = { id: peerId, joinedAt };
     this.checkpoints = new CheckpointWriter(path, this.spec);
+    this.commitLog = new CommitLogFile(commitLogPath(this.opts.dataDir, runId));
     return chain;
   }
 

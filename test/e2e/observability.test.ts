@@ -56,7 +56,11 @@ describe("observability of a running 2-node swarm", () => {
   let urlA: string;
   let urlB: string;
 
+  /** Installed (or found missing) before the swarm starts: an install takes minutes. */
+  let chromiumMissing: string | null = null;
+
   before(async () => {
+    chromiumMissing = ensureSystemPackage(CHROMIUM, "chromium");
     a = new Node(await tempDir(), [...args, "--join-wait", "15000", "--min-peers", "1"]);
     urlA = await httpUrl(a);
   });
@@ -139,9 +143,8 @@ describe("observability of a running 2-node swarm", () => {
   });
 
   it("the dashboard draws the running node's data in headless Chromium, without console errors", async (t) => {
-    const missing = ensureSystemPackage(CHROMIUM, "chromium");
-    if (missing) {
-      t.skip(missing);
+    if (chromiumMissing) {
+      t.skip(chromiumMissing);
       return;
     }
     const profile = await mkdtemp(join(tmpdir(), "seedswarm-chromium-"));
