@@ -286,7 +286,8 @@ export class SwarmDaemon {
     this.gossip.listen({
       contribution: (m, author) =>
         this.rounds.onContribution({ author: { id: author, joinedAt: m.joinedAt }, payload: m.payload }, m.iteration),
-      commit: (m, _author, data) => this.rounds.onCommit({ commit: commitFromWire(m), encoded: data }),
+      // A copy: gossip hands a view into its frame, and these bytes are kept and served.
+      commit: (m, _author, data) => this.rounds.onCommit({ commit: commitFromWire(m), encoded: data.slice() }),
       leave: (_m, author) => this.log.info({ peer: author }, "peer left"),
       heartbeat: (h) => {
         this.rounds.notePeerHead(h.iteration);
