@@ -2,7 +2,7 @@
  * Marketplace benchmarks (issue 4): the reuse efficiency of the path evaluation, MNIST accuracy of
  * V1 and V2 against SPSA and backprop at equal forward-pass budgets, and one node vs two.
  */
-import { localAuthors, localIteration } from "../node/local-trainer.js";
+import { localAuthors, localIteration } from "../node/local/local-trainer.js";
 import { PRESETS } from "../protocol/presets.js";
 import { algorithmOf, parseRunSpec, type RunSpec } from "../protocol/run-spec.js";
 import { type Marketplace, marketplaceMacRatio } from "../training/algorithms/marketplace.js";

@@ -5,7 +5,7 @@
  *   node dist/bench/step-worker.js <spec.json> <iterations>
  */
 import { readFileSync } from "node:fs";
-import { localAuthors } from "../node/local-trainer.js";
+import { localAuthors } from "../node/local/local-trainer.js";
 import { parseRunSpecJson } from "../protocol/run-spec.js";
 import { useBackend } from "../training/engine.js";
 import { initialReplica, openRun } from "../training/run-context.js";

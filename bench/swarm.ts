@@ -6,7 +6,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { localAuthors, localIteration } from "../node/local-trainer.js";
+import { localAuthors, localIteration } from "../node/local/local-trainer.js";
 import { encodeContribution } from "../protocol/codec.js";
 import { PRESETS } from "../protocol/presets.js";
 import { algorithmOf, parseRunSpec, type RunSpec, runIdOf } from "../protocol/run-spec.js";

@@ -3,7 +3,7 @@
  * the SPSA noise budget, and SPSA vs backprop on MNIST.
  */
 import * as tf from "@tensorflow/tfjs";
-import { localAuthors, localIteration } from "../node/local-trainer.js";
+import { localAuthors, localIteration } from "../node/local/local-trainer.js";
 import { PRESETS } from "../protocol/presets.js";
 import { algorithmOf, parseRunSpec, type RunSpec } from "../protocol/run-spec.js";
 import type { Spsa } from "../training/algorithms/spsa.js";

@@ -2,8 +2,8 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type Command, Option } from "commander";
-import { createLogger } from "../node/logger.js";
-import { checkWritableDir } from "../node/preflight.js";
+import { createLogger } from "../node/observe/logger.js";
+import { checkWritableDir } from "../node/ops/preflight.js";
 import { runIdOf } from "../protocol/run-spec.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import { intIn } from "./parse.js";
@@ -19,7 +19,7 @@ interface RunFlags {
 
 /** The checkpoint file a command works on: --checkpoint, or the run's checkpoint in the data dir. */
 async function checkpointFile(flags: RunFlags): Promise<string> {
-  const { checkpointPath } = await import("../node/checkpoint.js");
+  const { checkpointPath } = await import("../node/store/data-dir.js");
   const path = flags.checkpoint ?? checkpointPath(flags.dataDir, runIdOf(resolveSpec(flags)));
   if (!existsSync(path)) {
     throw new Error(
@@ -65,7 +65,7 @@ Examples:
       await checkWritableDir(dirname(out), "directory of the export");
       // TensorFlow.js and libp2p load only when a command runs: --help and the others stay fast.
       const { useBackend } = await import("../training/engine.js");
-      const { exportCheckpoint } = await import("../node/model-export.js");
+      const { exportCheckpoint } = await import("../node/offline/model-export.js");
       await useBackend("cpu");
       const r = await exportCheckpoint(file, out, flags.force);
       process.stdout.write(
@@ -99,7 +99,7 @@ Examples:
       }
       const file = flags.model === undefined ? await checkpointFile(flags) : undefined;
       const { useBackend } = await import("../training/engine.js");
-      const { evaluateCheckpoint, evaluateExport } = await import("../node/model-export.js");
+      const { evaluateCheckpoint, evaluateExport } = await import("../node/offline/model-export.js");
       await useBackend(flags.backend, log);
       const r =
         file !== undefined

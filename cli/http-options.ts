@@ -1,7 +1,7 @@
 /** The `--http <host:port>` flag shared by `node`, `swarm` and `status`. */
 import { isIP } from "node:net";
 import { InvalidArgumentError } from "commander";
-import type { HttpOptions } from "../node/http-server.js";
+import type { HttpOptions } from "../node/observe/http-server.js";
 
 /** Parses "host:port" or "[v6]:port"; the port may be 0 (any free port) when `allowZero`. */
 export function parseHostPort(raw: string, allowZero = true): HttpOptions {

@@ -1,7 +1,8 @@
 /** `seedswarm id`: show (or create) the node identity of a data directory. */
 import type { Command } from "commander";
-import { identityPath, loadOrCreateIdentity, readIdentity } from "../node/identity.js";
-import { checkWritableDir } from "../node/preflight.js";
+import { loadOrCreateIdentity, readIdentity } from "../node/store/identity.js";
+import { identityPath } from "../node/store/data-dir.js";
+import { checkWritableDir } from "../node/ops/preflight.js";
 import { defaultDataDir } from "./spec-options.js";
 
 interface IdFlags {

@@ -1,7 +1,7 @@
 /** `seedswarm init`: write a RunSpec file from a preset. */
 import type { Command } from "commander";
 import { defaultOptions } from "../node/options.js";
-import { writeSpecFile } from "../node/spec-file.js";
+import { writeSpecFile } from "../node/store/spec-file.js";
 import { iterationsOption, presetOption, resolveSpec } from "./spec-options.js";
 
 interface InitFlags {

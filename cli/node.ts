@@ -1,14 +1,18 @@
 /** `seedswarm node`: run a swarm daemon. */
 
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
+import { createLogger, LOG_LEVELS, type LogLevel } from "../node/observe/logger.js";
 import { defaultOptions } from "../node/options.js";
-import { PREEMPTION_PROVIDERS, type PreemptionProvider, watchPreemption } from "../node/preemption-watch.js";
-import { checkListenAddrs, checkWritableDir, explainStartError } from "../node/preflight.js";
+import {
+  PREEMPTION_PROVIDERS,
+  type PreemptionProvider,
+  watchPreemption,
+} from "../node/ops/preemption-watch.js";
+import { checkListenAddrs, checkWritableDir, explainStartError } from "../node/ops/preflight.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
-import type { HttpOptions } from "../node/http-server.js";
-import { loadOrCreateIdentity } from "../node/identity.js";
-import { isRunId } from "../protocol/codec.js";
+import type { HttpOptions } from "../node/observe/http-server.js";
+import { loadOrCreateIdentity } from "../node/store/identity.js";
+import { isRunId } from "../protocol/run-id.js";
 import { runIdOf } from "../protocol/run-spec.js";
 import { repeatable } from "./config.js";
 import { checkHttpExposure, parseHostPort } from "./http-options.js";

@@ -2,8 +2,8 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
-import { readMetricsLog } from "../node/metrics-log.js";
-import { plotRuns } from "../node/plot.js";
+import { readMetricsLog } from "../node/observe/metrics-log.js";
+import { plotRuns } from "../node/offline/plot.js";
 
 export function plotCommand(program: Command): void {
   program

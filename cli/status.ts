@@ -1,9 +1,9 @@
 /** `seedswarm status`: ask a running node's HTTP endpoint how it is doing. */
 import type { Command } from "commander";
-import type { NodeStatus } from "../node/run-monitor.js";
+import type { NodeStatus } from "../node/observe/run-monitor.js";
 import { parseHostPort } from "./http-options.js";
 import { intIn } from "./parse.js";
-import type { HttpOptions } from "../node/http-server.js";
+import type { HttpOptions } from "../node/observe/http-server.js";
 import { SeedswarmError } from "../protocol/errors.js";
 
 /** The node did not answer, or answered unhealthy. */

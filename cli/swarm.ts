@@ -1,7 +1,7 @@
 /** `seedswarm swarm --nodes N`: a local swarm of real node processes with one progress view. */
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { checkWritableDir } from "../node/preflight.js";
-import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
+import { checkWritableDir } from "../node/ops/preflight.js";
+import { createLogger, LOG_LEVELS, type LogLevel } from "../node/observe/logger.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import { intIn } from "./parse.js";
 import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
@@ -56,7 +56,7 @@ Examples:
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
-      const { runLocalSwarm } = await import("../node/local-swarm.js");
+      const { runLocalSwarm } = await import("../node/local/local-swarm.js");
       const result = await runLocalSwarm(
         {
           nodes: flags.nodes,

@@ -1,8 +1,8 @@
 /** `seedswarm train`: local training, no network. */
 import { type Command, Option } from "commander";
-import { defaultLocalTrainOptions } from "../node/local-train-options.js";
-import { checkWritableDir } from "../node/preflight.js";
-import { createLogger, LOG_LEVELS, type LogLevel } from "../node/logger.js";
+import { defaultLocalTrainOptions } from "../node/local/local-train-options.js";
+import { checkWritableDir } from "../node/ops/preflight.js";
+import { createLogger, LOG_LEVELS, type LogLevel } from "../node/observe/logger.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import { intIn } from "./parse.js";
 import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
@@ -79,7 +79,7 @@ Examples:
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
-      const { trainLocally } = await import("../node/local-trainer.js");
+      const { trainLocally } = await import("../node/local/local-trainer.js");
       const result = await trainLocally(
         {
           spec,

@@ -1,8 +1,8 @@
 /** What a swarm daemon is told, and the defaults (the daemon itself is node.ts). */
 import type { RunSpec } from "../protocol/run-spec.js";
 import type { BackendChoice } from "../training/backends.js";
-import type { HttpOptions } from "./http-server.js";
-import { defaultNetworkOptions, type NetworkOptions } from "./network-options.js";
+import type { HttpOptions } from "./observe/http-server.js";
+import { defaultNetworkOptions, type NetworkOptions } from "./network/network-options.js";
 
 export interface NodeOptions {
   /** The run to train; or leave it out and name `runId` to fetch the spec from peers. */

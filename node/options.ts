@@ -5,11 +5,11 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { defaultNetworkOptions } from "./network-options.js";
-import { defaultLocalTrainOptions } from "./local-train-options.js";
-import { defaultLoggerOptions } from "./logger.js";
+import { defaultNetworkOptions } from "./network/network-options.js";
+import { defaultLocalTrainOptions } from "./local/local-train-options.js";
+import { defaultLoggerOptions } from "./observe/logger.js";
 import { defaultNodeOptions } from "./node-options.js";
-import { defaultPreemptionWatchOptions } from "./preemption-watch.js";
+import { defaultPreemptionWatchOptions } from "./ops/preemption-watch.js";
 
 /** Identity, checkpoints and commit logs live here unless --data-dir says otherwise. */
 export const defaultDataDir = join(homedir(), ".seedswarm");

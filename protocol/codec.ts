@@ -7,9 +7,10 @@
  * Decoded byte fields are copies, never views into the input: holding a 4 KiB payload must not
  * pin a whole gossip frame.
  */
-import { createHash } from "node:crypto";
 import { type DecodeOptions, MaxLengthError } from "protons-runtime";
-import { SeedswarmError } from "./errors.js";
+import { sha256 } from "./bytes.js";
+import { HASH_BYTES, runIdBytes, runIdHex } from "./run-id.js";
+import { WireError } from "./errors.js";
 import {
   MAX_COMMIT_ENTRIES,
   MAX_COMMITS_PER_RESPONSE,
@@ -22,17 +23,10 @@ import {
 } from "./limits.js";
 import * as pb from "./messages.js";
 
-export type WireErrorCode = "WIRE_TOO_LARGE" | "WIRE_MALFORMED" | "WIRE_BAD_FIELD";
-
-/** A message that cannot be (or must not be) put on or taken off the wire. */
-export class WireError extends SeedswarmError<WireErrorCode> {}
-
-/** Bytes of every hash on the wire: run id, checksums, commit and chunk hashes (SHA-256). */
-export const HASH_BYTES = 32;
 
 // ---- Plain messages: what the node handles ----
 
-export interface Contribution {
+export interface ContributionMessage {
   readonly runId: string;
   readonly iteration: number;
   /** Author's join timestamp (ms). The author itself is the gossip signer. */
@@ -47,7 +41,7 @@ export interface CommitEntry {
   readonly payload: Uint8Array;
 }
 
-export interface Commit {
+export interface CommitMessage {
   readonly runId: string;
   readonly iteration: number;
   /** commitHash of the previous commit; 32 zero bytes for the first. */
@@ -138,41 +132,11 @@ export interface ChecksumResponse {
 
 // ---- Helpers ----
 
-const RUN_ID = /^[0-9a-f]{64}$/;
-
-/** True for a runId as `runIdOf` makes it: 64 lowercase hex digits. */
-export function isRunId(s: string): boolean {
-  return RUN_ID.test(s);
-}
-
 function bad(at: string, problem: string, context: Record<string, unknown> = {}): never {
   throw new WireError("WIRE_BAD_FIELD", `${at} ${problem}`, { field: at, ...context });
 }
 
-/** The 32 raw bytes of a hex runId; throws WireError unless it is 64 lowercase hex. */
-export function runIdBytes(hex: string): Uint8Array {
-  if (!isRunId(hex)) bad("runId", "must be 64 lowercase hex", { value: hex });
-  return Uint8Array.from(Buffer.from(hex, "hex"));
-}
-
-/** The hex runId of 32 raw bytes; throws WireError on any other length. */
-export function runIdHex(bytes: Uint8Array): string {
-  if (bytes.byteLength !== HASH_BYTES)
-    bad("runId", "must be 32 bytes", { length: bytes.byteLength });
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
-}
-
-/** SHA-256 of some bytes. */
-export function sha256(bytes: Uint8Array): Uint8Array {
-  return new Uint8Array(createHash("sha256").update(bytes).digest());
-}
-
 /** The hash that chains commits: SHA-256 of the commit exactly as encoded on the wire. */
-/** Lowercase hex of any bytes (checksums, hashes, payloads in logs). */
-export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
-}
-
 export function commitHash(encodedCommit: Uint8Array): Uint8Array {
   return sha256(encodedCommit);
 }
@@ -275,7 +239,7 @@ function decodeWire<W>(
 // ---- Gossip ----
 
 /** Encodes a contribution for its gossip topic. */
-export function encodeContribution(m: Contribution): Uint8Array {
+export function encodeContribution(m: ContributionMessage): Uint8Array {
   return encodeWire("contribution", pb.Contribution, {
     runId: out(runIdBytes(m.runId)),
     iteration: toU64(m.iteration, "contribution.iteration"),
@@ -285,7 +249,7 @@ export function encodeContribution(m: Contribution): Uint8Array {
 }
 
 /** Decodes a contribution; the payload is still to be checked against the run (validation.ts). */
-export function decodeContribution(bytes: Uint8Array): Contribution {
+export function decodeContribution(bytes: Uint8Array): ContributionMessage {
   const w = decodeWire("contribution", pb.Contribution, bytes);
   return {
     runId: runIdHex(w.runId),
@@ -296,7 +260,7 @@ export function decodeContribution(bytes: Uint8Array): Contribution {
 }
 
 /** Encodes a commit; its bytes are what commitHash chains. */
-export function encodeCommit(m: Commit): Uint8Array {
+export function encodeCommit(m: CommitMessage): Uint8Array {
   if (m.entries.length > MAX_COMMIT_ENTRIES) {
     bad("commit.entries", `must hold at most ${MAX_COMMIT_ENTRIES}`, {
       count: m.entries.length,
@@ -317,7 +281,7 @@ export function encodeCommit(m: Commit): Uint8Array {
 }
 
 /** Decodes a commit: at most MAX_COMMIT_ENTRIES entries, each author a peer id multihash. */
-export function decodeCommit(bytes: Uint8Array): Commit {
+export function decodeCommit(bytes: Uint8Array): CommitMessage {
   const w = decodeWire("commit", pb.Commit, bytes, { limits: { entries: MAX_COMMIT_ENTRIES } });
   return {
     runId: runIdHex(w.runId),

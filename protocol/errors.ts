@@ -12,3 +12,8 @@ export class SeedswarmError<Code extends string = string> extends Error {
     this.name = new.target.name;
   }
 }
+
+export type WireErrorCode = "WIRE_TOO_LARGE" | "WIRE_MALFORMED" | "WIRE_BAD_FIELD";
+
+/** A message that cannot be (or must not be) put on or taken off the wire. */
+export class WireError extends SeedswarmError<WireErrorCode> {}

@@ -9,11 +9,12 @@
  * merge to the same result in any order, so concurrent writers and DHT peers holding different
  * copies converge once each writer has re-announced.
  */
-import { type ExpertEntry, type ExpertRecord, toHex } from "./codec.js";
+import { decodeExpertRecord, type ExpertEntry, type ExpertRecord } from "./codec.js";
+import { toHex } from "./bytes.js";
 import { SeedswarmError } from "./errors.js";
 import { MAX_EXPERT_ENTRIES } from "./limits.js";
 
-export class ExpertUidError extends SeedswarmError<"EXPERT_BAD_UID"> {}
+export class ExpertUidError extends SeedswarmError<"EXPERT_BAD_UID" | "EXPERT_BAD_KEY"> {}
 
 /** The DHT namespace of expert records: kad-dht routes a key's validator by its first segment. */
 export const EXPERT_NAMESPACE = "seedswarm-expert";
@@ -124,4 +125,22 @@ export function bestExpertRecord(records: readonly ExpertRecord[], now: number):
     }
   });
   return best;
+}
+
+/** kad-dht validator for our namespace: the key must be an expert key, the value a record. */
+export async function validateExpertRecord(key: Uint8Array, value: Uint8Array): Promise<void> {
+  if (!parseExpertKey(key)) throw new ExpertUidError("EXPERT_BAD_KEY", "not a seedswarm expert key");
+  decodeExpertRecord(value);
+}
+
+/** kad-dht selector for our namespace; an undecodable copy never wins. */
+export function selectExpertRecord(_key: Uint8Array, values: Uint8Array[]): number {
+  const records = values.map((v) => {
+    try {
+      return decodeExpertRecord(v);
+    } catch {
+      return { entries: [] };
+    }
+  });
+  return bestExpertRecord(records, Date.now());
 }

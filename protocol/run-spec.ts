@@ -2,7 +2,7 @@
  * The RunSpec: everything that defines one training job. Its canonical JSON hashes to the runId,
  * so two nodes agree on a run exactly when they agree on every field here.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./bytes.js";
 import { SeedswarmError } from "./errors.js";
 import { MAX_PAYLOAD_BYTES } from "./limits.js";
 import { v2PayloadSize } from "./marketplace-payload.js";
@@ -396,5 +396,5 @@ export function canonicalJson(v: unknown): string {
 
 /** runId = hex SHA-256 of the canonical JSON of the spec. */
 export function runIdOf(spec: RunSpec): string {
-  return createHash("sha256").update(canonicalJson(spec)).digest("hex");
+  return sha256Hex(canonicalJson(spec));
 }

@@ -2,7 +2,8 @@
  * Names on the wire: gossip topics (run-scoped, so a node never mixes runs), request/response
  * protocol ids and the private DHT prefix.
  */
-import { isRunId, WireError } from "./codec.js";
+import { isRunId } from "./run-id.js";
+import { WireError } from "./errors.js";
 
 /** Every gossip topic kind of a run. */
 export const TOPIC_KINDS = ["contribution", "commit", "leave", "heartbeat"] as const;

@@ -5,17 +5,18 @@
  * into the gossipsub result and a metric label. Rejects lower the sender's score, so only what an
  * honest node can never send is rejected; what an honest but late or early node sends is ignored.
  */
+import { toHex } from "./bytes.js";
 import {
-  type Commit,
-  type Contribution,
+  type CommitMessage,
+  type ContributionMessage,
   decodeCommit,
   decodeContribution,
   decodeHeartbeat,
   decodeLeave,
   type Heartbeat,
   type Leave,
-  WireError,
 } from "./codec.js";
+import { WireError } from "./errors.js";
 import { SeedswarmError } from "./errors.js";
 import { isValidGradientPayload } from "./gradient-byte.js";
 import type { TopicKind } from "./topics.js";
@@ -58,7 +59,10 @@ export class GossipValidationError extends SeedswarmError<GossipErrorCode> {
 /** What the node knows when a message arrives. */
 export interface GossipContext {
   readonly runId: string;
-  /** Next iteration to apply. */
+  /**
+   * The oldest iteration still accepted. The daemon passes its head minus one (a commit for the
+   * iteration it just applied may still win the one-step fork choice); older is OLD_ITERATION.
+   */
   readonly head: number;
   /** How far past head a contribution or commit may be and still be kept. */
   readonly window: number;
@@ -166,7 +170,7 @@ export function validateContribution(
   data: Uint8Array,
   author: string,
   ctx: GossipContext,
-): Contribution {
+): ContributionMessage {
   const m = decode(decodeContribution, data);
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
@@ -180,15 +184,13 @@ export function validateContribution(
  * as it needs the base58 peer ids; here: unique authors and valid payloads. One proposer sending
  * two different commits for one iteration is equivocation, as for contributions.
  */
-export function validateCommit(data: Uint8Array, proposer: string, ctx: GossipContext): Commit {
+export function validateCommit(data: Uint8Array, proposer: string, ctx: GossipContext): CommitMessage {
   const m = decode(decodeCommit, data);
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
   const authors = new Set<string>();
   m.entries.forEach((e, i) => {
-    const key = Buffer.from(e.author.buffer, e.author.byteOffset, e.author.byteLength).toString(
-      "hex",
-    );
+    const key = toHex(e.author);
     if (authors.has(key)) {
       throw new GossipValidationError("DUPLICATE_AUTHOR", "commit lists an author twice", {
         entry: i,
@@ -255,8 +257,8 @@ export function toVerdict<T>(fn: () => T): Validated<T> {
 
 /** The decoded message of each gossip kind. */
 export interface GossipMessages {
-  contribution: Contribution;
-  commit: Commit;
+  contribution: ContributionMessage;
+  commit: CommitMessage;
   leave: Leave;
   heartbeat: Heartbeat;
 }

@@ -2,7 +2,7 @@
  * Canonical parameters: all weights of a model as ONE Float32Array in a fixed tensor order.
  * This array is the replicated state; backend tensors are only a cache refreshed from it.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../protocol/bytes.js";
 import { endianness } from "node:os";
 import * as tf from "@tensorflow/tfjs";
 
@@ -58,7 +58,7 @@ export function weightsFromBytes(bytes: Uint8Array): Float32Array {
 
 /** SHA-256 (hex) of the canonical weight bytes. */
 export function checksum(weights: Float32Array): string {
-  return createHash("sha256").update(canonicalBytes(weights)).digest("hex");
+  return sha256Hex(canonicalBytes(weights));
 }
 
 /** Backend tensors for a flat weight array, one per layout entry (copies the data). */

@@ -2,10 +2,17 @@
  * One replica of a run's model: the canonical weights (the replicated state), how many iterations
  * have been applied, and the backend copy of the weights used for forward passes.
  */
-import type { Algorithm, Contribution } from "./algorithms/algorithm.js";
-import { inTimestampOrder } from "./algorithms/algorithm.js";
+import { type Contribution, inTimestampOrder } from "./algorithms/contribution.js";
 import type { Model } from "./models/model.js";
 import { BackendWeights, checksum } from "./params.js";
+
+/**
+ * The part of an Algorithm that applying needs (named here, not imported: Algorithm names
+ * Replica for contribute, and the two would import each other).
+ */
+export interface CanonicalUpdate {
+  apply(weights: Float32Array, iteration: number, contributions: readonly Contribution[]): void;
+}
 
 export class Replica {
   readonly backend: BackendWeights;
@@ -25,7 +32,7 @@ export class Replica {
   }
 
   /** Applies iteration `this.iteration` with the given contributions (any order) and advances. */
-  applyIteration(algorithm: Algorithm, contributions: readonly Contribution[]): void {
+  applyIteration(algorithm: CanonicalUpdate, contributions: readonly Contribution[]): void {
     algorithm.apply(this.weights, this.iteration, inTimestampOrder(contributions));
     this.iteration += 1;
     this.backend.refresh(this.weights);

@@ -12,11 +12,11 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runCli } from "./cli-process.js";
 import * as tf from "@tensorflow/tfjs";
-import { loadCheckpoint } from "../../node/checkpoint.js";
-import { evaluateCheckpoint } from "../../node/model-export.js";
+import { loadCheckpoint } from "../../node/store/checkpoint.js";
+import { evaluateCheckpoint } from "../../node/offline/model-export.js";
 import { runIdOf } from "../../protocol/run-spec.js";
 import { useBackend } from "../../training/engine.js";
-import { fileLoadHandler } from "../../training/models/export.js";
+import { fileLoadHandler } from "../../node/offline/layers-files.js";
 import { toTensors } from "../../training/params.js";
 import { openRun } from "../../training/run-context.js";
 

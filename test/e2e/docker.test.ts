@@ -15,7 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { load } from "js-yaml";
-import { loadCheckpoint } from "../../node/checkpoint.js";
+import { ensureSystemPackage } from "../helpers/system-package.js";
+import { loadCheckpoint } from "../../node/store/checkpoint.js";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const DOCKER = join(ROOT, "docker");
@@ -230,10 +231,11 @@ describe("docker/compose.yaml", () => {
   const composeText = readFileSync(join(DOCKER, "compose.yaml"), "utf8");
 
   it("docker-compose config accepts it (where docker-compose or docker compose is installed)", (t) => {
-    const v1 = spawnSync("docker-compose", ["version"], { stdio: "ignore" }).status === 0;
-    const v2 = !v1 && spawnSync("docker", ["compose", "version"], { stdio: "ignore" }).status === 0;
+    const v2 = spawnSync("docker", ["compose", "version"], { stdio: "ignore" }).status === 0;
+    const missing = v2 ? null : ensureSystemPackage("docker-compose", "docker-compose");
+    const v1 = !v2 && missing === null;
     if (!v1 && !v2) {
-      t.skip("neither docker-compose nor docker compose is installed (.ci/run installs docker-compose)");
+      t.skip(`neither docker compose nor docker-compose: ${missing}`);
       return;
     }
     const [cmd, args] = v1 ? ["docker-compose", []] : ["docker", ["compose"]];

@@ -3,9 +3,13 @@ import "../../node/polyfills.js";
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
-import { ExpertDirectory } from "../../node/experts.js";
-import { createSwarmNode, defaultNetworkOptions, type SwarmNode } from "../../node/libp2p.js";
-import { createLogger } from "../../node/logger.js";
+import { ExpertDirectory } from "../../node/network/experts.js";
+import {
+  createSwarmNode,
+  defaultNetworkOptions,
+  type SwarmNode,
+} from "../../node/network/libp2p.js";
+import { createLogger } from "../../node/observe/logger.js";
 import type { ExpertRecord } from "../../protocol/codec.js";
 import {
   bestExpertRecord,

@@ -8,15 +8,16 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { type Message, TopicValidatorResult } from "@libp2p/gossipsub";
-import { IdentityError, identityPath, loadOrCreateIdentity } from "../../node/identity.js";
+import { IdentityError, loadOrCreateIdentity } from "../../node/store/identity.js";
+import { identityPath } from "../../node/store/data-dir.js";
 import {
   createSwarmNode,
   defaultNetworkOptions,
   type NetworkOptions,
   runIdCid,
   type SwarmNode,
-} from "../../node/libp2p.js";
-import { createLogger } from "../../node/logger.js";
+} from "../../node/network/libp2p.js";
+import { createLogger } from "../../node/observe/logger.js";
 
 const log = createLogger({ level: "silent" });
 const TOPIC = "/seedswarm/1/e2e-test/contribution";

@@ -9,8 +9,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { pino } from "pino";
-import { loadCheckpoint } from "../../node/checkpoint.js";
-import { preemptionProbe, watchPreemption } from "../../node/preemption-watch.js";
+import { loadCheckpoint } from "../../node/store/checkpoint.js";
+import { preemptionProbe, watchPreemption } from "../../node/ops/preemption-watch.js";
 import { runIdOf } from "../../protocol/run-spec.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { cleanup, Node, tempDir } from "./node-process.js";

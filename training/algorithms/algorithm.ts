@@ -6,11 +6,10 @@
 
 import type { Replica } from "../replica.js";
 import type { Author } from "../rng/seeds.js";
+import type { Contribution } from "./contribution.js";
 
-export interface Contribution {
-  readonly author: Author;
-  readonly payload: Uint8Array;
-}
+// Re-exported: the algorithms name a contribution beside the contract they implement.
+export { compareAuthors, type Contribution, inTimestampOrder } from "./contribution.js";
 
 export interface Algorithm {
   readonly kind: string;
@@ -27,21 +26,4 @@ export interface Algorithm {
   apply(weights: Float32Array, iteration: number, contributions: readonly Contribution[]): void;
   /** Why a payload is unacceptable, or null when it is fine (shape checks only). */
   payloadProblem(payload: Uint8Array): string | null;
-}
-
-/** Timestamp order: author join timestamp, then peer id (code-unit order). */
-export function compareAuthors(a: Author, b: Author): number {
-  if (a.joinedAt !== b.joinedAt) return a.joinedAt - b.joinedAt;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-/** A copy of the contributions in timestamp order; throws on two from the same author. */
-export function inTimestampOrder(contributions: readonly Contribution[]): Contribution[] {
-  const sorted = [...contributions].sort((x, y) => compareAuthors(x.author, y.author));
-  for (let i = 1; i < sorted.length; i++) {
-    if (compareAuthors(sorted[i - 1].author, sorted[i].author) === 0) {
-      throw new RangeError(`two contributions from author ${sorted[i].author.id} in one iteration`);
-    }
-  }
-  return sorted;
 }

@@ -1,10 +1,8 @@
 /**
- * Export to the TensorFlow.js layers format (model.json + weights.bin), loadable with
- * `tf.loadLayersModel` (by tfjs-node as file://.../model.json, or by `layersModelFromDir` here).
- * The exported model ends in softmax, so it outputs class probabilities.
+ * Our functional model as a TensorFlow.js layers model (for export: node/offline/layers-files.ts
+ * writes it as model.json + weights.bin, loadable with `tf.loadLayersModel`). The exported model
+ * ends in softmax, so it outputs class probabilities.
  */
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import * as tf from "@tensorflow/tfjs";
 import type { ModelSpec } from "../../protocol/run-spec.js";
 import type { ParamLayout } from "../params.js";
@@ -54,63 +52,4 @@ export function toLayersModel(
   m.setWeights(tensors);
   tf.dispose(tensors);
   return m;
-}
-
-/** Writes model.json and weights.bin into `dir` (each file atomically) and returns their paths. */
-export async function saveLayersModel(
-  model: tf.LayersModel,
-  dir: string,
-): Promise<{ modelJson: string; weightsBin: string }> {
-  await mkdir(dir, { recursive: true });
-  const modelJson = join(dir, "model.json");
-  const weightsBin = join(dir, "weights.bin");
-  await model.save(
-    tf.io.withSaveHandler(async (artifacts) => {
-      const data = artifacts.weightData;
-      const bytes = data === undefined ? new ArrayBuffer(0) : tf.io.CompositeArrayBuffer.join(data);
-      const json = {
-        format: "layers-model",
-        generatedBy: `seedswarm (TensorFlow.js ${tf.version.tfjs})`,
-        convertedBy: null,
-        modelTopology: artifacts.modelTopology,
-        weightsManifest: [{ paths: ["weights.bin"], weights: artifacts.weightSpecs ?? [] }],
-      };
-      await writeFile(`${weightsBin}.tmp`, new Uint8Array(bytes));
-      await rename(`${weightsBin}.tmp`, weightsBin);
-      await writeFile(`${modelJson}.tmp`, JSON.stringify(json));
-      await rename(`${modelJson}.tmp`, modelJson);
-      return {
-        modelArtifactsInfo: {
-          dateSaved: new Date(),
-          modelTopologyType: "JSON",
-          weightDataBytes: bytes.byteLength,
-        },
-      };
-    }),
-  );
-  return { modelJson, weightsBin };
-}
-
-/** An IOHandler that reads a layers-format model.json and its weight files from disk. */
-export function fileLoadHandler(modelJsonPath: string): tf.io.IOHandler {
-  return {
-    async load() {
-      const json = JSON.parse(await readFile(modelJsonPath, "utf8"));
-      const dir = join(modelJsonPath, "..");
-      const specs: tf.io.WeightsManifestEntry[] = [];
-      const parts: Uint8Array[] = [];
-      for (const group of json.weightsManifest as tf.io.WeightsManifestConfig) {
-        specs.push(...group.weights);
-        for (const p of group.paths) parts.push(await readFile(join(dir, p)));
-      }
-      const all = Buffer.concat(parts);
-      return {
-        modelTopology: json.modelTopology,
-        format: json.format,
-        generatedBy: json.generatedBy,
-        weightSpecs: specs,
-        weightData: all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength),
-      };
-    },
-  };
 }

@@ -1,0 +1,167 @@
+/**
+ * `seedswarm train`: one process, no network, any number of simulated authors per iteration.
+ * Contributions are applied in timestamp order exactly as the swarm applies them, so a local run
+ * and a swarm fed the same contributions end with the same checksum.
+ */
+import { existsSync } from "node:fs";
+import type { Contribution } from "../../training/algorithms/algorithm.js";
+import { useBackend } from "../../training/engine.js";
+import { type Evaluation, evaluate } from "../../training/evaluate.js";
+import type { Replica } from "../../training/replica.js";
+import type { Author } from "../../training/rng/seeds.js";
+import { initialReplica, openRun, type RunContext } from "../../training/run-context.js";
+import { loadCheckpoint, saveCheckpoint } from "../store/checkpoint.js";
+import { checkpointPath } from "../store/data-dir.js";
+import type { Logger } from "../observe/logger.js";
+import type { LocalTrainOptions } from "./local-train-options.js";
+import { clearProgress, reportProgress } from "../observe/progress.js";
+
+export { defaultLocalTrainOptions, type LocalTrainOptions } from "./local-train-options.js";
+
+export interface Progress {
+  readonly iteration: number;
+  readonly total: number;
+  /** Mean of the training losses measured this iteration. */
+  readonly trainLoss: number;
+  readonly itPerSec: number;
+  readonly test?: Evaluation;
+}
+
+export interface LocalTrainResult {
+  readonly runId: string;
+  readonly iteration: number;
+  readonly checksum: string;
+  readonly test: Evaluation;
+  readonly history: Progress[];
+  readonly seconds: number;
+  readonly checkpoint: string;
+  readonly resumedFrom: number;
+}
+
+/** The simulated authors of a local run: fixed ids and join times, so runs are reproducible. */
+export function localAuthors(n: number): Author[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `local-${String(i).padStart(3, "0")}`,
+    joinedAt: 0,
+  }));
+}
+
+/** Computes every author's contribution for the replica's iteration and applies them. */
+export function localIteration(
+  run: RunContext,
+  replica: Replica,
+  authors: readonly Author[],
+): Contribution[] {
+  const contributions = authors.map((author) => ({
+    author,
+    payload: run.algorithm.contribute(replica, author),
+  }));
+  replica.applyIteration(run.algorithm, contributions);
+  return contributions;
+}
+
+/** Trains locally, resuming from and writing checkpoints under `dataDir`. */
+export async function trainLocally(
+  opts: LocalTrainOptions,
+  log: Logger,
+): Promise<LocalTrainResult> {
+  const backend = await useBackend(opts.backend, log);
+  const run = await openRun(opts.spec);
+  const total = Math.min(opts.stopAt ?? opts.spec.iterations, opts.spec.iterations);
+  const path = checkpointPath(opts.dataDir, run.runId);
+  const replica = initialReplica(run);
+  if (opts.resume && existsSync(path)) {
+    const cp = await loadCheckpoint(path);
+    replica.reset(cp.weights, cp.iteration);
+    log.info(
+      { iteration: cp.iteration, checksum: cp.checksum.slice(0, 16), path },
+      "resumed from checkpoint",
+    );
+  }
+  const resumedFrom = replica.iteration;
+  const authors = localAuthors(opts.authors);
+  log.info(
+    {
+      run: run.runId.slice(0, 16),
+      name: opts.spec.name,
+      params: run.model.layout.size,
+      backend,
+      authors: opts.authors,
+      from: resumedFrom,
+      to: total,
+    },
+    "training",
+  );
+  const history: Progress[] = [];
+  const started = performance.now();
+  let windowStart = started;
+  let windowIters = 0;
+  let lastReport = started;
+  while (replica.iteration < total && !opts.signal?.aborted) {
+    localIteration(run, replica, authors);
+    windowIters += 1;
+    const t = replica.iteration;
+    const now = performance.now();
+    const due = (every: number) => every > 0 && t % every === 0;
+    reportProgress("training", t, total, `loss ${run.algorithm.lastLoss.toFixed(4)}`);
+    const test =
+      due(opts.evalEvery) && t < total
+        ? evaluate(run.model, replica.backend.tensors, run.dataset.test, opts.evalLimit)
+        : undefined;
+    if (test || now - lastReport > 2000) {
+      const p: Progress = {
+        iteration: t,
+        total,
+        trainLoss: run.algorithm.lastLoss,
+        itPerSec: (windowIters * 1000) / Math.max(1, now - windowStart),
+        test,
+      };
+      history.push(p);
+      log.info(
+        {
+          iteration: t,
+          total,
+          loss: round(p.trainLoss),
+          itPerSec: round(p.itPerSec),
+          testAccuracy: test && round(test.accuracy),
+        },
+        "progress",
+      );
+      lastReport = now;
+      windowStart = now;
+      windowIters = 0;
+    }
+    if (due(opts.checkpointEvery) && t < total)
+      await saveCheckpoint(path, opts.spec, t, replica.weights);
+  }
+  clearProgress();
+  const cp = await saveCheckpoint(path, opts.spec, replica.iteration, replica.weights);
+  const test = evaluate(run.model, replica.backend.tensors, run.dataset.test);
+  const seconds = (performance.now() - started) / 1000;
+  log.info(
+    {
+      iteration: replica.iteration,
+      testAccuracy: round(test.accuracy),
+      testLoss: round(test.loss),
+      seconds: round(seconds),
+      checksum: cp.checksum,
+      checkpoint: path,
+    },
+    opts.signal?.aborted ? "stopped early; checkpoint written" : "done",
+  );
+  replica.dispose();
+  return {
+    runId: run.runId,
+    iteration: cp.iteration,
+    checksum: cp.checksum,
+    test,
+    history,
+    seconds,
+    checkpoint: path,
+    resumedFrom,
+  };
+}
+
+function round(x: number): number {
+  return Math.round(x * 10000) / 10000;
+}

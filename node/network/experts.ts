@@ -1,0 +1,208 @@
+/**
+ * Learning@home expert records in the kad-dht: declare the uids this node serves, list the active
+ * suffixes under a prefix, and beam-search the grid. The record format and merge rules are in
+ * protocol/experts.ts; this is the I/O.
+ *
+ * kad-dht keeps one value per key on each DHT peer (last write wins there), so a declare reads
+ * every copy it can find, merges its own entries into the union and writes that back; a reader
+ * merges every copy the query returns. Entries expire unless re-announced, so a node that dies
+ * drops out within one TTL, and an entry another writer's race lost comes back at the next
+ * re-announce.
+ */
+import type { PeerId } from "@libp2p/interface";
+import { decodeExpertRecord, type ExpertEntry, encodeExpertRecord } from "../../protocol/codec.js";
+import {
+  expertKey,
+  mergeExpertRecords,
+  parseExpertUid,
+  prefixSuffixes,
+} from "../../protocol/experts.js";
+import type { SwarmNode } from "./libp2p.js";
+import { peerIdBytes, peerIdOfBytes } from "./peer-bytes.js";
+import type { Logger } from "../observe/logger.js";
+
+export interface ExpertOptions {
+  /** Re-announce period of the declared uids. */
+  readonly announceEveryMs: number;
+  /** Lifetime of an entry that is not re-announced: a few periods, so one lost put is harmless. */
+  readonly ttlMs: number;
+  /** Time limit of one DHT query. */
+  readonly queryTimeoutMs: number;
+}
+
+export const defaultExpertOptions: ExpertOptions = {
+  // Snapshots change every few seconds on a fast run; joiners want a fresh one.
+  announceEveryMs: 5_000,
+  // Three missed re-announces: the node is gone.
+  ttlMs: 15_000,
+  queryTimeoutMs: 5_000,
+};
+
+/** A peer serving an expert, as its newest entry says. */
+export interface ExpertHolder {
+  readonly peer: PeerId;
+  readonly timestamp: number;
+  readonly expiresAt: number;
+}
+
+/** A uid (or uid prefix) found by a search, with the peers that serve it. */
+export interface FoundExpert {
+  readonly uid: string;
+  readonly coords: readonly number[];
+  readonly holders: readonly ExpertHolder[];
+}
+
+export class ExpertDirectory {
+  private readonly log: Logger;
+  private declared: string[] = [];
+  private timer?: NodeJS.Timeout;
+  private announcing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly node: SwarmNode,
+    private readonly runId: string,
+    log: Logger,
+    private readonly opts: ExpertOptions = defaultExpertOptions,
+  ) {
+    this.log = log.child({ module: "experts" });
+  }
+
+  /** Every live entry under `prefix`, merged over all copies the DHT returns. */
+  async entries(prefix: string): Promise<ExpertEntry[]> {
+    const key = expertKey(this.runId, prefix);
+    const copies: Uint8Array[] = [];
+    try {
+      for await (const e of this.node.services.dht.get(key, {
+        signal: AbortSignal.timeout(this.opts.queryTimeoutMs),
+      })) {
+        if (e.name === "VALUE") copies.push(e.value);
+        else if (e.name === "PEER_RESPONSE" && e.record) copies.push(e.record.value);
+      }
+    } catch (err) {
+      // Not found, or the query ran out of time: what we collected so far still counts.
+      this.log.debug({ prefix, err: (err as Error).message }, "expert query ended");
+    }
+    const records = copies.flatMap((c) => {
+      try {
+        return [decodeExpertRecord(c)];
+      } catch {
+        return [];
+      }
+    });
+    return [...mergeExpertRecords(records, Date.now()).entries];
+  }
+
+  /** The active suffixes under `prefix`, each with its holders, newest announcement first. */
+  async suffixes(prefix: string): Promise<Map<number, ExpertHolder[]>> {
+    const out = new Map<number, ExpertHolder[]>();
+    for (const e of await this.entries(prefix)) {
+      const list = out.get(e.suffix) ?? [];
+      list.push({ peer: peerIdOfBytes(e.peer), timestamp: e.timestamp, expiresAt: e.expiresAt });
+      out.set(e.suffix, list);
+    }
+    for (const list of out.values()) list.sort((a, b) => b.timestamp - a.timestamp);
+    return out;
+  }
+
+  /**
+   * Announces that this node serves `uids` until `ttl` from now: per prefix key, merge our
+   * entries into the union of the copies found and put it back.
+   */
+  async declare(uids: readonly string[], ttlMs = this.opts.ttlMs): Promise<void> {
+    const now = Date.now();
+    const self = peerIdBytes(this.node.peerId);
+    const byPrefix = new Map<string, ExpertEntry[]>();
+    for (const uid of uids) {
+      for (const { prefix, suffix } of prefixSuffixes(uid)) {
+        const list = byPrefix.get(prefix) ?? [];
+        list.push({ suffix, peer: self, timestamp: now, expiresAt: now + ttlMs });
+        byPrefix.set(prefix, list);
+      }
+    }
+    await Promise.all(
+      [...byPrefix].map(async ([prefix, mine]) => {
+        const merged = mergeExpertRecords([{ entries: await this.entries(prefix) }, { entries: mine }], now);
+        const key = expertKey(this.runId, prefix);
+        try {
+          for await (const _ of this.node.services.dht.put(key, encodeExpertRecord(merged), {
+            signal: AbortSignal.timeout(this.opts.queryTimeoutMs),
+          })) {
+            // Drain the query's events: the put runs as they are consumed.
+          }
+        } catch (err) {
+          this.log.debug({ prefix, err: (err as Error).message }, "expert put ended");
+        }
+      }),
+    );
+  }
+
+  /**
+   * Serves `uids` from now on, replacing what was declared before: announced at once and then
+   * every announceEveryMs. Uids no longer served are withdrawn (announced as expiring now).
+   */
+  serve(uids: readonly string[]): Promise<void> {
+    const dropped = this.declared.filter((u) => !uids.includes(u));
+    this.declared = [...uids];
+    // The re-announce timer restarts: it fires only after a full period without a serve call.
+    if (this.timer) clearInterval(this.timer);
+    this.timer = setInterval(() => void this.reannounce(), this.opts.announceEveryMs);
+    this.timer.unref();
+    return this.reannounce(dropped);
+  }
+
+  private reannounce(dropped: readonly string[] = []): Promise<void> {
+    // One announcement at a time: a slow DHT must not pile queries up.
+    this.announcing = this.announcing
+      .then(async () => {
+        if (dropped.length > 0) await this.declare(dropped, 1);
+        if (this.declared.length > 0) await this.declare(this.declared);
+      })
+      .catch((err: Error) => this.log.debug({ err: err.message }, "expert announce failed"));
+    return this.announcing;
+  }
+
+  /** Stops re-announcing and withdraws what this node declared (best effort). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const last = this.declared;
+    this.declared = [];
+    await this.announcing;
+    if (last.length > 0) await this.declare(last, 1).catch(() => {});
+  }
+
+  /**
+   * Learning@home beam search: from the grid name, extend each prefix in the beam by its active
+   * suffixes, score the extensions, keep the best `widths[d]` at depth d. Returns the survivors
+   * of the last depth (full uids when widths has one entry per grid dimension), best first.
+   *
+   * @param score higher is better; gets the coordinates so far.
+   */
+  async beamSearch(
+    name: string,
+    widths: readonly number[],
+    score: (coords: readonly number[]) => number,
+  ): Promise<FoundExpert[]> {
+    parseExpertUid(name);
+    let beam: FoundExpert[] = [{ uid: name, coords: [], holders: [] }];
+    for (const width of widths) {
+      const next = await Promise.all(
+        beam.map(async (b) =>
+          [...(await this.suffixes(b.uid))].map(([suffix, holders]) => ({
+            uid: `${b.uid}.${suffix}`,
+            coords: [...b.coords, suffix],
+            holders,
+          })),
+        ),
+      );
+      beam = next
+        .flat()
+        .map((f) => ({ f, s: score(f.coords) }))
+        .sort((a, b) => b.s - a.s || (a.f.uid < b.f.uid ? -1 : 1))
+        .slice(0, width)
+        .map((x) => x.f);
+      if (beam.length === 0) break;
+    }
+    return beam;
+  }
+}

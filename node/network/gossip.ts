@@ -1,0 +1,178 @@
+/**
+ * The run's gossip, both ways. In: topic -> fault hook -> typed validator -> verdict to gossipsub
+ * (rejects lower the sender's score) -> the handler of that kind, with the decoded message and
+ * the bytes it came as. Out: contributions, commits, heartbeats and the leave notice. The
+ * application-level dedupe (author, kind, iteration -> bytes) lives here too: message ids alone
+ * do not stop a replay after gossipsub's seen-cache expires.
+ */
+import { TopicValidatorResult } from "@libp2p/gossipsub";
+import { toHex } from "../../protocol/bytes.js";
+import {
+  encodeContribution,
+  encodeHeartbeat,
+  encodeLeave,
+  type Heartbeat,
+} from "../../protocol/codec.js";
+import { SeedswarmError } from "../../protocol/errors.js";
+import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../../protocol/topics.js";
+import {
+  GOSSIP_VALIDATORS,
+  type GossipContext,
+  type GossipMessages,
+  toVerdict,
+} from "../../protocol/validation.js";
+import type { Logger } from "../observe/logger.js";
+import type { FaultHooks } from "../ops/fault-hooks.js";
+import type { SwarmNode } from "./libp2p.js";
+
+/** What a handler gets: the validated message, its signer and the exact bytes received. */
+export type GossipHandlers = {
+  readonly [K in TopicKind]: (message: GossipMessages[K], author: string, data: Uint8Array) => void;
+};
+
+/**
+ * A contribution too old to forward (ignored), from a signed author that is behind us and still
+ * contributing: the rounds wait for it, so it gets included instead of chasing us.
+ */
+export type LateHandler = (author: string, iteration: number) => void;
+
+/** What validation needs to know of the node's state when a message arrives. */
+export interface GossipView {
+  /** Next iteration this node applies. */
+  head(): number;
+  readonly payloadSize: number;
+  payloadProblem(payload: Uint8Array): string | null;
+}
+
+/** Distinct (kind, author, iteration) keys remembered for dedupe; the oldest goes first. */
+const SEEN_KEEP = 100_000;
+/** How far past our head a contribution or commit may be and still be kept. */
+const WINDOW = 1024;
+
+const VERDICT: Readonly<Record<"accept" | "ignore" | "reject", TopicValidatorResult>> = {
+  accept: TopicValidatorResult.Accept,
+  ignore: TopicValidatorResult.Ignore,
+  reject: TopicValidatorResult.Reject,
+};
+
+export class Gossip {
+  /** The topic string of each kind for this run. */
+  readonly topics: Readonly<Record<TopicKind, string>>;
+  private readonly seen = new Map<string, string>();
+  private heartbeat?: NodeJS.Timeout;
+
+  constructor(
+    private readonly libp2p: SwarmNode,
+    private readonly runId: string,
+    private readonly view: GossipView,
+    private readonly faults: FaultHooks,
+    private readonly log: Logger,
+  ) {
+    this.topics = Gossip.topicsOf(runId);
+  }
+
+  /** The topic string of each kind for a run (libp2p's peer scoring needs them before gossip exists). */
+  static topicsOf(runId: string): Readonly<Record<TopicKind, string>> {
+    return Object.fromEntries(TOPIC_KINDS.map((kind) => [kind, stringifyTopic({ runId, kind })])) as Record<
+      TopicKind,
+      string
+    >;
+  }
+
+  /** Starts handing validated messages to `handlers` and subscribes to every topic of the run. */
+  listen(handlers: GossipHandlers, late: LateHandler): void {
+    const pubsub = this.libp2p.services.pubsub;
+    pubsub.addEventListener("gossipsub:message", (evt) => {
+      const { propagationSource, msgId, msg } = evt.detail;
+      const source = propagationSource.toString();
+      const topic = parseTopic(msg.topic);
+      if (!topic || topic.runId !== this.runId || msg.type !== "signed") {
+        pubsub.reportMessageValidationResult(msgId, source, VERDICT.ignore);
+        return;
+      }
+      if (this.faults.partitioned(this.view.head())) {
+        // Test hook (SEEDSWARM_FAULT=partition@N-M): this node hears no gossip for a while.
+        pubsub.reportMessageValidationResult(msgId, source, VERDICT.ignore);
+        return;
+      }
+      this.handle(topic.kind, msgId, source, msg.data, msg.from.toString(), handlers, late);
+    });
+    for (const t of Object.values(this.topics)) pubsub.subscribe(t);
+  }
+
+  /** One kind's path: its validator, the verdict, then its handler (typed by the kind). */
+  private handle<K extends TopicKind>(
+    kind: K,
+    msgId: string,
+    source: string,
+    data: Uint8Array,
+    author: string,
+    handlers: GossipHandlers,
+    late: LateHandler,
+  ): void {
+    const res = toVerdict(() => GOSSIP_VALIDATORS[kind](data, author, this.context()));
+    this.libp2p.services.pubsub.reportMessageValidationResult(msgId, source, VERDICT[res.verdict]);
+    if (res.verdict !== "accept") {
+      if (kind === "contribution" && res.code === "OLD_ITERATION" && res.error instanceof SeedswarmError)
+        late(author, Number(res.error.context.iteration));
+      this.log.debug({ kind, from: author, code: res.code, verdict: res.verdict }, "gossip not accepted");
+      return;
+    }
+    handlers[kind](res.value, author, data);
+  }
+
+  private context(): GossipContext {
+    return {
+      runId: this.runId,
+      // One behind our head: a commit for the iteration just applied may still win the fork choice.
+      head: Math.max(0, this.view.head() - 1),
+      window: WINDOW,
+      payloadSize: this.view.payloadSize,
+      payloadProblem: (payload) => this.view.payloadProblem(payload),
+      seen: (kind, author, iteration, data) => {
+        const key = `${kind}/${author}/${iteration}`;
+        const prev = this.seen.get(key);
+        const h = toHex(data);
+        if (prev === undefined) {
+          this.seen.set(key, h);
+          if (this.seen.size > SEEN_KEEP) this.seen.delete(this.seen.keys().next().value as string);
+          return "new";
+        }
+        return prev === h ? "same" : "different";
+      },
+    };
+  }
+
+  publishContribution(iteration: number, joinedAt: number, payload: Uint8Array): Promise<unknown> {
+    return this.libp2p.services.pubsub.publish(
+      this.topics.contribution,
+      encodeContribution({ runId: this.runId, iteration, joinedAt, payload }),
+    );
+  }
+
+  publishCommit(encoded: Uint8Array): Promise<unknown> {
+    return this.libp2p.services.pubsub.publish(this.topics.commit, encoded);
+  }
+
+  /** Announces that this node leaves; a failure is not worth waiting for. */
+  async publishLeave(iteration: number): Promise<void> {
+    await this.libp2p.services.pubsub
+      .publish(this.topics.leave, encodeLeave({ runId: this.runId, iteration }))
+      .catch(() => {});
+  }
+
+  /** Publishes `beat()` (when it has one) every `everyMs`, until stop. */
+  startHeartbeat(everyMs: number, beat: () => Omit<Heartbeat, "runId"> | null): void {
+    this.heartbeat = setInterval(() => {
+      const b = beat();
+      if (!b) return;
+      this.libp2p.services.pubsub
+        .publish(this.topics.heartbeat, encodeHeartbeat({ runId: this.runId, ...b }))
+        .catch(() => {});
+    }, everyMs);
+  }
+
+  stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+  }
+}

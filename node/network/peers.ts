@@ -1,0 +1,101 @@
+/**
+ * Finding and dialling the run's peers: DHT providers of the runId, bootstrap addresses (again
+ * while we know nobody), the run's members by peer id, and which connected peers take part.
+ */
+import type { PeerId } from "@libp2p/interface";
+import { peerIdFromString } from "@libp2p/peer-id";
+import { multiaddr } from "@multiformats/multiaddr";
+import type { Logger } from "../observe/logger.js";
+import { runIdCid, type SwarmNode } from "./libp2p.js";
+
+/** Members dialled at once when we want more direct peers. */
+const MEMBERS_DIALLED = 8;
+
+export class Peers {
+  constructor(
+    private readonly libp2p: SwarmNode,
+    private readonly runId: string,
+    /** The commit topic: a peer subscribed to it takes part in the run. */
+    private readonly commitTopic: string,
+    private readonly bootstrap: readonly string[],
+    private readonly log: Logger,
+    /** Aborted when the daemon stops: ends DHT queries early. */
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Connected peers that take part in this run (subscribed to its commit topic). */
+  connected(): PeerId[] {
+    const subs = new Set(this.libp2p.services.pubsub.getSubscribers(this.commitTopic).map(String));
+    return this.libp2p.getPeers().filter((p) => subs.has(p.toString()));
+  }
+
+  /** Dials the DHT providers of the run (failures only cost discovery). */
+  async dialProviders(): Promise<void> {
+    try {
+      for await (const p of this.libp2p.contentRouting.findProviders(runIdCid(this.runId), {
+        signal: this.timeout(30_000),
+      })) {
+        if (p.id.equals(this.libp2p.peerId) || this.libp2p.getConnections(p.id).length > 0)
+          continue;
+        await this.libp2p.dial(p.id, { signal: AbortSignal.timeout(10_000) }).catch(() => {});
+      }
+    } catch (err) {
+      this.log.debug({ err: (err as Error).message }, "dht findProviders ended");
+    }
+  }
+
+  /** Announces the run in the DHT in the background; failures only cost discovery. */
+  provide(): void {
+    this.libp2p.contentRouting
+      .provide(runIdCid(this.runId), { signal: this.timeout(30_000) })
+      .catch((err: Error) => this.log.debug({ err: err.message }, "dht provide failed"));
+  }
+
+  /** Dials the configured bootstrap peers (failures are expected while they start). */
+  async dialBootstrap(): Promise<void> {
+    await Promise.allSettled(
+      this.bootstrap.map((a) => this.libp2p.dial(multiaddr(a), { signal: AbortSignal.timeout(2000) })),
+    );
+  }
+
+  /**
+   * Dials the run's members (the authors of the last commit) we are not connected to, finding
+   * their addresses through the DHT: more direct peers mean more independent opinions when
+   * checksums disagree, and a fuller gossip mesh.
+   */
+  async dialMembers(members: readonly string[], self: string): Promise<void> {
+    const missing = members
+      .filter((id) => id !== self)
+      .map((id) => peerIdFromString(id))
+      .filter((p) => this.libp2p.getConnections(p).length === 0)
+      .slice(0, MEMBERS_DIALLED);
+    await Promise.allSettled(
+      missing.map(async (p) => {
+        const signal = AbortSignal.timeout(3000);
+        const info = await this.libp2p.peerRouting.findPeer(p, { signal });
+        await this.libp2p.dial(info.id, { signal });
+        this.log.debug({ peer: p.toString() }, "connected to a run member");
+      }),
+    );
+  }
+
+  /** The peers among `peers` we are connected to or could dial (addresses from the DHT). */
+  async reachable(peers: readonly PeerId[]): Promise<PeerId[]> {
+    const dialled = await Promise.all(
+      peers.map(async (p) => {
+        try {
+          if (this.libp2p.getConnections(p).length === 0)
+            await this.libp2p.dial(p, { signal: AbortSignal.timeout(5000) });
+          return [p];
+        } catch {
+          return [];
+        }
+      }),
+    );
+    return dialled.flat();
+  }
+
+  private timeout(ms: number): AbortSignal {
+    return AbortSignal.any([this.signal, AbortSignal.timeout(ms)]);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * `seedswarm export` and `seedswarm eval`: a checkpoint as a TensorFlow.js layers model directory
+ * (model.json, weights.bin, and seedswarm.json with the RunSpec, iteration and checksum it came
+ * from), and the test accuracy of a checkpoint or of such a directory.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import * as tf from "@tensorflow/tfjs";
+import { SeedswarmError } from "../../protocol/errors.js";
+import { parseRunSpec, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
+import { type Evaluation, evaluate, evaluateLayersModel } from "../../training/evaluate.js";
+import { toLayersModel } from "../../training/models/export.js";
+import { fileLoadHandler, saveLayersModel } from "./layers-files.js";
+import { buildModel } from "../../training/models/model.js";
+import { toTensors } from "../../training/params.js";
+import { loadDataset, openRun } from "../../training/run-context.js";
+import { writeFileAtomic } from "../store/atomic-file.js";
+import { loadCheckpoint } from "../store/checkpoint.js";
+
+/** What the export directory holds besides the TensorFlow.js files. */
+export const EXPORT_META_FILE = "seedswarm.json";
+/** The only files an export directory holds: --force replaces nothing else. */
+const EXPORT_FILES = new Set(["model.json", "weights.bin", EXPORT_META_FILE]);
+
+export class ExportError extends SeedswarmError<"EXPORT_EXISTS" | "EXPORT_INVALID"> {}
+
+export interface ExportMeta {
+  readonly runId: string;
+  readonly iteration: number;
+  readonly checksum: string;
+  readonly spec: RunSpec;
+}
+
+export interface ExportResult extends ExportMeta {
+  readonly dir: string;
+  readonly modelJson: string;
+}
+
+/** Refuses an output directory that holds anything but a previous export, or any export without `force`. */
+export async function checkExportDir(dir: string, force: boolean): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw new ExportError("EXPORT_EXISTS", `export directory ${dir}: ${(err as NodeJS.ErrnoException).code}`, { dir });
+  }
+  if (entries.length === 0) return;
+  if (entries.some((e) => !EXPORT_FILES.has(e))) {
+    throw new ExportError(
+      "EXPORT_EXISTS",
+      `export directory ${dir} holds other files; choose an empty or new directory`,
+      { dir },
+    );
+  }
+  if (!force) {
+    throw new ExportError("EXPORT_EXISTS", `export directory ${dir} exists (--force replaces it)`, { dir });
+  }
+}
+
+/**
+ * Writes the model of a checkpoint to `dir` in the TensorFlow.js layers format. The files are
+ * written to a sibling temp directory that then replaces `dir`, so a failure never leaves a
+ * half-written export. Needs an active tf backend.
+ */
+export async function exportCheckpoint(checkpointFile: string, dir: string, force: boolean): Promise<ExportResult> {
+  await checkExportDir(dir, force);
+  const cp = await loadCheckpoint(checkpointFile);
+  const model = buildModel(cp.spec.model);
+  const layers = toLayersModel(cp.spec.model, model.layout, cp.weights);
+  const out = resolve(dir);
+  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
+  await rm(tmp, { recursive: true, force: true });
+  await mkdir(dirname(out), { recursive: true });
+  const meta: ExportMeta = { runId: cp.runId, iteration: cp.iteration, checksum: cp.checksum, spec: cp.spec };
+  try {
+    await saveLayersModel(layers, tmp);
+    await writeFileAtomic(join(tmp, EXPORT_META_FILE), Buffer.from(`${JSON.stringify(meta, null, 2)}\n`));
+    if (existsSync(out)) await rm(out, { recursive: true });
+    await rename(tmp, out);
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true });
+    throw err;
+  } finally {
+    layers.dispose();
+  }
+  return { ...meta, dir: out, modelJson: join(out, "model.json") };
+}
+
+export interface EvalResult {
+  readonly runId: string;
+  readonly iteration: number | null;
+  readonly loss: number;
+  readonly accuracy: number;
+  readonly examples: number;
+}
+
+/** Test loss and accuracy of a checkpoint's weights on its run's dataset. Needs a backend. */
+export async function evaluateCheckpoint(checkpointFile: string, limit?: number): Promise<EvalResult> {
+  const cp = await loadCheckpoint(checkpointFile);
+  const run = await openRun(cp.spec);
+  const weights = toTensors(run.model.layout, cp.weights);
+  try {
+    const ev: Evaluation = evaluate(run.model, weights, run.dataset.test, limit);
+    return { runId: cp.runId, iteration: cp.iteration, ...ev };
+  } finally {
+    tf.dispose(weights);
+  }
+}
+
+/**
+ * Test loss and accuracy of an exported model directory, loaded with `tf.loadLayersModel`, on the
+ * dataset of the run it was exported from (its seedswarm.json), or of `spec` when given.
+ */
+export async function evaluateExport(dir: string, spec?: RunSpec, limit?: number): Promise<EvalResult> {
+  const modelJson = join(dir, "model.json");
+  if (!existsSync(modelJson)) {
+    throw new ExportError("EXPORT_INVALID", `${dir} has no model.json (is it an export directory?)`, { dir });
+  }
+  let saved: ExportMeta | null = null;
+  const metaPath = join(dir, EXPORT_META_FILE);
+  if (existsSync(metaPath)) {
+    const raw = JSON.parse(await readFile(metaPath, "utf8")) as ExportMeta;
+    saved = { ...raw, spec: parseRunSpec(raw.spec) };
+  }
+  const runSpec = spec ?? saved?.spec;
+  if (runSpec === undefined) {
+    throw new ExportError("EXPORT_INVALID", `${dir} has no ${EXPORT_META_FILE}; name its run with --spec or --preset`, {
+      dir,
+    });
+  }
+  const model = await tf.loadLayersModel(fileLoadHandler(modelJson));
+  try {
+    const ds = await loadDataset(runSpec);
+    const ev = evaluateLayersModel(model, runSpec.model.inputShape, ds.test, limit);
+    const runId = runIdOf(runSpec);
+    return { runId, iteration: saved?.runId === runId ? saved.iteration : null, ...ev };
+  } finally {
+    model.dispose();
+  }
+}

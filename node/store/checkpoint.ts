@@ -1,0 +1,132 @@
+/**
+ * Checkpoints: one self-contained file with the RunSpec, the iteration, the checksum and the
+ * canonical weights; enough to resume exactly. Written atomically (temp file, fsync, rename), so a
+ * kill at any moment leaves either the old checkpoint or the new one, never half of one.
+ *
+ * Layout: "SSCK" | u32 LE format version (1) | u32 LE header length | header JSON | weights
+ * (little-endian float32, layout order).
+ */
+import { readFile } from "node:fs/promises";
+import { SeedswarmError } from "../../protocol/errors.js";
+import { parseRunSpec, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
+import { canonicalBytes, checksum, weightsFromBytes } from "../../training/params.js";
+import { writeFileAtomic } from "./atomic-file.js";
+
+const MAGIC = "SSCK";
+const FORMAT = 1;
+
+export class CheckpointError extends SeedswarmError<"CHECKPOINT_CORRUPT" | "CHECKPOINT_MISMATCH"> {}
+
+/** Where a swarm node stands in the commit chain, so a restart rejoins the same chain. */
+export interface ChainPosition {
+  /** Hex SHA-256 of the last applied commit. */
+  readonly hash: string;
+  /** Authors of the last applied commit. */
+  readonly authors: readonly string[];
+  /** This node's join timestamp (ms): its place in timestamp order. */
+  readonly joinedAt: number;
+}
+
+export interface Checkpoint {
+  readonly spec: RunSpec;
+  readonly chain?: ChainPosition;
+  readonly runId: string;
+  /** Iterations applied: the next iteration to run. */
+  readonly iteration: number;
+  readonly checksum: string;
+  readonly weights: Float32Array;
+}
+
+/** Writes a checkpoint atomically and durably. */
+export async function saveCheckpoint(
+  path: string,
+  spec: RunSpec,
+  iteration: number,
+  weights: Float32Array,
+  chain?: ChainPosition,
+): Promise<Checkpoint> {
+  const cp: Checkpoint = {
+    spec,
+    runId: runIdOf(spec),
+    iteration,
+    checksum: checksum(weights),
+    weights,
+    chain,
+  };
+  const header = Buffer.from(
+    JSON.stringify({
+      runId: cp.runId,
+      iteration,
+      checksum: cp.checksum,
+      params: weights.length,
+      spec,
+      chain,
+    }),
+  );
+  const prefix = Buffer.alloc(12);
+  prefix.write(MAGIC, 0, "ascii");
+  prefix.writeUInt32LE(FORMAT, 4);
+  prefix.writeUInt32LE(header.length, 8);
+  await writeFileAtomic(path, Buffer.concat([prefix, header, canonicalBytes(weights)]));
+  return cp;
+}
+
+function corrupt(path: string, problem: string): never {
+  throw new CheckpointError("CHECKPOINT_CORRUPT", `checkpoint ${path}: ${problem}`, { path });
+}
+
+/** Reads and verifies a checkpoint (format, spec, runId, size and checksum of the weights). */
+export async function loadCheckpoint(path: string): Promise<Checkpoint> {
+  const buf = await readFile(path);
+  if (buf.length < 12 || buf.toString("ascii", 0, 4) !== MAGIC)
+    corrupt(path, "not a seedswarm checkpoint");
+  if (buf.readUInt32LE(4) !== FORMAT) corrupt(path, `unsupported format ${buf.readUInt32LE(4)}`);
+  const len = buf.readUInt32LE(8);
+  if (12 + len > buf.length) corrupt(path, "truncated header");
+  let header: {
+    runId: string;
+    iteration: number;
+    checksum: string;
+    params: number;
+    spec: unknown;
+    chain?: ChainPosition;
+  };
+  try {
+    header = JSON.parse(buf.toString("utf8", 12, 12 + len));
+  } catch {
+    return corrupt(path, "unreadable header");
+  }
+  const spec = parseRunSpec(header.spec);
+  const runId = runIdOf(spec);
+  if (runId !== header.runId) corrupt(path, "runId does not match its spec");
+  const body = buf.subarray(12 + len);
+  if (body.length !== header.params * 4)
+    corrupt(path, `weights are ${body.length} bytes, expected ${header.params * 4}`);
+  const weights = weightsFromBytes(body);
+  const sum = checksum(weights);
+  if (sum !== header.checksum)
+    corrupt(
+      path,
+      `weights checksum ${sum.slice(0, 12)} != recorded ${header.checksum.slice(0, 12)}`,
+    );
+  return { spec, runId, iteration: header.iteration, checksum: sum, weights, chain: header.chain };
+}
+
+/** Writes one run's checkpoints one after another, never interleaved. */
+export class CheckpointWriter {
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly path: string,
+    private readonly spec: RunSpec,
+  ) {}
+
+  /** Saves after the saves already queued; `weights` must be a copy the caller no longer changes. */
+  save(iteration: number, weights: Float32Array, chain: ChainPosition): Promise<void> {
+    this.saving = this.saving
+      .catch(() => {})
+      .then(() => saveCheckpoint(this.path, this.spec, iteration, weights, chain))
+      .then(() => {});
+    return this.saving;
+  }
+}

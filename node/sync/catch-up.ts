@@ -1,0 +1,251 @@
+/**
+ * Getting to the swarm's head: join (wait for peers, hear their heads), catch up (a snapshot when
+ * far behind, then the commits after it), replay commits, and adopt a downloaded snapshot as our
+ * state with the commit that produced it as the chain's anchor.
+ */
+import type { PeerId } from "@libp2p/interface";
+import { toHex } from "../../protocol/bytes.js";
+import { decodeCommit } from "../../protocol/codec.js";
+import type { Replica } from "../../training/replica.js";
+import type { EncodedCommit } from "../chain/commit.js";
+import { commitFromBytes } from "../chain/commit-wire.js";
+import type { Rounds } from "../chain/rounds.js";
+import type { SwarmNode } from "../network/libp2p.js";
+import type { Peers } from "../network/peers.js";
+import type { Logger } from "../observe/logger.js";
+import type { ChainFix } from "./chain-fix.js";
+import {
+  type DownloadedSnapshot,
+  defaultSyncOptions,
+  fetchChecksum,
+  fetchCommits,
+  fetchSnapshot,
+} from "./protocols.js";
+import type { SnapshotPlanner } from "./snapshot-plan.js";
+
+/** How long a joiner looks for a snapshot plan in the DHT before asking its peers. */
+const PLAN_TIMEOUT_MS = 3000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What catching up and repairing work with. */
+export interface SyncParts {
+  readonly libp2p: SwarmNode;
+  readonly runId: string;
+  readonly self: string;
+  readonly rounds: Rounds;
+  readonly replica: Replica;
+  readonly peers: Peers;
+  readonly planner: SnapshotPlanner;
+  readonly fix: ChainFix;
+  readonly log: Logger;
+}
+
+export interface JoinOptions {
+  /** How long to look for peers before starting a chain alone. */
+  readonly joinWaitMs: number;
+  /** Wait (up to joinWaitMs) for this many peers before training. */
+  readonly minPeers: number;
+  /** Snapshot period: more than two periods behind, a snapshot is downloaded. */
+  readonly checkEvery: number;
+}
+
+/** A downloaded snapshot and where its plan came from. */
+export type FoundSnapshot = DownloadedSnapshot & { readonly via: string };
+
+export class CatchUp {
+  /** A joiner's DHT snapshot lookup, started while it still hears its peers' heads. */
+  private joinPlan: ReturnType<SnapshotPlanner["plan"]> | null = null;
+  /** False after adopting a snapshot whose producing commit is unknown (see adoptSnapshot). */
+  private chainKnown = true;
+
+  constructor(
+    private readonly s: SyncParts,
+    private readonly opts: JoinOptions,
+    /** Aborted when the daemon stops: ends the join wait. */
+    private readonly signal: AbortSignal,
+  ) {}
+
+  private get head(): number {
+    return this.s.replica.iteration;
+  }
+
+  /** At start: catch up with peers if there are any, then contribute. */
+  async join(): Promise<void> {
+    const { peers, rounds, log } = this.s;
+    const deadline = Date.now() + this.opts.joinWaitMs;
+    const waiting = () => Date.now() < deadline && !this.signal.aborted;
+    const enough = () => peers.connected().length >= Math.max(1, this.opts.minPeers);
+    let dialedAt = Date.now();
+    while (waiting() && !enough()) {
+      // libp2p dials bootstrap peers once; one still starting (a compose service, a spot
+      // instance booting) refuses that dial, so keep trying while we know nobody.
+      if (this.s.libp2p.getConnections().length === 0 && Date.now() - dialedAt > 1000) {
+        dialedAt = Date.now();
+        void peers.dialBootstrap();
+      }
+      await sleep(100);
+    }
+    // Look for a snapshot in the DHT meanwhile, in case we turn out to be far behind.
+    if (enough()) this.joinPlan = this.s.planner.plan(this.head + 1).catch(() => null);
+    // Hear every connected peer's head before deciding we are not behind: a peer still starting
+    // (its sync protocols not yet registered) may hold commits we lack, and proposing those
+    // iterations again would fork the chain.
+    while (waiting()) {
+      const connected = peers.connected();
+      if ((await this.peersHead(connected)).answered >= connected.length) break;
+      await sleep(200);
+    }
+    if (peers.connected().length > 0) {
+      await this.catchUp("joining");
+      // Peers, but no chain yet: leave starting it to the node that waits for its quorum
+      // (--min-peers), or to whoever's join wait ends first, instead of racing ahead alone.
+      if (this.opts.minPeers === 0 && this.head === 0 && rounds.lastApplied() === undefined) {
+        const until = Date.now() + this.opts.joinWaitMs;
+        while (Date.now() < until && this.head === 0 && !this.signal.aborted) await sleep(50);
+      }
+    } else {
+      log.info({ iteration: this.head }, "no peers found; starting the chain");
+    }
+    this.joinPlan = null;
+    rounds.start();
+  }
+
+  /** Gets to the connected peers' head: a snapshot first when far behind, then their commits. */
+  async catchUp(reason: string): Promise<void> {
+    const { fix, peers, rounds, log } = this.s;
+    if (fix.busy) return;
+    const connected = peers.connected();
+    const { head: best, peer: ahead } = await this.peersHead(connected);
+    if (best <= this.head) {
+      // Nobody we can ask is ahead after all (a stale report): we may propose again.
+      rounds.forgetPeersHead();
+      return;
+    }
+    log.info({ reason, head: this.head, peersHead: best }, "catching up");
+    // A node that was training goes back to training afterwards; at start-up, join does.
+    await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
+      try {
+        // Far behind (more than two snapshot periods): download the snapshot, then replay the
+        // few commits after it. Close by, or when peers hold no snapshot ahead of us: replay.
+        const farBehind = best - this.head > 2 * this.opts.checkEvery;
+        const probe = farBehind
+          ? []
+          : await fetchCommits(this.s.libp2p, ahead ?? connected[0], this.s.runId, this.head).catch(() => []);
+        if (probe.length === 0 || decodeCommit(probe[0]).iteration !== this.head) {
+          const snap = await this.downloadSnapshot(this.head + 1);
+          if (snap.iteration > this.head) await this.adoptSnapshot(snap, "snapshot downloaded");
+        }
+        await this.replayCommits(best);
+        log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "caught up");
+        void this.dialMembers();
+      } catch (err) {
+        log.error({ err: (err as Error).message }, "catch-up failed; starting from our own state");
+      }
+    });
+  }
+
+  /**
+   * Fetches and applies commits from peers until our head reaches `target` (the peers' head when
+   * we started): chasing a moving head would never end on a fast swarm, and gossip delivers what
+   * comes after.
+   */
+  async replayCommits(target: number): Promise<void> {
+    while (this.head < target) {
+      const connected = this.s.peers.connected();
+      if (connected.length === 0) return;
+      let got: Uint8Array[] = [];
+      for (const p of connected) {
+        got = await fetchCommits(this.s.libp2p, p, this.s.runId, this.head).catch(() => []);
+        if (got.length > 0) break;
+      }
+      if (got.length === 0) return;
+      const before = this.head;
+      for (const bytes of got) {
+        const received = commitFromBytes(bytes);
+        if (received.commit.iteration !== this.head) continue;
+        if (!this.chainKnown) {
+          // A snapshot whose producing commit no peer served: it sits exactly before this commit.
+          this.s.rounds.resumeChain(received.commit.prevHash, []);
+          this.chainKnown = true;
+        }
+        this.s.rounds.onCommit(received);
+      }
+      // Nothing applied (the commits do not chain onto our head): stop; gossip or repair goes on.
+      if (this.head === before) return;
+    }
+  }
+
+  /**
+   * The snapshot peers agree on: for a joiner, the one the DHT's expert records plan when there
+   * is one (tried first); else the latest from connected peers.
+   */
+  async downloadSnapshot(minIteration: number | null): Promise<FoundSnapshot> {
+    const { libp2p, runId, log } = this.s;
+    // A joiner (minIteration set) looks in the DHT, for at most PLAN_TIMEOUT_MS; a repairing node
+    // already knows peers that agree with each other and asks them directly.
+    const lookup = minIteration === null ? null : (this.joinPlan ?? this.s.planner.plan(minIteration));
+    this.joinPlan = null;
+    const found =
+      lookup === null
+        ? null
+        : await Promise.race([lookup.catch(() => null), sleep(PLAN_TIMEOUT_MS).then(() => null)]);
+    if (found) {
+      try {
+        const snap = await fetchSnapshot(libp2p, found.peers, runId, log, defaultSyncOptions, found.plan);
+        return { ...snap, via: "dht experts" };
+      } catch (err) {
+        log.info({ err: (err as Error).message }, "planned snapshot failed; asking peers");
+      }
+    }
+    const snap = await fetchSnapshot(libp2p, this.s.peers.connected(), runId, log);
+    return { ...snap, via: "connected peers" };
+  }
+
+  /**
+   * Takes a downloaded snapshot as our state. The commit that produced it (its checksum must be
+   * the snapshot's) anchors the chain, so the next gossip commit chains onto it; without it the
+   * first replayed commit sets the chain.
+   */
+  async adoptSnapshot(snap: FoundSnapshot, message: string): Promise<void> {
+    let anchor: EncodedCommit | null = null;
+    for (const peer of snap.iteration > 0 ? this.s.peers.connected() : []) {
+      const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, snap.iteration - 1).catch(() => []);
+      const encoded = got[0];
+      if (!encoded) continue;
+      const received = commitFromBytes(encoded);
+      if (received.commit.iteration === snap.iteration - 1 && toHex(received.commit.checksum) === snap.checksum) {
+        anchor = received;
+        break;
+      }
+    }
+    this.s.rounds.jumpTo(snap.weights, snap.iteration, snap.checksum, anchor);
+    this.chainKnown = anchor !== null || snap.iteration === 0;
+    const { iteration, checksum, agreeing, sources, via } = snap;
+    this.s.log.info({ iteration, checksum, agreeing, sources, via, anchored: anchor !== null }, message);
+  }
+
+  /** The highest head among peers (-1 when none answers) and a peer at it. */
+  async peersHead(peers: PeerId[]): Promise<{ head: number; peer?: PeerId; answered: number }> {
+    const heads = await Promise.allSettled(peers.map((p) => fetchChecksum(this.s.libp2p, p, this.s.runId)));
+    let best: { head: number; peer?: PeerId } = { head: -1 };
+    let answered = 0;
+    heads.forEach((h, i) => {
+      if (h.status === "fulfilled") answered++;
+      if (h.status === "fulfilled" && h.value.known && h.value.iteration > best.head) {
+        best = { head: h.value.iteration, peer: peers[i] };
+      }
+    });
+    return { ...best, answered };
+  }
+
+  /** Dials the authors of the last applied commit that we are not connected to. */
+  async dialMembers(): Promise<void> {
+    const last = this.s.rounds.lastApplied();
+    if (!last) return;
+    await this.s.peers.dialMembers(
+      last.commit.entries.map((e) => e.author.id),
+      this.s.self,
+    );
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The spec of a run joined by id (`seedswarm node --run <runId>`): from our checkpoint of it, or
+ * from the first peer that serves it (checked to hash to the runId).
+ */
+import { existsSync } from "node:fs";
+import { SeedswarmError } from "../../protocol/errors.js";
+import { type RunSpec, runIdOf } from "../../protocol/run-spec.js";
+import type { SwarmNode } from "../network/libp2p.js";
+import type { Logger } from "../observe/logger.js";
+import { loadCheckpoint } from "../store/checkpoint.js";
+import { checkpointPath } from "../store/data-dir.js";
+import { fetchRunSpec } from "./protocols.js";
+
+export class SpecOfRunError extends SeedswarmError<"NODE_NO_SPEC"> {}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The spec of a run joined by id: from our checkpoint of it if we have one, else from the first
+ * peer that serves it (checked to hash to the runId), waiting up to joinWaitMs for peers.
+ */
+export async function specOfRun(
+libp2p: SwarmNode,
+dataDir: string,
+runId: string,
+joinWaitMs: number,
+log: Logger,
+): Promise<RunSpec> {
+  const path = checkpointPath(dataDir, runId);
+  if (existsSync(path)) {
+    const cp = await loadCheckpoint(path);
+    if (runIdOf(cp.spec) === runId) return cp.spec;
+  }
+  const waitMs = Math.max(joinWaitMs, 1000);
+  const deadline = Date.now() + waitMs;
+  const asked = new Set<string>();
+  for (;;) {
+    for (const peer of libp2p.getPeers()) {
+      if (asked.has(peer.toString())) continue;
+      asked.add(peer.toString());
+      try {
+        const spec = await fetchRunSpec(libp2p, peer, runId);
+        log.info({ run: runId, peer: peer.toString(), name: spec.name }, "run spec fetched");
+        return spec;
+      } catch (err) {
+        log.debug({ peer: peer.toString(), err: (err as Error).message }, "no run spec from peer");
+      }
+    }
+    if (Date.now() > deadline) break;
+    await sleep(200);
+  }
+  throw new SpecOfRunError(
+    "NODE_NO_SPEC",
+    `no peer served the run spec of run ${runId} within ${waitMs} ms (asked ${asked.size}); check --bootstrap, or give --spec/--preset`,
+    { runId, asked: asked.size },
+  );
+}

@@ -1,0 +1,32 @@
+/**
+ * Byte helpers every layer shares: hex, SHA-256 and equality. One definition each, so a hash or
+ * a hex string means the same bytes everywhere.
+ */
+import { createHash } from "node:crypto";
+
+/** Lowercase hex of any bytes (checksums, hashes, payloads in logs). */
+export function toHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+}
+
+/** The bytes of a hex string (a fresh copy, not a view into a pooled Buffer). */
+export function fromHex(hex: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(hex, "hex"));
+}
+
+/** SHA-256 of some bytes. */
+export function sha256(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(createHash("sha256").update(bytes).digest());
+}
+
+/** SHA-256 of some bytes (or of a string's UTF-8), as lowercase hex. */
+export function sha256Hex(data: Uint8Array | string): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** Byte-wise equality. */
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
