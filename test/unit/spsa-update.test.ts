@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { SpsaKernels } from "../../training/algorithms/spsa-kernels.js";
 import {
   applyUpdateJs,
+  planPasses,
   planUpdate,
   perturbJs,
   signWords,
@@ -118,6 +119,23 @@ describe("canonical SPSA update: WebAssembly = JavaScript reference", () => {
       assert.notEqual(f(s), s);
       assert.equal(js[i], f(w0[i] + f(-0 + f(f(s) * coef))));
     }
+  });
+
+  it("cuts more than 1,024 non-zero bytes into passes of 1,024 (wasm = JS)", () => {
+    const layout = layoutWith([333]);
+    const steps = stepsFor("passes", 1500);
+    const passes = planPasses(steps, 1500, 1e-3);
+    const nonZero = steps.filter((s) => s.byte !== 0).length;
+    assert.deepEqual(passes.map((p) => p.reduce((a, c) => a + c.steps.length, 0)), [1024, nonZero - 1024]);
+    const w0 = weightsFor("passes", 333);
+    const js = w0.slice();
+    const wasm = w0.slice();
+    for (const p of passes) {
+      applyUpdateJs(js, layout, p);
+      kernels.apply(wasm, layout, p);
+    }
+    assert.ok(bytesOf(js).equals(bytesOf(wasm)));
+    assert.throws(() => planUpdate(steps, 1500, 1e-3), /at most 1024/);
   });
 
   it("is exact: a byte and its negation on one direction cancel to the same bytes", () => {
