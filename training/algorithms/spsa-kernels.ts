@@ -183,7 +183,7 @@ export class SpsaKernels {
 
   /** Words of a Philox stream (counter word 1 = 0) from block `firstBlock`, for tests. */
   philoxWords(id: StreamId, firstBlock: number, words: number): Uint32Array {
-    if (words > (TILE_BYTES * MAX_STEPS) / 4 - 16) throw new RangeError(`too many words: ${words}`);
+    if (words > (TILE_BYTES * MAX_STEPS) / 4 - 32) throw new RangeError(`too many words: ${words}`);
     this.x.philoxWords(this.bits, Math.ceil(words / 4), firstBlock, id.c2, id.c3, id.k0, id.k1);
     return new Uint32Array(this.x.memory.buffer, this.bits, words).slice();
   }
