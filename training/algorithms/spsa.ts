@@ -18,7 +18,7 @@ import type { Model } from "../models/model.js";
 import { toTensors } from "../params.js";
 import type { Replica } from "../replica.js";
 import { type Author, contributionSeed, type Seed } from "../rng/seeds.js";
-import { lrAt } from "../schedule.js";
+import { lrAt, lrScale } from "../schedule.js";
 import type { Algorithm, Contribution } from "./algorithm.js";
 import { type SpsaKernels, sharedKernels } from "./spsa-kernels.js";
 import { applyUpdateJs, perturbJs, planPasses, type Step } from "./spsa-update.js";
@@ -112,13 +112,14 @@ export class Spsa implements Algorithm {
   }
 
   apply(weights: Float32Array, iteration: number, contributions: readonly Contribution[]): void {
-    const lr = lrAt(this.cfg.schedule, iteration, this.spec.iterations);
     let m = 0;
     for (const c of contributions) {
       const problem = this.payloadProblem(c.payload);
       if (problem) throw new RangeError(`contribution of ${c.author.id}: ${problem}`);
       m += c.payload.length;
     }
+    const scale = lrScale(this.cfg.lrScaling, m, this.cfg.perturbations);
+    const lr = Math.fround(lrAt(this.cfg.schedule, iteration, this.spec.iterations) * scale);
     // Within a pass the bytes' order does not change the result (integer sums); zero bytes are
     // no step. More than MAX_STEPS non-zero bytes take several passes, in canonical order.
     const steps: Step[] = [];
