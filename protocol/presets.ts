@@ -18,6 +18,9 @@ export const PRESETS = {
       batchSize: 128,
       eps: 1e-2,
       schedule: { lr: 0.03, warmup: 0, minFactor: 0.02 },
+      // Each node's bytes step as far as a lone node's, up to 8 nodes (fewest rounds to a
+      // target loss of none / sqrt / linear: docs/benchmarks.md, scaling).
+      lrScaling: { rule: "linear", cap: 8 },
     },
     seed: 1,
     iterations: 2000,
