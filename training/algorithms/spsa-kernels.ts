@@ -136,18 +136,15 @@ export class SpsaKernels {
     const own = this.inMemory(weights);
     for (const [ti, t] of layout.tensors.entries()) {
       const c2 = streamOf({ k0: 0, k1: 0, k2: 0 }, Purpose.Noise, ti).c2;
-      const run = (ptr: number, n: number, start: number) =>
-        this.x.applyRange(ptr, n, start / 128, c2, this.steps, nSteps, this.classes, plans.length, this.bits, this.tail);
-      if (own >= 0) {
-        run(own + 4 * t.offset, t.size, 0);
-        continue;
-      }
+      // Chunks even in place: V8 swaps in its optimized code for a wasm function only between
+      // calls, so one call over a whole tensor could run entirely on the baseline compiler's code.
       for (let start = 0; start < t.size; start += CHUNK) {
         const n = Math.min(CHUNK, t.size - start);
-        const view = weights.subarray(t.offset + start, t.offset + start + n);
-        f32.set(view, this.chunkW >> 2);
-        run(this.chunkW, n, start);
-        view.set(f32.subarray(this.chunkW >> 2, (this.chunkW >> 2) + n));
+        const from = t.offset + start;
+        const ptr = own >= 0 ? own + 4 * from : this.chunkW;
+        if (own < 0) f32.set(weights.subarray(from, from + n), this.chunkW >> 2);
+        this.x.applyRange(ptr, n, start / 128, c2, this.steps, nSteps, this.classes, plans.length, this.bits, this.tail);
+        if (own < 0) weights.set(f32.subarray(this.chunkW >> 2, (this.chunkW >> 2) + n), from);
       }
     }
   }
@@ -163,19 +160,13 @@ export class SpsaKernels {
     const ownOut = this.inMemory(out);
     for (const [ti, t] of layout.tensors.entries()) {
       const id = streamOf(seed, Purpose.Noise, ti);
-      const run = (o: number, w: number, n: number, start: number) =>
-        this.x.perturbRange(o, w, n, start / 128, id.c2, id.c3, id.k0, id.k1, e, this.bits, this.tail);
-      if (ownW >= 0 && ownOut >= 0) {
-        run(ownOut + 4 * t.offset, ownW + 4 * t.offset, t.size, 0);
-        continue;
-      }
       for (let start = 0; start < t.size; start += CHUNK) {
         const n = Math.min(CHUNK, t.size - start);
         const from = t.offset + start;
         const w = ownW >= 0 ? ownW + 4 * from : this.chunkW;
         if (ownW < 0) f32.set(weights.subarray(from, from + n), this.chunkW >> 2);
         const o = ownOut >= 0 ? ownOut + 4 * from : this.chunkOut;
-        run(o, w, n, start);
+        this.x.perturbRange(o, w, n, start / 128, id.c2, id.c3, id.k0, id.k1, e, this.bits, this.tail);
         if (ownOut < 0) out.set(f32.subarray(o >> 2, (o >> 2) + n), from);
       }
     }
