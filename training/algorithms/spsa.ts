@@ -17,7 +17,7 @@ import { batchTensors, lossOn } from "../evaluate.js";
 import type { Model } from "../models/model.js";
 import { toTensors } from "../params.js";
 import type { Replica } from "../replica.js";
-import { type Author, contributionSeed, type Seed } from "../rng/seeds.js";
+import { type Author, contributionSeed, contributionSeeds, type Seed } from "../rng/seeds.js";
 import { lrAt, lrScale } from "../schedule.js";
 import type { Algorithm, Contribution } from "./algorithm.js";
 import { type SpsaKernels, sharedKernels } from "./spsa-kernels.js";
@@ -124,10 +124,10 @@ export class Spsa implements Algorithm {
     // no step. More than MAX_STEPS non-zero bytes take several passes, in canonical order.
     const steps: Step[] = [];
     for (const c of contributions) {
+      const seeds = contributionSeeds(this.runId, iteration, c.author, c.payload.length);
       for (let j = 0; j < c.payload.length; j++) {
         const byte = (c.payload[j] << 24) >> 24;
-        if (byte !== 0)
-          steps.push({ byte, seed: contributionSeed(this.runId, iteration, c.author, j) });
+        if (byte !== 0) steps.push({ byte, seed: seeds[j] });
       }
     }
     if (m === 0) return;
