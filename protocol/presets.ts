@@ -18,9 +18,8 @@ export const PRESETS = {
       batchSize: 128,
       eps: 1e-2,
       schedule: { lr: 0.03, warmup: 0, minFactor: 0.02 },
-      // Each node's bytes step as far as a lone node's, up to 8 nodes. Rounds to test loss 0.6
-      // with 2 / 4 / 8 nodes (1 node: 650), measured as in bench "scaling": none 450 / 375 /
-      // 350, sqrt 375 / 250 / 150, linear 350 / 200 / 125.
+      // Each node's bytes step as far as a lone node's, up to 8 nodes: fewer rounds to a target
+      // loss than none or sqrt in single-seed runs (docs/architecture.md, SPSA / MeZO).
       lrScaling: { rule: "linear", cap: 8 },
     },
     seed: 1,
