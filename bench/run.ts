@@ -8,6 +8,7 @@ import {
   marketplaceMnistSection,
   marketplaceNodesSection,
 } from "./marketplace.js";
+import { lmUpdateSection } from "./lm-update.js";
 import { type Section, writeReport } from "./report.js";
 import { joinSection, scalingSection, wireSection } from "./swarm.js";
 import { costSection, forwardSection, mnistSection } from "./training.js";
@@ -16,6 +17,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   forward: forwardSection,
   cost: costSection,
   mnist: mnistSection,
+  "lm-update": lmUpdateSection,
   wire: wireSection,
   join: joinSection,
   scaling: scalingSection,

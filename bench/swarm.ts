@@ -153,7 +153,7 @@ export async function scalingSection(): Promise<Section> {
   const every = 25;
   const rows: string[] = [];
   const figures: Record<string, number> = {};
-  for (const n of [1, 2, 4]) {
+  for (const n of [1, 2, 4, 8]) {
     const run = await openRun(spec, mnist);
     const replica = initialReplica(run);
     const authors = localAuthors(n);
@@ -171,9 +171,9 @@ export async function scalingSection(): Promise<Section> {
   }
   return {
     id: "scaling",
-    title: "Swarm: rounds to a target loss with 1, 2 and 4 nodes",
+    title: "Swarm: rounds to a target loss with 1, 2, 4 and 8 nodes",
     command: "npm run bench -- --only scaling",
-    markdown: `Iterations (rounds) until the test loss on the first 2,000 MNIST test images is <= ${target}, checked every ${every} iterations, for 1, 2 and 4 nodes contributing ${perturbations} one-byte perturbations each (the \`mnist-mlp-spsa\` preset). Each node is a simulated author applied in timestamp order, exactly the update a swarm of that size applies (\`seedswarm train --authors N\`), so the count isolates statistical scaling from network timing.
+    markdown: `Iterations (rounds) until the test loss on the first 2,000 MNIST test images is <= ${target}, checked every ${every} iterations, for 1, 2, 4 and 8 nodes contributing ${perturbations} one-byte perturbations each (the \`mnist-mlp-spsa\` preset, learning-rate scaling \`${JSON.stringify(algorithmOf(spec, "spsa").lrScaling ?? { rule: "none" })}\`). Targets: n2 <= n1 / 2^0.9, n4 <= n1 / 4^0.9, n8 <= n1 / 8^0.8. Each node is a simulated author applied in timestamp order, exactly the update a swarm of that size applies (\`seedswarm train --authors N\`), so the count isolates statistical scaling from network timing.
 
 | nodes | rounds to loss <= ${target} | perturbations per round |
 |---|---|---|

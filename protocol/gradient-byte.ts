@@ -17,8 +17,11 @@ export const GRADIENT_BYTE_ZERO_EXPONENT = 88;
 /** Code steps per octave. */
 export const GRADIENT_BYTE_STEPS_PER_OCTAVE = 8;
 
-/** 2^(r/8) for r = 0..7 as float32: decimal literals parse identically in every JS engine. */
-const FRACTIONS = [
+/**
+ * 2^(r/8) for r = 0..7 as float32: decimal literals parse identically in every JS engine. The
+ * canonical SPSA update multiplies by these per mantissa class.
+ */
+export const GRADIENT_BYTE_FRACTIONS: readonly number[] = [
   1,
   1.0905077326652577,
   1.189207115002721,
@@ -36,7 +39,7 @@ for (let b = -127; b <= 127; b++) {
   const e = Math.abs(b) - GRADIENT_BYTE_ZERO_EXPONENT;
   const q = Math.floor(e / GRADIENT_BYTE_STEPS_PER_OCTAVE);
   const r = e - q * GRADIENT_BYTE_STEPS_PER_OCTAVE;
-  TABLE[b + 127] = Math.sign(b) * FRACTIONS[r] * 2 ** q;
+  TABLE[b + 127] = Math.sign(b) * GRADIENT_BYTE_FRACTIONS[r] * 2 ** q;
 }
 
 /** Largest magnitude a byte carries. */

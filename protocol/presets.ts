@@ -18,6 +18,9 @@ export const PRESETS = {
       batchSize: 128,
       eps: 1e-2,
       schedule: { lr: 0.03, warmup: 0, minFactor: 0.02 },
+      // Each node's bytes step as far as a lone node's, up to 8 nodes. Fewest rounds to a target
+      // loss at 2-8 nodes in one run, seed-sensitive at 4-8 (docs/architecture.md, SPSA / MeZO).
+      lrScaling: { rule: "linear", cap: 8 },
     },
     seed: 1,
     iterations: 2000,

@@ -57,6 +57,20 @@ export interface SpsaSpec {
   /** Perturbation scale: weights move by +/- eps along a Rademacher direction. */
   readonly eps: number;
   readonly schedule: LrSchedule;
+  /** How the step grows with the bytes of a commit; absent = "none" (see LrScaling). */
+  readonly lrScaling?: LrScaling;
+}
+
+/**
+ * Learning-rate scaling with the number m of bytes a commit applies ("use every perturbation").
+ * The update averages the m projected gradients; with rho = m / perturbations (the commits of one
+ * node: rho = 1) the rate is multiplied by 1 ("none"), sqrt(rho) ("sqrt", the founding paper's
+ * lr / sqrt(perturbations) on the sum) or rho ("linear": the sum, one node's step per node), at
+ * most `cap`. Computed in float32 by `lrScale` (training/schedule.ts).
+ */
+export interface LrScaling {
+  readonly rule: "none" | "sqrt" | "linear";
+  readonly cap?: number;
 }
 
 /**
@@ -313,13 +327,26 @@ function algorithmSpec(v: unknown, model: ModelSpec): AlgorithmSpec {
   const kind = (v as Obj | null)?.kind;
   if (kind === "marketplace") return marketplaceSpec(v, model);
   if (kind !== "spsa") return fail("algorithm.kind", 'must be "spsa" or "marketplace"', kind);
-  const o = obj(v, "algorithm", ["kind", "perturbations", "batchSize", "eps", "schedule"]);
+  const o = obj(v, "algorithm", ["kind", "perturbations", "batchSize", "eps", "schedule", "lrScaling"]);
+  const scaling = o.lrScaling === undefined ? undefined : lrScaling(o.lrScaling);
   return {
     kind,
     perturbations: int(o, "perturbations", "algorithm", 1, 1024),
     batchSize: int(o, "batchSize", "algorithm", 1, 65536),
     eps: num(o, "eps", "algorithm", 1e-8, 1),
     schedule: schedule(o.schedule),
+    // "none" without a cap is the default: dropped, so both spellings are the same run.
+    ...(scaling && (scaling.rule !== "none" || scaling.cap !== undefined) ? { lrScaling: scaling } : {}),
+  };
+}
+
+function lrScaling(v: unknown): LrScaling {
+  const o = obj(v, "algorithm.lrScaling", ["rule", "cap"]);
+  if (o.rule !== "none" && o.rule !== "sqrt" && o.rule !== "linear")
+    fail("algorithm.lrScaling.rule", 'must be "none", "sqrt" or "linear"', o.rule);
+  return {
+    rule: o.rule,
+    ...(o.cap === undefined ? {} : { cap: num(o, "cap", "algorithm.lrScaling", 1, 1024) }),
   };
 }
 

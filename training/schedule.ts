@@ -3,7 +3,7 @@
  * value is bit-identical on every machine (no Math.cos: engines may round transcendentals
  * differently, and the rate enters the canonical update).
  */
-import type { LrSchedule } from "../protocol/run-spec.js";
+import type { LrScaling, LrSchedule } from "../protocol/run-spec.js";
 
 /** lr at iteration t (0-based) of a run of `total` iterations: linear warmup, then linear decay. */
 export function lrAt(s: LrSchedule, t: number, total: number): number {
@@ -14,4 +14,17 @@ export function lrAt(s: LrSchedule, t: number, total: number): number {
   const progress = f(Math.min(1, f(t - s.warmup) / f(span)));
   const factor = f(f(1) - f(f(f(1) - f(s.minFactor)) * progress));
   return f(lr * factor);
+}
+
+/**
+ * The factor on lr_t for a commit of m bytes when each node sends `perturbations` (RunSpec
+ * `lrScaling`): 1, sqrt(m / perturbations) or m / perturbations, at most `cap`; float32, and
+ * sqrt is correctly rounded (IEEE), so every replica gets the same value.
+ */
+export function lrScale(s: LrScaling | undefined, m: number, perturbations: number): number {
+  const f = Math.fround;
+  if (s === undefined || s.rule === "none") return 1;
+  const rho = f(m / perturbations);
+  const g = s.rule === "sqrt" ? f(Math.sqrt(rho)) : rho;
+  return s.cap === undefined ? g : Math.min(g, f(s.cap));
 }

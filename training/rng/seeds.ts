@@ -32,7 +32,8 @@ function u64(n: number): Buffer {
   if (!Number.isSafeInteger(n) || n < 0)
     throw new RangeError(`seed field must be a uint, got ${n}`);
   const b = Buffer.alloc(8);
-  b.writeBigUInt64BE(BigInt(n));
+  b.writeUInt32BE(Math.floor(n / 0x100000000), 0);
+  b.writeUInt32BE(n >>> 0, 4);
   return b;
 }
 
@@ -49,6 +50,25 @@ export function seedFrom(tag: string, fields: ReadonlyArray<string | number>): S
   for (const f of fields) h.update(typeof f === "string" ? str(f) : u64(f));
   const d = h.digest();
   return { k0: d.readUInt32LE(0), k1: d.readUInt32LE(4), k2: d.readUInt32LE(8) };
+}
+
+/**
+ * The seeds of elements 0 .. count - 1 of one contribution, as `contributionSeed` gives them: the
+ * hash of the common fields is computed once and copied per index (apply needs every byte's seed).
+ */
+export function contributionSeeds(
+  runId: string,
+  iteration: number,
+  author: Author,
+  count: number,
+): Seed[] {
+  const prefix = createHash("sha256").update(str("seedswarm/seed/1"));
+  for (const f of [runId, iteration, author.id, author.joinedAt])
+    prefix.update(typeof f === "string" ? str(f) : u64(f));
+  return Array.from({ length: count }, (_, j) => {
+    const d = prefix.copy().update(u64(j)).digest();
+    return { k0: d.readUInt32LE(0), k1: d.readUInt32LE(4), k2: d.readUInt32LE(8) };
+  });
 }
 
 /** The seed of one contribution element: (run, iteration, author, author timestamp, index). */

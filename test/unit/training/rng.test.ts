@@ -7,7 +7,7 @@ import {
   rademacherBits,
 } from "../../../training/rng/noise.js";
 import { fillWords, philox4x32 } from "../../../training/rng/philox.js";
-import { contributionSeed, Purpose, seedFrom, streamOf } from "../../../training/rng/seeds.js";
+import { contributionSeed, contributionSeeds, Purpose, seedFrom, streamOf } from "../../../training/rng/seeds.js";
 
 const hex = (a: Uint32Array) => Array.from(a, (x) => x.toString(16).padStart(8, "0")).join(" ");
 
@@ -118,5 +118,20 @@ describe("seeds and streams", () => {
       counts.every((c) => c > 400 && c < 600),
       counts.join(","),
     );
+  });
+});
+
+describe("contribution seeds", () => {
+  it("contributionSeeds gives contributionSeed of every index, large fields included", () => {
+    for (const author of [{ id: "peer-a", joinedAt: 0 }, { id: "12D3KooWx", joinedAt: 1_795_477_773_608 }]) {
+      const seeds = contributionSeeds("run", 2 ** 40 + 7, author, 5);
+      assert.deepEqual(seeds, [0, 1, 2, 3, 4].map((j) => contributionSeed("run", 2 ** 40 + 7, author, j)));
+    }
+    // Integers hash as u64 big-endian: this value was produced by the BigInt encoding before.
+    assert.deepEqual(seedFrom("t", [2 ** 40 + 7, 0, 5, 1_795_477_773_608]), {
+      k0: 1229380893,
+      k1: 47634415,
+      k2: 2855380988,
+    });
   });
 });

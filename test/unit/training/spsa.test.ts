@@ -2,12 +2,13 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { localAuthors, localIteration } from "../../../node/local/local-trainer.js";
 import { PRESETS } from "../../../protocol/presets.js";
-import { parseRunSpec } from "../../../protocol/run-spec.js";
+import { parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
 import type { Contribution } from "../../../training/algorithms/algorithm.js";
 import type { Spsa } from "../../../training/algorithms/spsa.js";
 import { useBackend } from "../../../training/engine.js";
 import { evaluate } from "../../../training/evaluate.js";
 import { initialReplica, openRun } from "../../../training/run-context.js";
+import { lrScale } from "../../../training/schedule.js";
 
 const spec = parseRunSpec(PRESETS["tiny-spsa"]);
 
@@ -77,5 +78,50 @@ describe("SPSA with one-byte gradients", () => {
     }
     assert.equal(moved, w0.length);
     r.dispose();
+  });
+});
+
+describe("learning-rate scaling with the bytes of a commit", () => {
+  it("is 1, sqrt(m / k) or m / k, capped, in float32", () => {
+    assert.equal(lrScale(undefined, 64, 16), 1);
+    assert.equal(lrScale({ rule: "none" }, 64, 16), 1);
+    assert.equal(lrScale({ rule: "sqrt" }, 64, 16), 2);
+    assert.equal(lrScale({ rule: "sqrt" }, 32, 16), Math.fround(Math.SQRT2));
+    assert.equal(lrScale({ rule: "linear" }, 48, 16), 3);
+    assert.equal(lrScale({ rule: "linear", cap: 2.5 }, 48, 16), 2.5);
+    assert.equal(lrScale({ rule: "linear" }, 8, 16), 0.5);
+  });
+
+  it("is declared in the RunSpec; the default spelled out is the same run", () => {
+    const base = PRESETS["tiny-spsa"];
+    const with_ = (lrScaling: unknown) =>
+      parseRunSpec({ ...base, algorithm: { ...base.algorithm, lrScaling } });
+    assert.equal(runIdOf(with_({ rule: "none" })), runIdOf(parseRunSpec(base)));
+    assert.notEqual(runIdOf(with_({ rule: "sqrt" })), runIdOf(parseRunSpec(base)));
+    assert.throws(() => with_({ rule: "cube" }), /lrScaling.rule/);
+    assert.throws(() => with_({ rule: "linear", cap: 0.5 }), /lrScaling.cap/);
+  });
+
+  it("a linear rule moves two authors' weights twice as far as none", async () => {
+    await useBackend("wasm");
+    const base = PRESETS["tiny-spsa"];
+    const { lr } = base.algorithm.schedule;
+    const r5 = (x: number) => Math.round(x * 1e5) / 1e5;
+    // Two authors, byte 1.0 each at index 0: a weight moves by lr_eff * (z1 + z2) / 16.
+    const steps = async (lrScaling?: unknown) => {
+      const s = parseRunSpec({ ...base, algorithm: { ...base.algorithm, ...(lrScaling ? { lrScaling } : {}) } });
+      const run = await openRun(s);
+      const r = initialReplica(run);
+      const w0 = r.weights.slice();
+      const payload = new Uint8Array(8);
+      payload[0] = 88;
+      run.algorithm.apply(r.weights, 0, localAuthors(2).map((author) => ({ author, payload })));
+      const d = new Set(Array.from(r.weights, (w, i) => r5(Math.abs(w - w0[i]))));
+      r.dispose();
+      return [...d].sort();
+    };
+    assert.deepEqual(await steps(), [0, r5((2 * lr) / 16)]);
+    assert.deepEqual(await steps({ rule: "linear" }), [0, r5((4 * lr) / 16)]);
+    assert.deepEqual(await steps({ rule: "linear", cap: 1.5 }), [0, r5((3 * lr) / 16)]);
   });
 });

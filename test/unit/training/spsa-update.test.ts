@@ -1,0 +1,220 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { SpsaKernels } from "../../../training/algorithms/spsa-kernels.js";
+import {
+  applyUpdateJs,
+  planPasses,
+  planUpdate,
+  perturbJs,
+  signWords,
+  type Step,
+} from "../../../training/algorithms/spsa-update.js";
+import { dequantizeGradient } from "../../../protocol/gradient-byte.js";
+import { layoutOf, type ParamLayout } from "../../../training/params.js";
+import { fillUniformInt, rademacherBits } from "../../../training/rng/noise.js";
+import { Purpose, type Seed, seedFrom, streamOf } from "../../../training/rng/seeds.js";
+
+const kernels = new SpsaKernels(1 << 16);
+
+/** Deterministic test randomness: uniform ints in [0, n) from a named Philox stream. */
+function ints(name: string, count: number, n: number): Uint32Array {
+  const out = new Uint32Array(count);
+  fillUniformInt(streamOf(seedFrom("test/spsa-update", [name]), Purpose.Batch), n, out);
+  return out;
+}
+
+function layoutWith(sizes: number[]): ParamLayout {
+  return layoutOf(sizes.map((s, i) => ({ name: `t${i}`, shape: [s], fanIn: 1, init: "zeros" as const })));
+}
+
+/** Weights with varied magnitudes, signed zeros included. */
+function weightsFor(name: string, n: number): Float32Array {
+  const r = ints(name, 2 * n, 1 << 24);
+  const w = new Float32Array(n);
+  for (let i = 0; i < n; i++) w[i] = ((r[2 * i] - (1 << 23)) / (1 << 23)) * 2 ** ((r[2 * i + 1] % 24) - 12);
+  if (n > 2) {
+    w[0] = -0;
+    w[1] = 0;
+  }
+  return w;
+}
+
+/** m bytes, zeros and the extremes +/-127 and +/-1 included. */
+function stepsFor(name: string, m: number): Step[] {
+  const r = ints(name, m, 255);
+  const special = [0, 127, -127, 1, -1];
+  return Array.from({ length: m }, (_, q) => ({
+    seed: seedFrom("test/spsa-update/step", [name, q]),
+    byte: q < special.length && m > 8 ? special[q] : r[q] - 127,
+  }));
+}
+
+const bytesOf = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+describe("Philox sign words: WebAssembly = JavaScript", () => {
+  it("matches the Random123 known answer for counter 0, key 0", () => {
+    const w = kernels.philoxWords({ k0: 0, k1: 0, c2: 0, c3: 0 }, 0, 4);
+    assert.deepEqual([...w].map((x) => x.toString(16).padStart(8, "0")), ["6627e8d5", "e169c58d", "bc57ac4c", "9b00dbd8"]);
+  });
+
+  it("gives the words of rademacherBits, from any block, for any length", () => {
+    for (const words of [1, 3, 4, 5, 15, 17, 64, 131]) {
+      const seed = seedFrom("test/philox", [words]);
+      const id = streamOf(seed, Purpose.Noise, words % 5);
+      const ref = rademacherBits(id, 32 * words + 100, new Uint32Array(words + 4));
+      assert.deepEqual(kernels.philoxWords(id, 0, words), ref.subarray(0, words));
+      const js = new Uint32Array(words);
+      signWords(seed, words % 5, 1, words, js);
+      assert.deepEqual(kernels.philoxWords(id, 1, words), js);
+      if (words > 4) assert.deepEqual(js.subarray(0, words - 4), ref.subarray(4, words));
+    }
+  });
+});
+
+describe("canonical SPSA update: WebAssembly = JavaScript reference", () => {
+  const SIZES = [[1], [3, 31, 33], [127, 129, 4095], [4097, 17], [8200, 5], [16, 32, 128, 4096]];
+  const MS = [1, 2, 3, 5, 48, 200, 1024];
+
+  for (const [si, sizes] of SIZES.entries()) {
+    for (const m of MS) {
+      const n = sizes.reduce((a, b) => a + b, 0);
+      if (m === 1024 && n > 5000) continue; // the JS reference at m = 1024 is slow on big layouts
+      it(`tensors [${sizes.join(", ")}], m = ${m}`, () => {
+        const layout = layoutWith(sizes);
+        const w0 = weightsFor(`w${si}`, n);
+        const plans = planUpdate(stepsFor(`s${si}.${m}`, m), m, 1e-3 * (si + 1));
+        const js = w0.slice();
+        applyUpdateJs(js, layout, plans);
+        const streamed = w0.slice();
+        kernels.apply(streamed, layout, plans);
+        assert.ok(bytesOf(js).equals(bytesOf(streamed)), "streamed wasm != js");
+        const inPlace = kernels.arena.subarray(7, 7 + n);
+        inPlace.set(w0);
+        kernels.apply(inPlace, layout, plans);
+        assert.ok(bytesOf(js).equals(bytesOf(inPlace)), "in-place wasm != js");
+        let moved = 0;
+        for (let i = 0; i < n; i++) if (js[i] !== w0[i]) moved++;
+        assert.ok(moved > 0.9 * n, `only ${moved} of ${n} weights moved`);
+      });
+    }
+  }
+
+  it("rounds a class sum beyond 2^24 to float32 the same way (1,024 steps on one direction)", () => {
+    const layout = layoutWith([300]);
+    const seed = seedFrom("test/spsa-update", ["one direction"]);
+    // |b| = 127 and |b| = 7 share class 7: S = +/-(1023 * 2^15 + 1), 25 significant bits.
+    const steps: Step[] = Array.from({ length: 1024 }, (_, q) => ({ seed, byte: q === 0 ? 7 : 127 }));
+    const plans = planUpdate(steps, 1024, 0.5);
+    const w0 = weightsFor("big", 300);
+    const js = w0.slice();
+    applyUpdateJs(js, layout, plans);
+    const wasm = w0.slice();
+    kernels.apply(wasm, layout, plans);
+    assert.ok(bytesOf(js).equals(bytesOf(wasm)));
+    const f = Math.fround;
+    const z = rademacherBits(streamOf(seed, Purpose.Noise, 0), 300, new Uint32Array(10));
+    const coef = plans[0].coef;
+    for (const i of [0, 5, 299]) {
+      const s = ((z[i >>> 5] >>> (i & 31)) & 1 ? 1 : -1) * (1023 * 2 ** 15 + 1);
+      assert.notEqual(f(s), s);
+      assert.equal(js[i], f(w0[i] + f(-0 + f(f(s) * coef))));
+    }
+  });
+
+  it("cuts more than 1,024 non-zero bytes into passes of 1,024 (wasm = JS)", () => {
+    const layout = layoutWith([333]);
+    const steps = stepsFor("passes", 1500);
+    const passes = planPasses(steps, 1500, 1e-3);
+    const nonZero = steps.filter((s) => s.byte !== 0).length;
+    assert.deepEqual(passes.map((p) => p.reduce((a, c) => a + c.steps.length, 0)), [1024, nonZero - 1024]);
+    const w0 = weightsFor("passes", 333);
+    const js = w0.slice();
+    const wasm = w0.slice();
+    for (const p of passes) {
+      applyUpdateJs(js, layout, p);
+      kernels.apply(wasm, layout, p);
+    }
+    assert.ok(bytesOf(js).equals(bytesOf(wasm)));
+    assert.throws(() => planUpdate(steps, 1500, 1e-3), /at most 1024/);
+  });
+
+  it("is exact: a byte and its negation on one direction cancel to the same bytes", () => {
+    const layout = layoutWith([1000, 77]);
+    const w0 = weightsFor("cancel", 1077);
+    const seed = seedFrom("test/spsa-update", ["cancel"]);
+    const steps: Step[] = [
+      { seed, byte: 127 },
+      { seed: seedFrom("test/spsa-update", ["other"]), byte: 0 },
+      { seed, byte: -127 },
+      { seed, byte: 3 },
+      { seed, byte: -3 },
+    ];
+    for (const apply of [
+      (w: Float32Array) => applyUpdateJs(w, layout, planUpdate(steps, 5, 1e-2)),
+      (w: Float32Array) => kernels.apply(w, layout, planUpdate(steps, 5, 1e-2)),
+    ]) {
+      const w = w0.slice();
+      apply(w);
+      assert.ok(bytesOf(w).equals(bytesOf(w0)));
+    }
+  });
+
+  it("does not depend on the order of the bytes", () => {
+    const layout = layoutWith([513]);
+    const steps = stepsFor("order", 40);
+    const a = weightsFor("order", 513);
+    const b = a.slice();
+    applyUpdateJs(a, layout, planUpdate(steps, 40, 1e-3));
+    kernels.apply(b, layout, planUpdate([...steps].reverse(), 40, 1e-3));
+    assert.ok(bytesOf(a).equals(bytesOf(b)));
+  });
+
+  it("one byte moves each weight by exactly -lr * dequant(b) * z / m, rounded once", () => {
+    const layout = layoutWith([200]);
+    const seed = seedFrom("test/spsa-update", ["single"]);
+    const w0 = weightsFor("single", 200);
+    const w = w0.slice();
+    const lr = 0.01;
+    const m = 4;
+    kernels.apply(w, layout, planUpdate([{ seed, byte: -93 }], m, lr));
+    const z = rademacherBits(streamOf(seed, Purpose.Noise, 0), 200, new Uint32Array(7));
+    const f = Math.fround;
+    const step = f(f(-lr * dequantizeGradient(-93)) / m);
+    for (let i = 0; i < 200; i++) {
+      const zi = (z[i >>> 5] >>> (i & 31)) & 1 ? 1 : -1;
+      assert.equal(w[i], f(w0[i] + zi * step), `weight ${i}`);
+    }
+  });
+});
+
+describe("seeded perturbation: WebAssembly = JavaScript reference", () => {
+  for (const sizes of [[1], [5, 33, 129], [4097, 4096, 3], [20000]]) {
+    it(`tensors [${sizes.join(", ")}]`, () => {
+      const layout = layoutWith(sizes);
+      const n = layout.size;
+      const w = weightsFor(`p${n}`, n);
+      const seed: Seed = seedFrom("test/perturb", [n]);
+      const eps = Math.fround(1e-3);
+      for (const sign of [1, -1] as const) {
+        const js = new Float32Array(n);
+        perturbJs(js, w, layout, seed, eps, sign);
+        const streamed = new Float32Array(n);
+        kernels.perturb(streamed, w, layout, seed, eps, sign);
+        assert.ok(bytesOf(js).equals(bytesOf(streamed)));
+        const cw = kernels.arena.subarray(0, n);
+        const out = kernels.arena.subarray(n + 3, 2 * n + 3);
+        cw.set(w);
+        kernels.perturb(out, cw, layout, seed, eps, sign);
+        assert.ok(bytesOf(js).equals(bytesOf(out)));
+        // The direction is the stream rademacherBits gives each tensor.
+        for (const [ti, t] of layout.tensors.entries()) {
+          const z = rademacherBits(streamOf(seed, Purpose.Noise, ti), t.size, new Uint32Array(Math.ceil(t.size / 32)));
+          for (const i of [0, t.size - 1, t.size >>> 1]) {
+            const zi = (z[i >>> 5] >>> (i & 31)) & 1 ? 1 : -1;
+            assert.equal(js[t.offset + i], Math.fround(w[t.offset + i] + sign * zi * eps));
+          }
+        }
+      }
+    });
+  }
+});
