@@ -18,6 +18,10 @@ export interface NetworkOptions {
   readonly scoredTopics?: readonly string[];
   /** Gossipsub heartbeat: mesh upkeep, gossip emission, and the peer-score cache lifetime. */
   readonly gossipHeartbeatMs?: number;
+  /** Offer circuit relay v2 to other nodes (a node with a public address). */
+  readonly relay?: boolean;
+  /** Expect to be unreachable: reserve a slot on a relay and ask the gateway for a UPnP mapping. */
+  readonly behindNat?: boolean;
 }
 
 export const defaultNetworkOptions: NetworkOptions &
