@@ -29,9 +29,19 @@ export SEEDSWARM_ITERATIONS=1000000
 # docker stop's grace period in this test; compose gives the nodes SEEDSWARM_LEAVE_DEADLINE=20000.
 GRACE=30
 PROM=http://127.0.0.1:9091
+declare -A IDS
 
 say() { echo "smoke: $*"; }
-fail() { echo "smoke: FAILED: $*" >&2; exit 1; }
+# On a failure, each node's last words on forks and repairs (where a split swarm shows).
+fail() {
+  echo "smoke: FAILED: $*" >&2
+  for s in bootstrap peer-1 peer-2; do
+    [ -n "${IDS[$s]:-}" ] || continue
+    echo "smoke: $s at $(head_of $s); its last fork/divergence lines:" >&2
+    logs "$s" | grep -E '"msg":"[^"]*(fork|diverge|disagree|repair)' | tail -3 | grep -o '"iteration":[0-9]*\|"msg":"[^"]*"' | paste -sd' ' | sed 's/^/smoke:   /' >&2 || true
+  done
+  exit 1
+}
 t0=$SECONDS
 
 # --- 1. the engine ---------------------------------------------------------------------------
@@ -79,7 +89,6 @@ docker run --rm "$SEEDSWARM_IMAGE" --version >/dev/null || fail "the entrypoint 
 
 # --- 4. the compose swarm ---------------------------------------------------------------------
 # Container ids, looked up once per `up` (docker-compose v1 is slow to ask on a loaded machine).
-declare -A IDS
 refresh_ids() { local s; for s in bootstrap peer-1 peer-2; do IDS[$s]=$(compose ps -q "$s"); done; }
 cid() { echo "${IDS[$1]}"; }
 logs() { docker logs "$(cid "$1")" 2>/dev/null; }

@@ -175,7 +175,8 @@ describe("NAT traversal (network namespaces)", { skip: why ? `NAT test skipped: 
     const exits = await Promise.all([boot, p1, p2].map((n) => n.exit));
     for (const [i, e] of exits.entries()) assert.equal(e.code, 0, `node ${i} exit: ${JSON.stringify(e)} ${[boot, p1, p2][i].stderr.slice(-2000)}`);
     const results = [boot, p1, p2].map((n) => n.result());
-    for (const r of results) assert.equal(r.iteration, iterations);
+    const tail = (n: Node) => n.lines.slice(-8).map((l) => `${String(l.msg)} ${String(l.iteration ?? "")} ${String(l.err ?? l.reason ?? "")}`).join("; ");
+    for (const [i, r] of results.entries()) assert.equal(r.iteration, iterations, `node ${i} ended at ${r.iteration}: ${tail([boot, p1, p2][i])}`);
     assert.equal(new Set(results.map((r) => r.checksum)).size, 1, `checksums: ${results.map((r) => r.checksum).join(" ")}`);
     // Every iteration the private nodes applied matches the bootstrap's checksum for it.
     const reference = boot.checksums();
