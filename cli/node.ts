@@ -88,8 +88,8 @@ export function nodeCommand(program: Command): void {
       ),
     )
     .option("--no-mdns", "do not discover peers on the local network")
-    .option("--relay", "offer circuit relay v2 to nodes behind NAT (needs a reachable address)", false)
-    .option("--behind-nat", "reserve a slot on a relay among the peers, and ask the gateway for a UPnP port mapping", false)
+    .option("--relay", "offer circuit relay v2 to nodes behind NAT (needs a reachable address)", net.relay)
+    .option("--behind-nat", "reserve a slot on a relay among the peers, and ask the gateway for a UPnP port mapping", net.behindNat)
     .option("--data-dir <dir>", "identity, checkpoints", defaultDataDir())
     .addOption(
       new Option("--backend <name>", "tensor backend")

@@ -37,4 +37,8 @@ export const defaultNetworkOptions: NetworkOptions &
   scoredTopics: [],
   // 700 ms as in Lodestar: rounds last seconds, and the mesh repairs within a round.
   gossipHeartbeatMs: 700,
+  // Off: relaying is a service to others that a reachable node's operator chooses.
+  relay: false,
+  // Off: a reservation needs a relay among the peers, and UPnP changes the LAN's router.
+  behindNat: false,
 };
