@@ -3,6 +3,7 @@
  * and docs/benchmarks.json.
  */
 
+import { dockerSection } from "./docker.js";
 import {
   marketplaceEfficiencySection,
   marketplaceMnistSection,
@@ -24,6 +25,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   "market-efficiency": marketplaceEfficiencySection,
   "market-mnist": marketplaceMnistSection,
   "market-nodes": marketplaceNodesSection,
+  docker: dockerSection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

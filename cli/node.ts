@@ -35,6 +35,8 @@ interface NodeFlags {
   announce: string[];
   bootstrap: string[];
   mdns: boolean;
+  relay: boolean;
+  behindNat: boolean;
   dataDir: string;
   backend: BackendChoice;
   checkEvery: number;
@@ -90,6 +92,8 @@ export function nodeCommand(program: Command): void {
       ),
     )
     .option("--no-mdns", "do not discover peers on the local network")
+    .option("--relay", "offer circuit relay v2 to nodes behind NAT (needs a reachable address)", net.relay)
+    .option("--behind-nat", "reserve a slot on a relay among the peers, and ask the gateway for a UPnP port mapping", net.behindNat)
     .option("--data-dir <dir>", "identity, checkpoints", defaultDataDir())
     .addOption(
       new Option("--backend <name>", "tensor backend")
@@ -148,6 +152,8 @@ Examples:
   $ seedswarm node --http 127.0.0.1:9090     # then open http://127.0.0.1:9090/
   $ seedswarm node --listen /ip4/0.0.0.0/tcp/4001 --announce /ip4/203.0.113.7/tcp/4001 \\
       --preemption-watch aws                     # an AWS spot instance with a public IP
+  $ seedswarm node --relay --listen /ip4/0.0.0.0/tcp/4001     # a public node that relays for others
+  $ seedswarm node --behind-nat --bootstrap /dns4/relay.example.org/tcp/4001/p2p/12D3KooW...
   $ SEEDSWARM_BOOTSTRAP=/dns4/boot/tcp/4001/p2p/12D3KooW... seedswarm node --config node.json`,
     )
     .action(async (flags: NodeFlags) => {
@@ -166,6 +172,8 @@ Examples:
         announce: flags.announce,
         bootstrap: flags.bootstrap,
         mdns: flags.mdns,
+        relay: flags.relay,
+        behindNat: flags.behindNat,
       };
       // libp2p and TensorFlow.js load only now: --help and --print-config stay fast.
       const { SwarmDaemon } = await import("../node/node.js");

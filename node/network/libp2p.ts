@@ -8,11 +8,21 @@
  * and calls `reportMessageValidationResult(msgId, propagationSource, verdict)` for every message.
  * Only Accept forwards it; Reject also lowers the sender's score (on a topic in `scoredTopics`).
  * The plain `message` event fires before validation: do not use it for application data.
+ *
+ * NAT (docs/deploy.md, "NAT and relays"): every node dials relay addresses, answers and asks AutoNAT
+ * dial-backs and attempts DCUtR hole punching on relayed connections; `relay` offers circuit relay
+ * v2 to others; `behindNat` reserves a slot on a relay (listen on `/p2p-circuit`) and asks the
+ * gateway for a UPnP port mapping. Relayed connections keep the relay's default limits, so only
+ * protocols that opt into limited connections use them (gossipsub and state sync do not): a node
+ * behind NAT gossips and downloads snapshots over the direct connections it opened itself.
  */
 import "../polyfills.js";
 import { createHash } from "node:crypto";
 import { noise } from "@chainsafe/libp2p-noise";
+import { autoNAT } from "@libp2p/autonat";
 import { bootstrap } from "@libp2p/bootstrap";
+import { type CircuitRelayService, circuitRelayServer, circuitRelayTransport } from "@libp2p/circuit-relay-v2";
+import { dcutr } from "@libp2p/dcutr";
 import {
   type GossipSub,
   type GossipSubComponents,
@@ -32,6 +42,7 @@ import { type KadDHT, kadDHT, passthroughMapper } from "@libp2p/kad-dht";
 import { mdns } from "@libp2p/mdns";
 import { type Ping, ping } from "@libp2p/ping";
 import { tcp } from "@libp2p/tcp";
+import { type UPnPNAT, uPnPNAT } from "@libp2p/upnp-nat";
 import { yamux } from "@libp2p/yamux";
 import { createLibp2p, type Libp2p, type Libp2pOptions } from "libp2p";
 import { CID } from "multiformats/cid";
@@ -54,6 +65,9 @@ export { defaultNetworkOptions, type NetworkOptions } from "./network-options.js
  */
 export const MAX_GOSSIP_RPC_BYTES = 8 * 1024 * 1024;
 
+/** Relay slots a `--relay` node offers (the library's default is 15): a swarm's NATed members. */
+export const RELAY_MAX_RESERVATIONS = 128;
+
 /** The gossipsub service with the methods of its implementation that the interface hides. */
 export interface SwarmPubSub extends GossipSub {
   /** The local score of a peer (0 for one never seen); cached for one heartbeat. */
@@ -71,6 +85,12 @@ export type SwarmServices = {
   ping: Ping;
   dht: KadDHT;
   pubsub: SwarmPubSub;
+  autoNAT: unknown;
+  dcutr: unknown;
+  /** Present with `relay`. */
+  relay?: CircuitRelayService;
+  /** Present with `behindNat`. */
+  upnp?: UPnPNAT;
 };
 
 export type SwarmNode = Libp2p<SwarmServices>;
@@ -191,10 +211,12 @@ export async function createSwarmNode(
     privateKey,
     ...(metrics ? { metrics } : {}),
     addresses: {
-      listen: [...opts.listen],
+      // `/p2p-circuit`: reserve a slot on a relay among our peers so that others can dial us.
+      listen: [...opts.listen, ...(opts.behindNat ? ["/p2p-circuit"] : [])],
       ...(opts.announce && opts.announce.length > 0 ? { announce: [...opts.announce] } : {}),
     },
-    transports: [tcp()],
+    // The relay transport dials `/p2p-circuit` addresses (and listens on them when behind NAT).
+    transports: [tcp(), circuitRelayTransport()],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
     peerDiscovery,
@@ -223,6 +245,23 @@ export async function createSwarmNode(
       }),
       // The cast exposes getScore/reportMessageValidationResult, which the returned class has.
       pubsub: gossipsub(gossipOptions(opts)) as (c: GossipSubComponents) => SwarmPubSub,
+      // Asks peers to dial our addresses back and answers their requests: a node learns which of
+      // its addresses are reachable (and announces only those it confirmed or was told to).
+      autoNAT: autoNAT(),
+      // Over a relayed connection both ends dial each other at once to open a direct one.
+      // Over TCP in Node.js it fails behind NAT: an outbound socket cannot bind the listening
+      // port without SO_REUSEPORT, so the NAT maps the punch to another port (docs/deploy.md).
+      dcutr: dcutr(),
+      ...(opts.relay
+        ? {
+            // Default limits per relayed connection (2 min, 128 KiB): enough for identify,
+            // AutoNAT and the DCUtR handshake, not to carry a run's traffic for strangers.
+            relay: circuitRelayServer({ reservations: { maxReservations: RELAY_MAX_RESERVATIONS } }),
+          }
+        : {}),
+      // UPnP maps the listen port on the gateway, where one answers; opt-in (it changes the LAN's
+      // router, and its SSDP search multicasts on every interface).
+      ...(opts.behindNat ? { upnp: uPnPNAT() } : {}),
     },
   });
 

@@ -18,6 +18,10 @@ export interface NetworkOptions {
   readonly scoredTopics?: readonly string[];
   /** Gossipsub heartbeat: mesh upkeep, gossip emission, and the peer-score cache lifetime. */
   readonly gossipHeartbeatMs?: number;
+  /** Offer circuit relay v2 to other nodes (a node with a public address). */
+  readonly relay?: boolean;
+  /** Expect to be unreachable: reserve a slot on a relay and ask the gateway for a UPnP mapping. */
+  readonly behindNat?: boolean;
 }
 
 export const defaultNetworkOptions: NetworkOptions &
@@ -33,4 +37,8 @@ export const defaultNetworkOptions: NetworkOptions &
   scoredTopics: [],
   // 700 ms as in Lodestar: rounds last seconds, and the mesh repairs within a round.
   gossipHeartbeatMs: 700,
+  // Off: relaying is a service to others that a reachable node's operator chooses.
+  relay: false,
+  // Off: a reservation needs a relay among the peers, and UPnP changes the LAN's router.
+  behindNat: false,
 };

@@ -33,21 +33,28 @@ export class Node {
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private waiters: { pred: (l: Line) => boolean; resolve: (l: Line) => void }[] = [];
 
+  /**
+   * @param launch `prefix`: a command that runs the node (e.g. `ip netns exec <ns>`); `listen`:
+   *   the listen address instead of a free loopback port.
+   */
   constructor(
     readonly dataDir: string,
     args: string[],
     env: Record<string, string> = {},
+    launch: { prefix?: string[]; listen?: string } = {},
   ) {
+    const [command, ...prefixArgs] = [...(launch.prefix ?? []), process.execPath];
     this.child = spawn(
-      process.execPath,
+      command,
       [
+        ...prefixArgs,
         CLI,
         "node",
         // A node that joins by runId takes no spec flags.
         ...(args.includes("--run") ? [] : ["--preset", "tiny-spsa"]),
         "--no-mdns",
         "--listen",
-        "/ip4/127.0.0.1/tcp/0",
+        launch.listen ?? "/ip4/127.0.0.1/tcp/0",
         "--data-dir",
         dataDir,
         "--backend",
