@@ -13,8 +13,11 @@ export interface TensorLayout {
   readonly size: number;
   /** Inputs per output unit, for initialization. */
   readonly fanIn: number;
-  readonly init: "he" | "zeros";
+  readonly init: "he" | "zeros" | "ones";
 }
+
+/** What a model declares per tensor; the layout adds offsets and sizes. */
+export type LayoutEntry = { name: string; shape: number[]; fanIn: number; init: TensorLayout["init"] };
 
 export interface ParamLayout {
   readonly tensors: readonly TensorLayout[];
@@ -23,7 +26,7 @@ export interface ParamLayout {
 
 /** Builds a layout from (name, shape, fanIn, init) entries in the fixed order given. */
 export function layoutOf(
-  entries: ReadonlyArray<{ name: string; shape: number[]; fanIn: number; init: "he" | "zeros" }>,
+  entries: readonly LayoutEntry[],
 ): ParamLayout {
   let offset = 0;
   const tensors = entries.map((e) => {
