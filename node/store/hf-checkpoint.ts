@@ -15,10 +15,15 @@ import { decodePlanned, planLoad } from "../../training/hf/checkpoint.js";
 import { parseHfConfig, type TransformerConfig } from "../../training/hf/config.js";
 import { buildTransformer, type LanguageModel } from "../../training/models/transformer.js";
 import { checksum } from "../../training/params.js";
+import { gpt2Tokenizer, type TextTokenizer, tokenizerFromJson } from "../../training/data/tokenizer.js";
 
 export const CONFIG_FILE = "config.json";
 export const WEIGHTS_FILE = "model.safetensors";
 export const INDEX_FILE = "model.safetensors.index.json";
+export const TOKENIZER_FILE = "tokenizer.json";
+const TOKENIZER_CONFIG_FILE = "tokenizer_config.json";
+/** GPT-2's own vocabulary size: a gpt2 checkpoint of this size without tokenizer.json uses GPT-2's BPE. */
+const GPT2_VOCAB = 50257;
 
 export class HfCheckpointError extends SeedswarmError<"HF_CHECKPOINT_MISSING" | "HF_CHECKPOINT_INVALID"> {}
 
@@ -192,3 +197,28 @@ async function writeStreamed(path: string, parts: readonly (Uint8Array | (() => 
   await rename(tmp, path);
 }
 
+
+/**
+ * The tokenizer of a checkpoint directory: its tokenizer.json (with tokenizer_config.json when
+ * present), or GPT-2's BPE for a GPT-2 model with GPT-2's vocabulary and no tokenizer.json.
+ */
+export async function readTokenizer(dir: string, config: TransformerConfig): Promise<TextTokenizer> {
+  const path = join(dir, TOKENIZER_FILE);
+  if (existsSync(path)) {
+    const readJson = async (file: string) => {
+      try {
+        return JSON.parse(await readFile(file, "utf8")) as object;
+      } catch (err) {
+        throw new HfCheckpointError("HF_CHECKPOINT_INVALID", `${file}: not JSON (${(err as Error).message})`, { file });
+      }
+    };
+    const configPath = join(dir, TOKENIZER_CONFIG_FILE);
+    return tokenizerFromJson(await readJson(path), existsSync(configPath) ? await readJson(configPath) : {});
+  }
+  if (config.architecture === "gpt2" && config.vocabSize === GPT2_VOCAB) return gpt2Tokenizer();
+  throw new HfCheckpointError(
+    "HF_CHECKPOINT_MISSING",
+    `${dir} has no ${TOKENIZER_FILE} (only a gpt2 model with ${GPT2_VOCAB} ids can do without one); give token ids instead of text`,
+    { dir },
+  );
+}
