@@ -4,7 +4,7 @@
  * The vocabulary projection runs only on those rows.
  */
 import * as tf from "@tensorflow/tfjs";
-import type { LanguageModel, TokenBatch } from "./models/transformer.js";
+import { type LanguageModel, type TokenBatch, tokenBatch } from "./models/transformer.js";
 
 /** Per-sequence next-token losses: entry t of sequence b is -log p(token t+1 | tokens <= t), over real tokens only. */
 export function nextTokenLosses(model: LanguageModel, weights: readonly tf.Tensor[], batch: TokenBatch): Float32Array[] {
@@ -53,4 +53,34 @@ export function meanNextTokenLoss(
     tokens += seq.length;
   }
   return { loss: tokens === 0 ? Number.NaN : sum / tokens, tokens };
+}
+
+/** Splits a token stream into consecutive windows of at most `length` tokens (the last may be shorter; a 1-token tail predicts nothing and is dropped). */
+export function windowsOf(ids: readonly number[], length: number): number[][] {
+  if (!(Number.isInteger(length) && length >= 2)) throw new RangeError(`window length must be an integer >= 2, got ${length}`);
+  const out: number[][] = [];
+  for (let s = 0; s < ids.length; s += length) {
+    const w = ids.slice(s, s + length);
+    if (w.length >= 2) out.push(w);
+  }
+  return out;
+}
+
+/**
+ * Next-token losses of many sequences, `batchSize` at a time (right-padded to the longest of each
+ * batch): the same per-sequence values as `nextTokenLosses` on each alone.
+ */
+export function scoreSequences(
+  model: LanguageModel,
+  weights: readonly tf.Tensor[],
+  sequences: readonly (readonly number[])[],
+  batchSize: number,
+  onBatch?: (done: number, total: number) => void,
+): Float32Array[] {
+  const out: Float32Array[] = [];
+  for (let s = 0; s < sequences.length; s += batchSize) {
+    out.push(...nextTokenLosses(model, weights, tokenBatch(sequences.slice(s, s + batchSize))));
+    onBatch?.(Math.min(s + batchSize, sequences.length), sequences.length);
+  }
+  return out;
 }
