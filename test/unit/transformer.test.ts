@@ -4,77 +4,24 @@
  * on the cpu and wasm backends; and padding: a padded batch computes what each sequence alone does.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import * as tf from "@tensorflow/tfjs";
-import { readHfCheckpoint, type HfCheckpoint } from "../../node/store/hf-checkpoint.js";
+import { readHfCheckpoint } from "../../node/store/hf-checkpoint.js";
 import { useBackend } from "../../training/engine.js";
-import { type TokenBatch, tokenBatch } from "../../training/models/transformer.js";
-import { nextTokenLosses } from "../../training/next-token-loss.js";
+import { tokenBatch } from "../../training/models/transformer.js";
 import { toTensors } from "../../training/params.js";
-import { LM_FIXTURES } from "./lm-fixtures.js";
-
-const MODELS = ["gpt2-tiny", "opt-tiny", "llama-tiny"] as const;
-
-interface ReferenceCase {
-  name: string;
-  input_ids: number[][];
-  next_token_nll: number[][];
-  mean_loss: number;
-  probe_ids: number[];
-  probe_logits: number[][][];
-}
-
-function reference(model: string): ReferenceCase[] {
-  return (JSON.parse(readFileSync(`${LM_FIXTURES}${model}/reference.json`, "utf8")) as { cases: ReferenceCase[] }).cases;
-}
-
-function lastLogits(model: string, name: string): Float32Array {
-  const b = readFileSync(`${LM_FIXTURES}${model}/${name}.last_logits.f32`);
-  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-}
-
-/** Per-sequence next-token losses and logits [b][t][v] of a batch. */
-function run(ck: HfCheckpoint, weights: tf.Tensor[], batch: TokenBatch): { losses: Float32Array[]; logits: Float32Array } {
-  const losses = nextTokenLosses(ck.model, weights, batch);
-  const logits = tf.tidy(() => ck.model.forward(weights, batch)).dataSync() as Float32Array;
-  return { losses, logits };
-}
+import { LM_FIXTURE_MODELS, LM_FIXTURES, lossesAndLogits, referenceCases, referenceErrors } from "./lm-fixtures.js";
 
 const relErr = (got: number, want: number) => Math.abs(got - want) / Math.max(Math.abs(want), 1e-12);
 
 for (const backend of ["cpu", "wasm"] as const) {
   describe(`transformer forward = transformers 5.17 (${backend})`, () => {
-    for (const name of MODELS) {
+    for (const name of LM_FIXTURE_MODELS) {
       it(`${name}: probe and last logits within 1e-4, next-token losses within 1e-5 relative`, async (t) => {
         await useBackend(backend);
-        const ck = await readHfCheckpoint(`${LM_FIXTURES}${name}`);
-        const weights = toTensors(ck.model.layout, ck.weights);
-        const V = ck.config.vocabSize;
-        let logitErr = 0;
-        let lossErr = 0;
-        try {
-          for (const c of reference(name)) {
-            const T = c.input_ids[0].length;
-            const { losses, logits } = run(ck, weights, tokenBatch(c.input_ids));
-            const last = lastLogits(name, c.name);
-            c.input_ids.forEach((_, b) => {
-              for (let tt = 0; tt < T; tt++) {
-                c.probe_ids.forEach((id, j) => {
-                  logitErr = Math.max(logitErr, Math.abs(logits[(b * T + tt) * V + id] - c.probe_logits[b][tt][j]));
-                });
-              }
-              for (let v = 0; v < V; v++) logitErr = Math.max(logitErr, Math.abs(logits[(b * T + T - 1) * V + v] - last[b * V + v]));
-              assert.equal(losses[b].length, c.next_token_nll[b].length);
-              losses[b].forEach((l, tt) => {
-                lossErr = Math.max(lossErr, relErr(l, c.next_token_nll[b][tt]));
-              });
-            });
-          }
-        } finally {
-          tf.dispose(weights);
-        }
+        const { logitErr, lossErr, lengthsMatch } = referenceErrors(name, await readHfCheckpoint(`${LM_FIXTURES}${name}`));
         t.diagnostic(`${name} ${backend}: max |logit err| ${logitErr.toExponential(2)}, max rel loss err ${lossErr.toExponential(2)}`);
+        assert.ok(lengthsMatch, "as many losses per sequence as the reference");
         assert.ok(logitErr <= 1e-4, `max logit error ${logitErr}`);
         assert.ok(lossErr <= 1e-5, `max relative loss error ${lossErr}`);
       });
@@ -85,14 +32,14 @@ for (const backend of ["cpu", "wasm"] as const) {
         const weights = toTensors(ck.model.layout, ck.weights);
         const V = ck.config.vocabSize;
         try {
-          const ids = reference(name)[0].input_ids;
+          const ids = referenceCases(name)[0].input_ids;
           const seqs = [ids[0], ids[1].slice(0, 11), ids[2].slice(0, 4)];
-          const alone = seqs.map((s) => run(ck, weights, tokenBatch([s])));
-          const right = run(ck, weights, tokenBatch(seqs, 16, 7));
+          const alone = seqs.map((s) => lossesAndLogits(ck, weights, tokenBatch([s])));
+          const right = lossesAndLogits(ck, weights, tokenBatch(seqs, 16, 7));
           // Left padding: the same sequences aligned to the end, pads first.
           const left = tokenBatch(seqs.map((s) => [...new Array<number>(16 - s.length).fill(5), ...s]));
           seqs.forEach((s, b) => left.mask.fill(0, b * 16, b * 16 + 16 - s.length));
-          const leftOut = run(ck, weights, left);
+          const leftOut = lossesAndLogits(ck, weights, left);
           seqs.forEach((s, b) => {
             for (const [padded, start] of [
               [right, 0],
