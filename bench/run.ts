@@ -8,6 +8,7 @@ import {
   marketplaceMnistSection,
   marketplaceNodesSection,
 } from "./marketplace.js";
+import { lmSection } from "./lm.js";
 import { type Section, writeReport } from "./report.js";
 import { joinSection, scalingSection, wireSection } from "./swarm.js";
 import { costSection, forwardSection, mnistSection } from "./training.js";
@@ -22,6 +23,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   "market-efficiency": marketplaceEfficiencySection,
   "market-mnist": marketplaceMnistSection,
   "market-nodes": marketplaceNodesSection,
+  lm: lmSection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

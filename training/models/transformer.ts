@@ -94,9 +94,9 @@ function ropeTables(positions: Int32Array, batch: TokenBatch, headDim: number, t
   return [tf.tensor4d(cos, shape), tf.tensor4d(sin, shape)];
 }
 
-/** x [N, in] times a weight: [out, in] as nn.Linear stores it (`outIn`), or [in, out] (GPT-2's Conv1D). */
-function linear(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor | null, outIn: boolean): tf.Tensor {
-  const y = tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D, false, outIn);
+/** x [N, in] times a backend weight [in, out] (nn.Linear's [out, in] is transposed on upload), plus a bias. */
+function linear(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor | null): tf.Tensor {
+  const y = tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D);
   return b === null ? y : tf.add(y, b);
 }
 
@@ -139,11 +139,15 @@ function rotateHalf(x: tf.Tensor): tf.Tensor {
 function entriesOf(c: TransformerConfig): LayoutEntry[] {
   const d = c.hidden;
   const out: LayoutEntry[] = [];
-  const matrix = (name: string, shape: [number, number], fanIn: number) => out.push({ name, shape, fanIn, init: "he" });
+  /** `transposed`: stored [out, in] (or an embedding [vocab, hidden]), held [in, out] on the backend. */
+  const matrix = (name: string, shape: [number, number], fanIn: number, transposed = false) =>
+    out.push({ name, shape, fanIn, init: "he", ...(transposed ? { backendTransposed: true } : {}) });
+  /** A token embedding [vocab, hidden]: held [hidden, vocab] on the backend, where the (tied) head multiplies by it. */
+  const embedding = (name: string) => matrix(name, [c.vocabSize, d], d, true);
   const vector = (name: string, size: number, init: "zeros" | "ones") => out.push({ name, shape: [size], fanIn: size, init });
   /** nn.Linear: weight [out, in], optional bias [out]. */
   const lin = (name: string, inputs: number, outputs: number, bias: boolean) => {
-    matrix(`${name}.weight`, [outputs, inputs], inputs);
+    matrix(`${name}.weight`, [outputs, inputs], inputs, true);
     if (bias) vector(`${name}.bias`, outputs, "zeros");
   };
   const ln = (name: string) => {
@@ -151,7 +155,7 @@ function entriesOf(c: TransformerConfig): LayoutEntry[] {
     vector(`${name}.bias`, d, "zeros");
   };
   if (c.architecture === "gpt2") {
-    matrix("transformer.wte.weight", [c.vocabSize, d], d);
+    embedding("transformer.wte.weight");
     matrix("transformer.wpe.weight", [c.maxPositions, d], d);
     for (let i = 0; i < c.layers; i++) {
       const p = `transformer.h.${i}.`;
@@ -169,7 +173,7 @@ function entriesOf(c: TransformerConfig): LayoutEntry[] {
     }
     ln("transformer.ln_f");
   } else if (c.architecture === "opt") {
-    matrix("model.decoder.embed_tokens.weight", [c.vocabSize, d], d);
+    embedding("model.decoder.embed_tokens.weight");
     matrix("model.decoder.embed_positions.weight", [c.maxPositions + OPT_POSITION_OFFSET, d], d);
     for (let i = 0; i < c.layers; i++) {
       const p = `model.decoder.layers.${i}.`;
@@ -183,7 +187,7 @@ function entriesOf(c: TransformerConfig): LayoutEntry[] {
   } else {
     const qd = c.heads * c.headDim;
     const kvd = c.kvHeads * c.headDim;
-    matrix("model.embed_tokens.weight", [c.vocabSize, d], d);
+    embedding("model.embed_tokens.weight");
     for (let i = 0; i < c.layers; i++) {
       const p = `model.layers.${i}.`;
       vector(`${p}input_layernorm.weight`, d, "ones");
@@ -198,7 +202,7 @@ function entriesOf(c: TransformerConfig): LayoutEntry[] {
     }
     vector("model.norm.weight", d, "ones");
   }
-  if (!c.tiedHead) matrix("lm_head.weight", [c.vocabSize, d], d);
+  if (!c.tiedHead) embedding("lm_head.weight");
   return out;
 }
 
@@ -262,16 +266,16 @@ export function buildTransformer(config: TransformerConfig): LanguageModel {
       if (c.architecture === "gpt2") {
         const p = `transformer.h.${i}.`;
         const a = layerNorm(x, w(`${p}ln_1.weight`), w(`${p}ln_1.bias`), c.normEps);
-        const qkv = linear(a, w(`${p}attn.c_attn.weight`), w(`${p}attn.c_attn.bias`), false);
+        const qkv = linear(a, w(`${p}attn.c_attn.weight`), w(`${p}attn.c_attn.bias`));
         const [q, k, v] = tf.split(qkv, 3, 1);
-        const y = tf.add(x, linear(attend(q, k, v), w(`${p}attn.c_proj.weight`), w(`${p}attn.c_proj.bias`), false));
+        const y = tf.add(x, linear(attend(q, k, v), w(`${p}attn.c_proj.weight`), w(`${p}attn.c_proj.bias`)));
         const m = layerNorm(y, w(`${p}ln_2.weight`), w(`${p}ln_2.bias`), c.normEps);
-        const h = activate(linear(m, w(`${p}mlp.c_fc.weight`), w(`${p}mlp.c_fc.bias`), false), c.activation);
-        return tf.add(y, linear(h, w(`${p}mlp.c_proj.weight`), w(`${p}mlp.c_proj.bias`), false));
+        const h = activate(linear(m, w(`${p}mlp.c_fc.weight`), w(`${p}mlp.c_fc.bias`)), c.activation);
+        return tf.add(y, linear(h, w(`${p}mlp.c_proj.weight`), w(`${p}mlp.c_proj.bias`)));
       }
       if (c.architecture === "opt") {
         const p = `model.decoder.layers.${i}.`;
-        const lin = (name: string, x2: tf.Tensor) => linear(x2, w(`${p}${name}.weight`), w(`${p}${name}.bias`), true);
+        const lin = (name: string, x2: tf.Tensor) => linear(x2, w(`${p}${name}.weight`), w(`${p}${name}.bias`));
         const a = layerNorm(x, w(`${p}self_attn_layer_norm.weight`), w(`${p}self_attn_layer_norm.bias`), c.normEps);
         const att = attend(lin("self_attn.q_proj", a), lin("self_attn.k_proj", a), lin("self_attn.v_proj", a));
         const y = tf.add(x, lin("self_attn.out_proj", att));
@@ -279,7 +283,7 @@ export function buildTransformer(config: TransformerConfig): LanguageModel {
         return tf.add(y, lin("fc2", activate(lin("fc1", m), c.activation)));
       }
       const p = `model.layers.${i}.`;
-      const lin = (name: string, x2: tf.Tensor) => linear(x2, w(`${p}${name}.weight`), wOpt(`${p}${name}.bias`), true);
+      const lin = (name: string, x2: tf.Tensor) => linear(x2, w(`${p}${name}.weight`), wOpt(`${p}${name}.bias`));
       const a = rmsNorm(x, w(`${p}input_layernorm.weight`), c.normEps);
       const att = attend(lin("self_attn.q_proj", a), lin("self_attn.k_proj", a), lin("self_attn.v_proj", a));
       const y = tf.add(x, lin("self_attn.o_proj", att));
@@ -289,7 +293,8 @@ export function buildTransformer(config: TransformerConfig): LanguageModel {
 
     let x = tf.tidy(() => {
       const ids = tf.tensor1d(batch.ids, "int32");
-      const tok = tf.gather(w(embeddingName(c)), ids);
+      // The embedding is [hidden, vocab] on the backend: gather columns.
+      const tok = tf.transpose(tf.gather(w(embeddingName(c)), ids, 1));
       if (c.architecture === "llama") return tok;
       const offset = c.architecture === "opt" ? OPT_POSITION_OFFSET : 0;
       const pos = tf.tensor1d(positions.map((p) => p + offset), "int32");
@@ -313,7 +318,7 @@ export function buildTransformer(config: TransformerConfig): LanguageModel {
   };
 
   const head = (weights: readonly tf.Tensor[], h: tf.Tensor2D): tf.Tensor2D =>
-    tf.matMul(h, weights[index.get(headName) as number] as tf.Tensor2D, false, true);
+    tf.matMul(h, weights[index.get(headName) as number] as tf.Tensor2D);
 
   return {
     config,
