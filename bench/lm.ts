@@ -3,6 +3,7 @@
  * batch 16 x 64, the next-token loss SPSA measures), the memory it takes, and the largest logit
  * error against transformers' outputs on the fixtures (wasm).
  */
+import { cpus, loadavg } from "node:os";
 import * as tf from "@tensorflow/tfjs";
 import { readHfCheckpoint } from "../node/store/hf-checkpoint.js";
 import { LM_FIXTURE_MODELS, LM_FIXTURES, referenceErrors } from "../test/unit/lm-fixtures.js";
@@ -38,10 +39,14 @@ export async function lmSection(): Promise<Section> {
   const batch = tokenBatch(ids);
   meanNextTokenLoss(model, tensors, batch);
   const times: number[] = [];
+  let cpuMs = 0;
   let peakRss = process.memoryUsage().rss;
   for (let i = 0; i < REPS; i++) {
     const t = performance.now();
+    const cpu = process.cpuUsage();
     meanNextTokenLoss(model, tensors, batch);
+    const used = process.cpuUsage(cpu);
+    cpuMs += (used.user + used.system) / 1000 / REPS;
     times.push(performance.now() - t);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }
@@ -65,6 +70,9 @@ export async function lmSection(): Promise<Section> {
     markdown: `One forward pass of a GPT-2-small-shaped model (${(params / 1e6).toFixed(1)}M parameters, random weights) on the wasm
 backend at batch ${BATCH} x ${LENGTH} tokens, computing the mean next-token loss (what an SPSA perturbation measures:
 every block, then the vocabulary projection of the ${BATCH * (LENGTH - 1)} predicted positions); mean of ${REPS} after one warm-up.
+tfjs-wasm runs on one thread, so the process CPU time per forward (${fmt(cpuMs / 1000)} s) is what the wall time
+(${fmt(forwardMs / 1000)} s) would be on an idle core; the two differ by how much the machine was shared (load average
+${fmt(loadavg()[0])} on ${cpus().length} cores at the end of this run).
 Process RSS grows by the canonical Float32Array (${fmt(mib(weights.byteLength))} MiB) plus the backend's copy of the
 weights and one pass's activations: ${fmt(mib(peakRss - rssStart))} MiB in all here.
 
@@ -76,6 +84,7 @@ ${rows.join("\n")}`,
     figures: {
       lm_forward_tokens_per_s_wasm: tokensPerS,
       lm_forward_ms_124m_wasm: forwardMs,
+      lm_forward_cpu_ms_124m_wasm: cpuMs,
       lm_forward_rss_growth_mib_124m: mib(peakRss - rssStart),
       lm_hf_max_logit_err: maxLogitErr,
       lm_hf_max_loss_rel_err: maxLossErr,
