@@ -132,6 +132,16 @@ describe("Hugging Face checkpoint directories", () => {
     await assert.rejects(readHfCheckpoint(d), (e: unknown) => e instanceof SafetensorsError && e.code === "SAFETENSORS_MISSING" && e.context.tensor === "transformer.wte.weight");
   });
 
+  it("reads hub-style files: names without the base-model prefix, causal-mask buffers and a redundant tied head", async () => {
+    const single = await readHfCheckpoint(GPT2);
+    const tensors = gpt2Tensors().map((t) => ({ ...t, name: t.name.replace(/^transformer\./, "") }));
+    // The original gpt2 upload also stores each block's causal mask and a copy of the tied head.
+    tensors.push({ name: "h.0.attn.bias", shape: [1, 1, 4, 4], data: new Float32Array(16).fill(1) });
+    tensors.push({ name: "lm_head.weight", shape: [1024, 32], data: new Float32Array(1024 * 32) });
+    const hub = await readHfCheckpoint(checkpointDir(encodeSafetensors(tensors)));
+    assert.equal(hub.checksum, single.checksum);
+  });
+
   for (const name of ["gpt2-tiny", "opt-tiny", "llama-tiny"]) {
     it(`${name}: an export reloads with the same checksum, Hugging Face names and config`, async () => {
       const ck = await readHfCheckpoint(`${LM_FIXTURES}${name}`);
