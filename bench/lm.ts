@@ -73,8 +73,9 @@ every block, then the vocabulary projection of the ${BATCH * (LENGTH - 1)} predi
 tfjs-wasm runs on one thread, so the process CPU time per forward (${fmt(cpuMs / 1000)} s) is what the wall time
 (${fmt(forwardMs / 1000)} s) would be on an idle core; the two differ by how much the machine was shared (load average
 ${fmt(loadavg()[0])} on ${cpus().length} cores at the end of this run).
-Process RSS grows by the canonical Float32Array (${fmt(mib(weights.byteLength))} MiB) plus the backend's copy of the
-weights and one pass's activations: ${fmt(mib(peakRss - rssStart))} MiB in all here.
+Process RSS grows by the canonical Float32Array (${fmt(mib(weights.byteLength))} MiB), the backend's copy of the
+weights, XNNPACK's packed copy of every weight matrix (kept by the wasm backend) and one pass's activations:
+${fmt(mib(peakRss - rssStart))} MiB in all here.
 
 Error of the forward pass against Hugging Face transformers 5.17 on the fixtures (test/fixtures/lm), wasm backend:
 
