@@ -8,6 +8,7 @@ import * as tf from "@tensorflow/tfjs";
 import { SeedswarmError } from "../protocol/errors.js";
 import { scoreSequences, windowsOf } from "../training/next-token-loss.js";
 import { toTensors } from "../training/params.js";
+import { clearProgress, reportProgress } from "./progress.js";
 import { type HfCheckpoint, readHfCheckpoint, readTokenizer } from "./store/hf-checkpoint.js";
 
 export class LmEvalError extends SeedswarmError<"LM_EVAL_INPUT"> {}
@@ -41,11 +42,22 @@ export interface TokenIdsScore extends Scored {
   readonly losses: number[][];
 }
 
-async function withWeights<T>(ck: HfCheckpoint, f: (w: tf.Tensor[]) => T): Promise<T> {
+/** Loads a checkpoint, showing per-tensor progress on a terminal (a large model takes a while). */
+async function load(modelDir: string): Promise<HfCheckpoint> {
+  try {
+    return await readHfCheckpoint(modelDir, { onProgress: (done, total) => reportProgress("loading tensors", done, total) });
+  } finally {
+    clearProgress();
+  }
+}
+
+/** Scores sequences with the checkpoint's weights on the backend, showing per-batch progress. */
+function score(ck: HfCheckpoint, sequences: readonly (readonly number[])[], batchSize: number): Float32Array[] {
   const weights = toTensors(ck.model.layout, ck.weights);
   try {
-    return f(weights);
+    return scoreSequences(ck.model, weights, sequences, batchSize, (done, total) => reportProgress("scoring sequences", done, total));
   } finally {
+    clearProgress();
     tf.dispose(weights);
   }
 }
@@ -54,7 +66,7 @@ const described = (ck: HfCheckpoint): Scored => ({ modelDir: ck.dir, architectur
 
 /** Mean next-token loss and perplexity of a text file, in consecutive windows of `context` tokens. */
 export async function scoreTextFile(modelDir: string, textFile: string, options: LmEvalOptions): Promise<TextScore> {
-  const ck = await readHfCheckpoint(modelDir);
+  const ck = await load(modelDir);
   const tokenizer = await readTokenizer(modelDir, ck.config);
   const ids = tokenizer.encode(await readFile(textFile, "utf8"));
   const context = options.context ?? Math.min(ck.config.maxPositions, 1024);
@@ -65,7 +77,7 @@ export async function scoreTextFile(modelDir: string, textFile: string, options:
   if (windows.length === 0) {
     throw new LmEvalError("LM_EVAL_INPUT", `${textFile} has ${ids.length} token(s): nothing to predict`, { file: textFile });
   }
-  const losses = await withWeights(ck, (w) => scoreSequences(ck.model, w, windows, options.batchSize));
+  const losses = score(ck, windows, options.batchSize);
   let sum = 0;
   let tokens = 0;
   for (const l of losses) {
@@ -99,9 +111,9 @@ async function readTokenIds(file: string, vocabSize: number, maxLength: number):
 
 /** Per-position next-token losses of each sequence of a JSON file of token-id arrays. */
 export async function scoreTokenIdsFile(modelDir: string, idsFile: string, options: LmEvalOptions): Promise<TokenIdsScore> {
-  const ck = await readHfCheckpoint(modelDir);
+  const ck = await load(modelDir);
   const maxLength = ck.config.architecture === "llama" ? Number.MAX_SAFE_INTEGER : ck.config.maxPositions;
   const sequences = await readTokenIds(idsFile, ck.config.vocabSize, maxLength);
-  const losses = await withWeights(ck, (w) => scoreSequences(ck.model, w, sequences, options.batchSize));
+  const losses = score(ck, sequences, options.batchSize);
   return { ...described(ck), losses: losses.map((l) => Array.from(l)) };
 }
