@@ -4,8 +4,7 @@
  */
 import type { Algorithm, Contribution } from "./algorithms/algorithm.js";
 import { inTimestampOrder } from "./algorithms/algorithm.js";
-import type { Model } from "./models/model.js";
-import { BackendWeights, checksum } from "./params.js";
+import { BackendWeights, checksum, type ParamLayout } from "./params.js";
 
 export class Replica {
   readonly backend: BackendWeights;
@@ -16,7 +15,8 @@ export class Replica {
    */
   constructor(
     readonly runId: string,
-    readonly model: Model,
+    /** Any model kind: a replica needs only the layout of its weights. */
+    readonly model: { readonly layout: ParamLayout },
     public weights: Float32Array,
     public iteration: number,
   ) {

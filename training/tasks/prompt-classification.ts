@@ -9,6 +9,8 @@ import { SeedswarmError } from "../../protocol/errors.js";
 import type { TextTokenizer } from "../data/tokenizer.js";
 import { crossEntropy } from "../models/model.js";
 import { type LanguageModel, tokenBatch } from "../models/transformer.js";
+import { sampleIndices } from "../data/dataset.js";
+import type { Task } from "./task.js";
 
 export class PromptTaskError extends SeedswarmError<"PROMPT_TASK_INVALID"> {}
 
@@ -103,4 +105,22 @@ export function scorePrompts(
     return [ce.dataSync()[0], correct.dataSync()[0]];
   });
   return { loss, accuracy: hits / prompts.length, examples: prompts.length };
+}
+
+/** The classification task over tokenized prompts and their labels (indices into the label words). */
+export function promptClassificationTask(
+  model: LanguageModel,
+  prompts: readonly (readonly number[])[],
+  labels: readonly number[],
+  labelIds: readonly number[],
+): Task {
+  if (prompts.length !== labels.length) throw new RangeError(`${prompts.length} prompts and ${labels.length} labels`);
+  return {
+    batch(seed, size) {
+      const idx = Array.from(sampleIndices(prompts.length, seed, size));
+      const p = idx.map((i) => prompts[i]);
+      const y = idx.map((i) => labels[i]);
+      return { loss: (weights) => scorePrompts(model, weights, p, y, labelIds).loss, dispose: () => {} };
+    },
+  };
 }
