@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { SeedswarmError } from "../../protocol/errors.js";
+import { writeFileAtomic } from "../atomic-file.js";
 import { type FloatDtype, encodeData, encodeHeader, headerLength, parseHeader, SafetensorsError, type SafetensorsHeader } from "../../training/hf/safetensors.js";
 import { decodePlanned, planLoad } from "../../training/hf/checkpoint.js";
 import { parseHfConfig, type TransformerConfig } from "../../training/hf/config.js";
@@ -176,11 +177,15 @@ export async function writeHfCheckpoint(
   const weightsPath = join(dir, WEIGHTS_FILE);
   const configPath = join(dir, CONFIG_FILE);
   await writeStreamed(weightsPath, [header, ...tensors.map((t) => () => encodeData(weights.subarray(t.offset, t.offset + t.size), dtype))]);
-  await writeStreamed(configPath, [new TextEncoder().encode(`${JSON.stringify(raw, null, 2)}\n`)]);
+  await writeFileAtomic(configPath, new TextEncoder().encode(`${JSON.stringify(raw, null, 2)}\n`));
   return { config: configPath, weights: weightsPath };
 }
 
-/** Writes parts (bytes, or functions making them one at a time) to a temp file, fsyncs, renames over `path`. */
+/**
+ * Writes parts (bytes, or functions making them one at a time) to a temp file, fsyncs, renames
+ * over `path`: node/atomic-file.ts's writeFileAtomic for a file too large to build in memory
+ * (merge the two once node/ has settled into its folders).
+ */
 async function writeStreamed(path: string, parts: readonly (Uint8Array | (() => Uint8Array))[]): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
   await rm(tmp, { force: true });

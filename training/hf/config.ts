@@ -108,6 +108,8 @@ export function parseHfConfig(raw: unknown, file = "config.json"): TransformerCo
     bad("dtype", "must be float32, float16 or bfloat16", dtypeRaw);
   }
   const dtype = dtypeRaw as TransformerConfig["dtype"];
+  /** GPT-2 and OPT: biases everywhere, learned positions (no RoPE). */
+  const learnedPositions = { qkvBias: true, outBias: true, mlpBias: true, ropeTheta: 0, dtype, raw: o } as const;
 
   if (architecture === "gpt2") {
     const hidden = int("n_embd");
@@ -133,12 +135,7 @@ export function parseHfConfig(raw: unknown, file = "config.json"): TransformerCo
       normEps: num("layer_norm_epsilon", 1e-5),
       activation: act as Activation,
       tiedHead: flag("tie_word_embeddings", true),
-      qkvBias: true,
-      outBias: true,
-      mlpBias: true,
-      ropeTheta: 0,
-      dtype,
-      raw: o,
+      ...learnedPositions,
     };
   }
   if (architecture === "opt") {
@@ -169,12 +166,7 @@ export function parseHfConfig(raw: unknown, file = "config.json"): TransformerCo
       normEps: 1e-5,
       activation: act as Activation,
       tiedHead: flag("tie_word_embeddings", true),
-      qkvBias: true,
-      outBias: true,
-      mlpBias: true,
-      ropeTheta: 0,
-      dtype,
-      raw: o,
+      ...learnedPositions,
     };
   }
   // llama (and qwen2)
