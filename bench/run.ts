@@ -10,6 +10,7 @@ import {
   marketplaceNodesSection,
 } from "./marketplace.js";
 import { lmUpdateSection } from "./lm-update.js";
+import { lmSection } from "./lm.js";
 import { type Section, writeReport } from "./report.js";
 import { joinSection, scalingSection, wireSection } from "./swarm.js";
 import { costSection, forwardSection, mnistSection } from "./training.js";
@@ -26,6 +27,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   "market-mnist": marketplaceMnistSection,
   "market-nodes": marketplaceNodesSection,
   docker: dockerSection,
+  lm: lmSection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

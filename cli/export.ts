@@ -1,7 +1,7 @@
 /** `seedswarm export` and `seedswarm eval`: a checkpoint as a TensorFlow.js model, and its accuracy. */
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { createLogger } from "../node/observe/logger.js";
 import { checkWritableDir } from "../node/ops/preflight.js";
 import { runIdOf } from "../protocol/run-spec.js";
@@ -74,13 +74,49 @@ Examples:
     });
 }
 
+interface EvalFlags {
+  model?: string;
+  limit?: number;
+  backend: BackendChoice;
+  modelDir?: string;
+  textFile?: string;
+  tokenIds?: string;
+  context?: number;
+  batchSize: number;
+}
+
+/** `eval --model-dir`: scores a text file or token ids with a Hugging Face checkpoint and prints one JSON line. */
+async function evalLanguageModel(flags: EvalFlags & { checkpoint?: string }): Promise<void> {
+  if (flags.modelDir === undefined) throw new InvalidArgumentError("--text-file and --token-ids need --model-dir <Hugging Face directory>");
+  if ((flags.textFile === undefined) === (flags.tokenIds === undefined)) {
+    throw new InvalidArgumentError("--model-dir needs exactly one of --text-file or --token-ids");
+  }
+  if (flags.model !== undefined || flags.checkpoint !== undefined) throw new InvalidArgumentError("give --model-dir, or --model / --checkpoint, not both");
+  const { useBackend } = await import("../training/engine.js");
+  const { scoreTextFile, scoreTokenIdsFile } = await import("../node/offline/lm-eval.js");
+  await useBackend(flags.backend, createLogger({ level: "warn" }));
+  const options = { batchSize: flags.batchSize, ...(flags.context === undefined ? {} : { context: flags.context }) };
+  const result =
+    flags.textFile !== undefined
+      ? await scoreTextFile(flags.modelDir, flags.textFile, options)
+      : await scoreTokenIdsFile(flags.modelDir, flags.tokenIds as string, options);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
 export function evalCommand(program: Command): void {
   checkpointOptions(
     program
       .command("eval")
-      .description("Test accuracy of a checkpoint, or of an exported model directory, on its run's dataset"),
+      .description(
+        "Test accuracy of a checkpoint, or of an exported model directory, on its run's dataset; or next-token loss of a Hugging Face language model",
+      ),
   )
     .option("--model <dir>", "an exported model directory (seedswarm export) instead of a checkpoint")
+    .option("--model-dir <dir>", "a Hugging Face model directory (config.json + model.safetensors) to score text or token ids with")
+    .option("--text-file <file>", "with --model-dir: print the mean next-token loss and perplexity of this text")
+    .option("--token-ids <file>", "with --model-dir: a JSON array of token-id arrays; print each one's per-position next-token losses")
+    .option("--context <n>", "with --text-file: tokens per window (default: the model's positions, at most 1024)", intIn(2, 1 << 20))
+    .option("--batch-size <n>", "with --model-dir: sequences per forward pass", intIn(1, 4096), 8)
     .option("--limit <n>", "test examples to use (default: all)", intIn(1, 1e9))
     .addOption(new Option("--backend <name>", "tensor backend").choices(["auto", ...BACKENDS]).default("auto"))
     .addHelpText(
@@ -88,9 +124,15 @@ export function evalCommand(program: Command): void {
       `
 Examples:
   $ seedswarm eval --preset tiny-spsa                 # the run's checkpoint in the data dir
-  $ seedswarm eval --model ./tiny-model               # an export (its dataset from seedswarm.json)`,
+  $ seedswarm eval --model ./tiny-model               # an export (its dataset from seedswarm.json)
+  $ seedswarm eval --model-dir ./gpt2 --text-file held-out.txt   # {"loss":..., "perplexity":...}
+  $ seedswarm eval --model-dir ./gpt2 --token-ids ids.json       # {"losses":[[...], ...]} (natural log)`,
     )
-    .action(async (flags: RunFlags & { model?: string; limit?: number; backend: BackendChoice }, cmd: Command) => {
+    .action(async (flags: RunFlags & EvalFlags, cmd: Command) => {
+      if (flags.modelDir !== undefined || flags.textFile !== undefined || flags.tokenIds !== undefined) {
+        await evalLanguageModel(flags);
+        return;
+      }
       // Only a run named on purpose overrides the one an export records, not the default preset.
       const named = cmd.getOptionValueSource("spec") !== undefined || cmd.getOptionValueSource("preset") !== "default";
       const log = createLogger({ level: "warn" });

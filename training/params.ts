@@ -13,8 +13,22 @@ export interface TensorLayout {
   readonly size: number;
   /** Inputs per output unit, for initialization. */
   readonly fanIn: number;
-  readonly init: "he" | "zeros";
+  readonly init: "he" | "zeros" | "ones";
+  /**
+   * The backend holds this 2-D tensor transposed: a model whose canonical (file) orientation is
+   * [out, in] multiplies faster with [in, out] (tfjs-wasm's matMul with transposeB is ~10x slower).
+   */
+  readonly backendTransposed?: boolean;
 }
+
+/** What a model declares per tensor; the layout adds offsets and sizes. */
+export type LayoutEntry = {
+  name: string;
+  shape: number[];
+  fanIn: number;
+  init: TensorLayout["init"];
+  backendTransposed?: boolean;
+};
 
 export interface ParamLayout {
   readonly tensors: readonly TensorLayout[];
@@ -23,7 +37,7 @@ export interface ParamLayout {
 
 /** Builds a layout from (name, shape, fanIn, init) entries in the fixed order given. */
 export function layoutOf(
-  entries: ReadonlyArray<{ name: string; shape: number[]; fanIn: number; init: "he" | "zeros" }>,
+  entries: readonly LayoutEntry[],
 ): ParamLayout {
   let offset = 0;
   const tensors = entries.map((e) => {
@@ -61,11 +75,18 @@ export function checksum(weights: Float32Array): string {
   return sha256Hex(canonicalBytes(weights));
 }
 
-/** Backend tensors for a flat weight array, one per layout entry (copies the data). */
+/**
+ * Backend tensors for a flat weight array, one per layout entry (copies the data), transposed on
+ * the backend where the layout says so (one tensor at a time: the transient copy is one tensor).
+ */
 export function toTensors(layout: ParamLayout, weights: Float32Array): tf.Tensor[] {
-  return layout.tensors.map((t) =>
-    tf.tensor(weights.subarray(t.offset, t.offset + t.size), [...t.shape], "float32"),
-  );
+  return layout.tensors.map((t) => {
+    const x = tf.tensor(weights.subarray(t.offset, t.offset + t.size), [...t.shape], "float32");
+    if (!t.backendTransposed) return x;
+    const y = tf.transpose(x);
+    x.dispose();
+    return y;
+  });
 }
 
 /**

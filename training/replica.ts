@@ -3,8 +3,7 @@
  * have been applied, and the backend copy of the weights used for forward passes.
  */
 import { type Contribution, inTimestampOrder } from "./algorithms/contribution.js";
-import type { Model } from "./models/model.js";
-import { BackendWeights, checksum } from "./params.js";
+import { BackendWeights, checksum, type ParamLayout } from "./params.js";
 
 /**
  * The part of an Algorithm that applying needs (named here, not imported: Algorithm names
@@ -23,7 +22,8 @@ export class Replica {
    */
   constructor(
     readonly runId: string,
-    readonly model: Model,
+    /** Any model kind: a replica needs only the layout of its weights. */
+    readonly model: { readonly layout: ParamLayout },
     public weights: Float32Array,
     public iteration: number,
   ) {

@@ -2,6 +2,7 @@
 import type { RunSpec } from "../../protocol/run-spec.js";
 import type { Split } from "../data/dataset.js";
 import type { Model } from "../models/model.js";
+import { imageClassificationTask } from "../tasks/image-classification.js";
 import type { Algorithm } from "./algorithm.js";
 import { Marketplace } from "./marketplace.js";
 import { Spsa } from "./spsa.js";
@@ -14,7 +15,7 @@ export function createAlgorithm(
 ): Algorithm {
   switch (spec.algorithm.kind) {
     case "spsa":
-      return new Spsa(runId, spec, model, train);
+      return new Spsa(runId, spec, model, imageClassificationTask(model, train));
     case "marketplace":
       return new Marketplace(runId, spec, model, train);
   }

@@ -12,13 +12,11 @@
 import * as tf from "@tensorflow/tfjs";
 import { quantizeGradient } from "../../protocol/gradient-byte.js";
 import { algorithmOf, type RunSpec, type SpsaSpec } from "../../protocol/run-spec.js";
-import { type Split, sampleBatch } from "../data/dataset.js";
-import { batchTensors, lossOn } from "../evaluate.js";
-import type { Model } from "../models/model.js";
-import { toTensors } from "../params.js";
+import { type ParamLayout, toTensors } from "../params.js";
 import type { Replica } from "../replica.js";
 import { type Author, contributionSeed, contributionSeeds, type Seed } from "../rng/seeds.js";
 import { lrAt, lrScale } from "../schedule.js";
+import type { Task } from "../tasks/task.js";
 import type { Algorithm, Contribution } from "./algorithm.js";
 import { type SpsaKernels, sharedKernels } from "./spsa-kernels.js";
 import { applyUpdateJs, perturbJs, planPasses, type Step } from "./spsa-update.js";
@@ -48,11 +46,15 @@ export class Spsa implements Algorithm {
     return ms.reduce((s, m) => s + (m.lossPlus + m.lossMinus) / 2, 0) / ms.length;
   }
 
+  /**
+   * @param model what the canonical weights are the parameters of (any model kind: only its layout is used)
+   * @param task where the minibatch and loss of each perturbation come from
+   */
   constructor(
     private readonly runId: string,
     private readonly spec: RunSpec,
-    private readonly model: Model,
-    private readonly train: Split,
+    private readonly model: { readonly layout: ParamLayout },
+    private readonly task: Task,
   ) {
     this.cfg = algorithmOf(spec, "spsa");
     this.payloadSize = this.cfg.perturbations;
@@ -81,21 +83,19 @@ export class Spsa implements Algorithm {
 
   contribute(replica: Replica, author: Author): Uint8Array {
     const payload = new Int8Array(this.cfg.perturbations);
-    const shape = this.model.spec.inputShape;
-    const features = shape[0] * shape[1] * shape[2];
     const eps = Math.fround(this.cfg.eps);
     this.lastMeasurements = [];
     for (let j = 0; j < payload.length; j++) {
       const seed = contributionSeed(this.runId, replica.iteration, author, j);
-      const batch = sampleBatch(this.train, features, seed, this.cfg.batchSize);
+      const batch = this.task.batch(seed, this.cfg.batchSize);
       this.perturb(replica.weights, seed);
-      const { x, y } = batchTensors(batch, shape);
       const wp = toTensors(this.model.layout, this.plus);
-      const lossPlus = lossOn(this.model, wp, x, y);
+      const lossPlus = batch.loss(wp);
       tf.dispose(wp);
       const wm = toTensors(this.model.layout, this.minus);
-      const lossMinus = lossOn(this.model, wm, x, y);
-      tf.dispose([...wm, x, y]);
+      const lossMinus = batch.loss(wm);
+      tf.dispose(wm);
+      batch.dispose();
       const gradient = (lossPlus - lossMinus) / (2 * eps);
       payload[j] = quantizeGradient(gradient);
       this.lastMeasurements.push({ lossPlus, lossMinus, gradient, byte: payload[j] });

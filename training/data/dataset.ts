@@ -67,6 +67,17 @@ function checkSize(size: number, what: string): void {
 }
 
 /**
+ * Indices of `size` examples out of `n`, drawn with replacement from the seed's Batch stream: how
+ * every task picks a minibatch, whatever its examples are.
+ */
+export function sampleIndices(n: number, seed: Seed, size: number): Uint32Array {
+  if (!(Number.isInteger(n) && n >= 1)) throw new DatasetError("DATASET_BAD_ARGUMENT", `cannot sample from ${n} examples`);
+  const idx = new Uint32Array(size);
+  fillUniformInt(streamOf(seed, Purpose.Batch, 0), n, idx);
+  return idx;
+}
+
+/**
  * A minibatch of `size` rows drawn with replacement from the seed's Batch stream. Depends only on
  * (split, seed, size), so every replica that recomputes a seed gets the same batch.
  * @throws DatasetError when the split is empty or `features`/`size` do not fit it.
@@ -76,8 +87,7 @@ export function sampleBatch(split: Split, features: number, seed: Seed, size: nu
   checkSize(size, "size");
   if (split.n < 1)
     throw new DatasetError("DATASET_BAD_ARGUMENT", "cannot sample from an empty split");
-  const idx = new Uint32Array(size);
-  fillUniformInt(streamOf(seed, Purpose.Batch, 0), split.n, idx);
+  const idx = sampleIndices(split.n, seed, size);
   const x = new Float32Array(size * features);
   const y = new Uint8Array(size);
   for (let i = 0; i < size; i++) {

@@ -4,7 +4,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import type { ModelSpec } from "../../protocol/run-spec.js";
-import { layoutOf, type ParamLayout } from "../params.js";
+import { type LayoutEntry, layoutOf, type ParamLayout } from "../params.js";
 import { fillUniform24 } from "../rng/noise.js";
 import { Purpose, seedFrom, streamOf } from "../rng/seeds.js";
 
@@ -44,16 +44,14 @@ function forwardOf(layers: readonly ModelLayer[]): Model["forward"] {
   };
 }
 
-type Entry = { name: string; shape: number[]; fanIn: number; init: "he" | "zeros" };
-
-function dense(name: string, inputs: number, outputs: number): Entry[] {
+function dense(name: string, inputs: number, outputs: number): LayoutEntry[] {
   return [
     { name: `${name}/kernel`, shape: [inputs, outputs], fanIn: inputs, init: "he" },
     { name: `${name}/bias`, shape: [outputs], fanIn: inputs, init: "zeros" },
   ];
 }
 
-function conv(name: string, k: number, cin: number, cout: number): Entry[] {
+function conv(name: string, k: number, cin: number, cout: number): LayoutEntry[] {
   return [
     { name: `${name}/kernel`, shape: [k, k, cin, cout], fanIn: k * k * cin, init: "he" },
     { name: `${name}/bias`, shape: [cout], fanIn: k * k * cin, init: "zeros" },
@@ -140,7 +138,7 @@ export function buildModel(spec: ModelSpec): Model {
 
 /**
  * Initial weights from a seed: He-uniform kernels (+/- sqrt(6 / fanIn)) from exact uniform24
- * draws, zero biases. Every operation is float32-exact or correctly rounded (sqrt), so every
+ * draws, zero biases, norm gains of one. Every operation is float32-exact or correctly rounded (sqrt), so every
  * machine starts from the same bytes.
  */
 export function initWeights(layout: ParamLayout, seed: number): Float32Array {
@@ -148,6 +146,10 @@ export function initWeights(layout: ParamLayout, seed: number): Float32Array {
   const s = seedFrom("seedswarm/init/1", [seed]);
   layout.tensors.forEach((t, i) => {
     if (t.init === "zeros") return;
+    if (t.init === "ones") {
+      weights.fill(1, t.offset, t.offset + t.size);
+      return;
+    }
     const u = weights.subarray(t.offset, t.offset + t.size);
     fillUniform24(streamOf(s, Purpose.Init, i), u);
     const limit = Math.fround(Math.sqrt(6 / t.fanIn));

@@ -1,0 +1,119 @@
+/**
+ * `seedswarm eval --model-dir`: scores text or token ids with a Hugging Face checkpoint, so a
+ * forward pass can be compared with any other implementation (transformers, llama.cpp, ...).
+ * Needs an active tf backend.
+ */
+import { readFile } from "node:fs/promises";
+import * as tf from "@tensorflow/tfjs";
+import { SeedswarmError } from "../../protocol/errors.js";
+import { scoreSequences, windowsOf } from "../../training/next-token-loss.js";
+import { toTensors } from "../../training/params.js";
+import { clearProgress, reportProgress } from "../observe/progress.js";
+import { type HfCheckpoint, readHfCheckpoint, readTokenizer } from "../store/hf-checkpoint.js";
+
+export class LmEvalError extends SeedswarmError<"LM_EVAL_INPUT"> {}
+
+export interface LmEvalOptions {
+  /** Sequences per forward pass. */
+  readonly batchSize: number;
+  /** Tokens per window of a text (default: the model's positions, at most 1024). */
+  readonly context?: number;
+}
+
+interface Scored {
+  readonly modelDir: string;
+  readonly architecture: string;
+  /** Content hash of the canonical weights. */
+  readonly checksum: string;
+}
+
+export interface TextScore extends Scored {
+  readonly tokenizer: string;
+  /** Tokens predicted (every token of every window but the first). */
+  readonly tokens: number;
+  readonly windows: number;
+  /** Mean next-token loss (natural log) over the predicted tokens. */
+  readonly loss: number;
+  readonly perplexity: number;
+}
+
+export interface TokenIdsScore extends Scored {
+  /** Per sequence, the next-token loss (natural log) at every position but the last. */
+  readonly losses: number[][];
+}
+
+/** Loads a checkpoint, showing per-tensor progress on a terminal (a large model takes a while). */
+async function load(modelDir: string): Promise<HfCheckpoint> {
+  try {
+    return await readHfCheckpoint(modelDir, { onProgress: (done, total) => reportProgress("loading tensors", done, total) });
+  } finally {
+    clearProgress();
+  }
+}
+
+/** Scores sequences with the checkpoint's weights on the backend, showing per-batch progress. */
+function score(ck: HfCheckpoint, sequences: readonly (readonly number[])[], batchSize: number): Float32Array[] {
+  const weights = toTensors(ck.model.layout, ck.weights);
+  try {
+    return scoreSequences(ck.model, weights, sequences, batchSize, (done, total) => reportProgress("scoring sequences", done, total));
+  } finally {
+    clearProgress();
+    tf.dispose(weights);
+  }
+}
+
+const described = (ck: HfCheckpoint): Scored => ({ modelDir: ck.dir, architecture: ck.config.architecture, checksum: ck.checksum });
+
+/** Mean next-token loss and perplexity of a text file, in consecutive windows of `context` tokens. */
+export async function scoreTextFile(modelDir: string, textFile: string, options: LmEvalOptions): Promise<TextScore> {
+  const ck = await load(modelDir);
+  const tokenizer = await readTokenizer(modelDir, ck.config);
+  const ids = tokenizer.encode(await readFile(textFile, "utf8"));
+  const context = options.context ?? Math.min(ck.config.maxPositions, 1024);
+  if (context > ck.config.maxPositions && ck.config.architecture !== "llama") {
+    throw new LmEvalError("LM_EVAL_INPUT", `context ${context} is longer than the model's ${ck.config.maxPositions} positions`, { context });
+  }
+  const windows = windowsOf(ids, context);
+  if (windows.length === 0) {
+    throw new LmEvalError("LM_EVAL_INPUT", `${textFile} has ${ids.length} token(s): nothing to predict`, { file: textFile });
+  }
+  const losses = score(ck, windows, options.batchSize);
+  let sum = 0;
+  let tokens = 0;
+  for (const l of losses) {
+    for (const v of l) sum += v;
+    tokens += l.length;
+  }
+  const loss = sum / tokens;
+  return { ...described(ck), tokenizer: tokenizer.name, tokens, windows: windows.length, loss, perplexity: Math.exp(loss) };
+}
+
+/** Parses a JSON file of token-id arrays, each checked against the vocabulary and positions. */
+async function readTokenIds(file: string, vocabSize: number, maxLength: number): Promise<number[][]> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, "utf8"));
+  } catch (err) {
+    throw new LmEvalError("LM_EVAL_INPUT", `${file}: not JSON (${(err as Error).message})`, { file });
+  }
+  if (!Array.isArray(raw) || raw.length === 0) throw new LmEvalError("LM_EVAL_INPUT", `${file}: expected a non-empty JSON array of token-id arrays`, { file });
+  raw.forEach((seq, i) => {
+    if (!Array.isArray(seq) || seq.length === 0 || seq.length > maxLength) {
+      throw new LmEvalError("LM_EVAL_INPUT", `${file}: sequence ${i} must be an array of 1 to ${maxLength} token ids`, { file, sequence: i });
+    }
+    const bad = seq.find((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize);
+    if (bad !== undefined) {
+      throw new LmEvalError("LM_EVAL_INPUT", `${file}: sequence ${i} holds ${JSON.stringify(bad)}, not an id below ${vocabSize}`, { file, sequence: i });
+    }
+  });
+  return raw as number[][];
+}
+
+/** Per-position next-token losses of each sequence of a JSON file of token-id arrays. */
+export async function scoreTokenIdsFile(modelDir: string, idsFile: string, options: LmEvalOptions): Promise<TokenIdsScore> {
+  const ck = await load(modelDir);
+  const maxLength = ck.config.architecture === "llama" ? Number.MAX_SAFE_INTEGER : ck.config.maxPositions;
+  const sequences = await readTokenIds(idsFile, ck.config.vocabSize, maxLength);
+  const losses = score(ck, sequences, options.batchSize);
+  return { ...described(ck), losses: losses.map((l) => Array.from(l)) };
+}

@@ -1,0 +1,126 @@
+/**
+ * Prompt-based classification as in MeZO (Malladi et al. 2023): each example becomes a prompt from
+ * a template (`{text} It was`), each class a label word (` great` / ` terrible`); the model's
+ * logits for the label words at the prompt's last position are the class scores. Loss is their
+ * cross-entropy against the label, accuracy their argmax. Pure: tokens in, numbers out.
+ */
+import * as tf from "@tensorflow/tfjs";
+import { SeedswarmError } from "../../protocol/errors.js";
+import type { TextTokenizer } from "../data/tokenizer.js";
+import { crossEntropy } from "../models/model.js";
+import { type LanguageModel, tokenBatch } from "../models/transformer.js";
+import { sampleIndices } from "../data/dataset.js";
+import type { Task } from "./task.js";
+
+export class PromptTaskError extends SeedswarmError<"PROMPT_TASK_INVALID"> {}
+
+/** Where the example's text goes in a template. */
+export const TEXT_SLOT = "{text}";
+
+export interface PromptTask {
+  /** E.g. "{text} It was". */
+  readonly template: string;
+  /** One word per class, each a single token (MeZO's verbalizer), e.g. [" terrible", " great"]. */
+  readonly labelWords: readonly string[];
+}
+
+/** A tokenized task: label-word ids, and a function from an example's text to its prompt ids. */
+export interface TokenizedPromptTask {
+  readonly labelIds: readonly number[];
+  prompt(text: string): number[];
+}
+
+/**
+ * Tokenizes a task's label words (each must be exactly one token, and all different) and binds
+ * the template. @throws PromptTaskError naming the word or the template.
+ */
+export function tokenizePromptTask(task: PromptTask, tokenizer: TextTokenizer): TokenizedPromptTask {
+  if (!task.template.includes(TEXT_SLOT)) {
+    throw new PromptTaskError("PROMPT_TASK_INVALID", `template ${JSON.stringify(task.template)} has no ${TEXT_SLOT}`, { template: task.template });
+  }
+  if (task.labelWords.length < 2) {
+    throw new PromptTaskError("PROMPT_TASK_INVALID", `a task needs at least 2 label words, got ${task.labelWords.length}`, {});
+  }
+  const labelIds = task.labelWords.map((word) => {
+    const ids = tokenizer.encode(word);
+    if (ids.length !== 1) {
+      throw new PromptTaskError(
+        "PROMPT_TASK_INVALID",
+        `label word ${JSON.stringify(word)} is ${ids.length} tokens (${JSON.stringify(ids)}) for ${tokenizer.name}; each must be exactly one`,
+        { word, ids },
+      );
+    }
+    return ids[0];
+  });
+  if (new Set(labelIds).size !== labelIds.length) {
+    throw new PromptTaskError("PROMPT_TASK_INVALID", `label words ${JSON.stringify(task.labelWords)} share a token`, { labelIds });
+  }
+  const [before, after] = [task.template.slice(0, task.template.indexOf(TEXT_SLOT)), task.template.slice(task.template.indexOf(TEXT_SLOT) + TEXT_SLOT.length)];
+  return { labelIds, prompt: (text) => tokenizer.encode(`${before}${text}${after}`) };
+}
+
+export interface ClassificationScore {
+  /** Mean cross-entropy over the label words' logits. */
+  readonly loss: number;
+  /** Fraction whose highest label-word logit is the label's. */
+  readonly accuracy: number;
+  readonly examples: number;
+}
+
+/**
+ * Label-word logits [examples, classes] at each prompt's last token (right-padded batch, so the
+ * answer position is each prompt's own length - 1). Runs inside the caller's tidy or returns a
+ * tensor the caller disposes.
+ */
+export function labelWordLogits(
+  model: LanguageModel,
+  weights: readonly tf.Tensor[],
+  prompts: readonly (readonly number[])[],
+  labelIds: readonly number[],
+): tf.Tensor2D {
+  const batch = tokenBatch(prompts);
+  const rows = prompts.map((p, b) => b * batch.length + p.length - 1);
+  return tf.tidy(() => {
+    const h = tf.gather(model.hidden(weights, batch), tf.tensor1d(rows, "int32")) as tf.Tensor2D;
+    return tf.gather(model.head(weights, h), tf.tensor1d([...labelIds], "int32"), 1) as tf.Tensor2D;
+  });
+}
+
+/** Loss and accuracy of prompts with integer labels (indices into the label words). */
+export function scorePrompts(
+  model: LanguageModel,
+  weights: readonly tf.Tensor[],
+  prompts: readonly (readonly number[])[],
+  labels: readonly number[],
+  labelIds: readonly number[],
+): ClassificationScore {
+  if (prompts.length !== labels.length || prompts.length === 0) {
+    throw new RangeError(`${prompts.length} prompts and ${labels.length} labels`);
+  }
+  const [loss, hits] = tf.tidy(() => {
+    const logits = labelWordLogits(model, weights, prompts, labelIds);
+    const y = tf.tensor1d([...labels], "int32");
+    const ce = crossEntropy(logits, y);
+    const correct = tf.sum(tf.cast(tf.equal(tf.argMax(logits, 1), y), "float32"));
+    return [ce.dataSync()[0], correct.dataSync()[0]];
+  });
+  return { loss, accuracy: hits / prompts.length, examples: prompts.length };
+}
+
+/** The classification task over tokenized prompts and their labels (indices into the label words). */
+export function promptClassificationTask(
+  model: LanguageModel,
+  prompts: readonly (readonly number[])[],
+  labels: readonly number[],
+  labelIds: readonly number[],
+): Task {
+  if (prompts.length !== labels.length) throw new RangeError(`${prompts.length} prompts and ${labels.length} labels`);
+  return {
+    batch(seed, size) {
+      const idx = Array.from(sampleIndices(prompts.length, seed, size));
+      const p = idx.map((i) => prompts[i]);
+      const y = idx.map((i) => labels[i]);
+      return { loss: (weights) => scorePrompts(model, weights, p, y, labelIds).loss, dispose: () => {} };
+    },
+  };
+}
