@@ -59,8 +59,9 @@ describe("hostile gossip", () => {
       for (let i = 0; i < 50 && attacker.services.pubsub.getSubscribers(topic).length < 2; i++)
         await sleep(100);
 
-      // Beyond the acceptance window (head + 1024): ignored. Iteration 600 is inside it but past the
-      // end of this run (150): accepted and stored, never applied.
+      // Beyond the acceptance window (head + 1024): ignored. Iterations 600 and 601 are inside it but
+      // past the end of this run (150): checked, stored when valid, never applied. (An iteration
+      // the nodes may already have passed would be ignored as old before its payload is checked.)
       const future = 100_000 - 10;
       const payload = new Uint8Array(8).fill(90);
       const ok = encodeContribution({ runId, iteration: 600, joinedAt: 1, payload });
@@ -75,20 +76,20 @@ describe("hostile gossip", () => {
         ["oversized", new Uint8Array(200_000).fill(7)],
         [
           "wrong run",
-          encodeContribution({ runId: "ab".repeat(32), iteration: 20, joinedAt: 1, payload }),
+          encodeContribution({ runId: "ab".repeat(32), iteration: 601, joinedAt: 1, payload }),
         ],
         [
           "bad payload",
           encodeContribution({
             runId,
-            iteration: 20,
+            iteration: 601,
             joinedAt: 1,
             payload: new Uint8Array(8).fill(0x80),
           }),
         ],
         [
           "short payload",
-          encodeContribution({ runId, iteration: 20, joinedAt: 1, payload: new Uint8Array(3) }),
+          encodeContribution({ runId, iteration: 601, joinedAt: 1, payload: new Uint8Array(3) }),
         ],
         ["first", ok],
         ["duplicate", ok],
