@@ -10,7 +10,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SeedswarmError } from "../protocol/errors.js";
 import { parseRunSpec, type RunSpec, runIdOf } from "../protocol/run-spec.js";
-import { canonicalBytes, checksum, weightsFromBytes } from "../training/params.js";
+import { canonicalBytes, checksum, type Weights } from "../training/params.js";
+import { StateBytesError, stateFromBytes } from "../training/state-bytes.js";
 import { writeFileAtomic } from "./atomic-file.js";
 
 const MAGIC = "SSCK";
@@ -35,7 +36,7 @@ export interface Checkpoint {
   /** Iterations applied: the next iteration to run. */
   readonly iteration: number;
   readonly checksum: string;
-  readonly weights: Float32Array;
+  readonly weights: Weights;
 }
 
 /** Where a run's checkpoint lives under a data directory. */
@@ -48,7 +49,7 @@ export async function saveCheckpoint(
   path: string,
   spec: RunSpec,
   iteration: number,
-  weights: Float32Array,
+  weights: Weights,
   chain?: ChainPosition,
 ): Promise<Checkpoint> {
   const cp: Checkpoint = {
@@ -108,7 +109,13 @@ export async function loadCheckpoint(path: string): Promise<Checkpoint> {
   const body = buf.subarray(12 + len);
   if (body.length !== header.params * 4)
     corrupt(path, `weights are ${body.length} bytes, expected ${header.params * 4}`);
-  const weights = weightsFromBytes(body);
+  let weights: Weights;
+  try {
+    weights = stateFromBytes(spec.model, body);
+  } catch (err) {
+    if (err instanceof StateBytesError) corrupt(path, err.message);
+    throw err;
+  }
   const sum = checksum(weights);
   if (sum !== header.checksum)
     corrupt(

@@ -27,6 +27,7 @@ import { useBackend } from "../training/engine.js";
 import type { Replica } from "../training/replica.js";
 import type { Author } from "../training/rng/seeds.js";
 import { initialReplica, openRun, type RunContext } from "../training/run-context.js";
+import { stateFromBytes } from "../training/state-bytes.js";
 import { checkpointPath, loadCheckpoint, saveCheckpoint } from "./checkpoint.js";
 import { loadOrCreateIdentity } from "./identity.js";
 import { createSwarmNode, runIdCid, type SwarmNode } from "./libp2p.js";
@@ -379,8 +380,8 @@ export class SwarmDaemon {
       runId: this.run.runId,
       head: Math.max(0, this.head - 1),
       window: 1024,
-      payloadSize: this.run.algorithm.payloadSize,
-      payloadProblem: (payload) => this.run.algorithm.payloadProblem(payload),
+      maxPayloadBytes: this.run.algorithm.maxPayloadBytes,
+      payloadProblem: (payload, iteration) => this.run.algorithm.payloadProblem(payload, iteration),
       seen: (kind, author, iteration, data) => {
         const key = `${kind}/${author}/${iteration}`;
         const prev = this.seen.get(key);
@@ -595,6 +596,7 @@ export class SwarmDaemon {
     // A joiner (minIteration set) looks in the DHT, for at most PLAN_TIMEOUT_MS; a repairing node
     // already knows peers that agree with each other and asks them directly.
     const lookup = minIteration === null ? null : (this.joinPlan ?? this.snapshotPlan(minIteration));
+    const decode = (bytes: Uint8Array) => stateFromBytes(this.run.spec.model, bytes);
     this.joinPlan = null;
     const found =
       lookup === null
@@ -609,13 +611,14 @@ export class SwarmDaemon {
           this.log,
           defaultSyncOptions,
           found.plan,
+          decode,
         );
         return { ...snap, via: "dht experts" };
       } catch (err) {
         this.log.info({ err: (err as Error).message }, "planned snapshot failed; asking peers");
       }
     }
-    const snap = await fetchSnapshot(this.libp2p, this.connectedPeers(), this.run.runId, this.log);
+    const snap = await fetchSnapshot(this.libp2p, this.connectedPeers(), this.run.runId, this.log, defaultSyncOptions, undefined, decode);
     return { ...snap, via: "connected peers" };
   }
 

@@ -26,6 +26,7 @@ import type { Replica } from "../training/replica.js";
 import type { Author } from "../training/rng/seeds.js";
 import type { RunContext } from "../training/run-context.js";
 import type { Logger } from "./logger.js";
+import type { Weights } from "../training/params.js";
 
 /** A commit as the rounds see it (author ids are peer id strings). */
 export interface CommitData {
@@ -125,7 +126,7 @@ export class Rounds {
   private proposing = false;
   private active = false;
   /** State before the last applied commit (see maybeSwitch). */
-  private prev: { weights: Float32Array; hash: Uint8Array; authors: string[] } | null = null;
+  private prev: { weights: Weights; hash: Uint8Array; authors: string[] } | null = null;
   /** Commits applied, in order (the commit log served to joiners). */
   readonly log: { commit: CommitData; hash: Uint8Array; encoded: Uint8Array }[] = [];
   /** Checksums after each applied iteration, recent ones only. */
@@ -165,7 +166,7 @@ export class Rounds {
    * and then the first replayed commit sets the chain (see resumeChain).
    */
   jumpTo(
-    weights: Float32Array,
+    weights: Weights,
     iteration: number,
     checksum: string,
     anchor: { commit: CommitData; encoded: Uint8Array } | null,

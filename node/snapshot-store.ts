@@ -4,11 +4,12 @@
  * older than the latest), and the two last announced in the DHT (a joiner that read the expert
  * records finds them still here).
  */
+import type { Weights } from "../training/params.js";
 
 export interface Snap {
   readonly iteration: number;
   readonly checksum: string;
-  readonly weights: Float32Array;
+  readonly weights: Weights;
 }
 
 /** Snapshots kept before the latest: a fork up to this many check periods deep can be undone. */
@@ -24,7 +25,7 @@ export class SnapshotStore {
   }
 
   /** Keeps a copy of `weights` as the snapshot after `iteration` (no-op if already held). */
-  take(iteration: number, checksum: string, weights: Float32Array): void {
+  take(iteration: number, checksum: string, weights: Weights): void {
     if (this.latestSnap?.iteration === iteration) return;
     if (this.latestSnap && this.latestSnap.iteration < iteration)
       this.earlier = [this.latestSnap, ...this.earlier].slice(0, EARLIER_KEPT);

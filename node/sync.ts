@@ -43,7 +43,7 @@ import {
 } from "../protocol/limits.js";
 import { parseRunSpecJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { PROTOCOLS } from "../protocol/topics.js";
-import { canonicalBytes, weightsFromBytes } from "../training/params.js";
+import { canonicalBytes, type Weights, weightsFromBytes } from "../training/params.js";
 import type { SwarmNode } from "./libp2p.js";
 import type { Logger } from "./logger.js";
 import { reportProgress } from "./progress.js";
@@ -61,7 +61,7 @@ export interface SyncSource {
    * The snapshot after exactly `iteration` iterations if this node still holds it, or with no
    * iteration the latest one (taken at the last multiple of snapshotEvery this node passed).
    */
-  snapshot(iteration?: number): { iteration: number; checksum: string; weights: Float32Array } | null;
+  snapshot(iteration?: number): { iteration: number; checksum: string; weights: Weights } | null;
   /** Encoded commits from `from` on, at most `max`. */
   commitsFrom(from: number, max: number): Uint8Array[];
   /** The checksum after `iteration` applied iterations, if known; the head when iteration is -1. */
@@ -281,7 +281,7 @@ async function fetchChunk(
 export interface Snapshot {
   readonly iteration: number;
   readonly checksum: string;
-  readonly weights: Float32Array;
+  readonly weights: Weights;
   /** Peers that reported this snapshot. */
   readonly agreeing: number;
   readonly sources: number;
@@ -307,6 +307,8 @@ export async function fetchSnapshot(
   log: Logger,
   opts: SyncOptions = defaultSyncOptions,
   plan?: SnapshotPlan,
+  /** The state from the verified bytes (a packed model's decoder); default float32 weights. */
+  decode: (bytes: Uint8Array) => Weights = weightsFromBytes,
 ): Promise<Snapshot> {
   if (peers.length === 0)
     throw new SyncError("SYNC_NO_PEERS", "no peers to download a snapshot from");
@@ -386,7 +388,7 @@ export async function fetchSnapshot(
   return {
     iteration,
     checksum,
-    weights: weightsFromBytes(bytes),
+    weights: decode(bytes),
     agreeing: best.peers.length,
     sources: answered,
   };

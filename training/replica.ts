@@ -5,7 +5,7 @@
 import type { Algorithm, Contribution } from "./algorithms/algorithm.js";
 import { inTimestampOrder } from "./algorithms/algorithm.js";
 import type { Model } from "./models/model.js";
-import { BackendWeights, checksum } from "./params.js";
+import { BackendWeights, checksum, type Weights } from "./params.js";
 
 export class Replica {
   readonly backend: BackendWeights;
@@ -17,7 +17,7 @@ export class Replica {
   constructor(
     readonly runId: string,
     readonly model: Model,
-    public weights: Float32Array,
+    public weights: Weights,
     public iteration: number,
   ) {
     this.backend = new BackendWeights(model.layout);
@@ -32,7 +32,7 @@ export class Replica {
   }
 
   /** Replaces the state wholesale (checkpoint load, state sync). */
-  reset(weights: Float32Array, iteration: number): void {
+  reset(weights: Weights, iteration: number): void {
     this.weights = weights;
     this.iteration = iteration;
     this.backend.refresh(weights);

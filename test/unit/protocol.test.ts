@@ -47,6 +47,7 @@ import {
   MAX_SNAPSHOT_CHUNK_BYTES,
   type MessageName,
 } from "../../protocol/limits.js";
+import { gradientPayloadProblem } from "../../protocol/gradient-byte.js";
 import * as pb from "../../protocol/messages.js";
 import {
   DHT_PROTOCOL,
@@ -567,7 +568,8 @@ describe("gossip validation", () => {
       runId: RUN,
       head: HEAD,
       window: 2,
-      payloadSize: SIZE,
+      maxPayloadBytes: SIZE,
+      payloadProblem: (p) => gradientPayloadProblem(p, SIZE),
       seen: (kind, author, iteration, data) => {
         const key = `${kind}/${author}/${iteration}`;
         const hex = Buffer.from(data).toString("hex");

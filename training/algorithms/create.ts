@@ -3,6 +3,7 @@ import type { RunSpec } from "../../protocol/run-spec.js";
 import type { Split } from "../data/dataset.js";
 import type { Model } from "../models/model.js";
 import type { Algorithm } from "./algorithm.js";
+import { Binary } from "./binary.js";
 import { Marketplace } from "./marketplace.js";
 import { Spsa } from "./spsa.js";
 
@@ -17,5 +18,7 @@ export function createAlgorithm(
       return new Spsa(runId, spec, model, train);
     case "marketplace":
       return new Marketplace(runId, spec, model, train);
+    case "binary":
+      return new Binary(runId, spec, model, train);
   }
 }

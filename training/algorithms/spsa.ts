@@ -13,12 +13,12 @@
  *   before they meet the weight, and it is 1.5x faster than one pass per byte).
  */
 import * as tf from "@tensorflow/tfjs";
-import { dequantizeGradient, quantizeGradient } from "../../protocol/gradient-byte.js";
+import { dequantizeGradient, gradientPayloadProblem, quantizeGradient } from "../../protocol/gradient-byte.js";
 import { algorithmOf, type RunSpec, type SpsaSpec } from "../../protocol/run-spec.js";
 import { type Split, sampleBatch } from "../data/dataset.js";
 import { batchTensors, lossOn } from "../evaluate.js";
 import type { Model } from "../models/model.js";
-import { toTensors } from "../params.js";
+import { floatWeights, toTensors, type Weights } from "../params.js";
 import type { Replica } from "../replica.js";
 import { rademacherBits } from "../rng/noise.js";
 import { type Author, contributionSeed, Purpose, type Seed, streamOf } from "../rng/seeds.js";
@@ -38,7 +38,7 @@ const GROUP = 4;
 
 export class Spsa implements Algorithm {
   readonly kind = "spsa";
-  readonly payloadSize: number;
+  readonly maxPayloadBytes: number;
   private readonly cfg: SpsaSpec;
   private readonly bits: Uint32Array;
   private readonly plus: Float32Array;
@@ -65,7 +65,7 @@ export class Spsa implements Algorithm {
     private readonly train: Split,
   ) {
     this.cfg = algorithmOf(spec, "spsa");
-    this.payloadSize = this.cfg.perturbations;
+    this.maxPayloadBytes = this.cfg.perturbations;
     const largest = Math.max(...model.layout.tensors.map((t) => t.size));
     this.bits = new Uint32Array(Math.ceil(largest / 32));
     this.plus = new Float32Array(model.layout.size);
@@ -110,7 +110,7 @@ export class Spsa implements Algorithm {
     for (let j = 0; j < payload.length; j++) {
       const seed = contributionSeed(this.runId, replica.iteration, author, j);
       const batch = sampleBatch(this.train, features, seed, this.cfg.batchSize);
-      this.perturb(replica.weights, seed);
+      this.perturb(floatWeights(replica.weights), seed);
       const { x, y } = batchTensors(batch, shape);
       const wp = toTensors(this.model.layout, this.plus);
       const lossPlus = lossOn(this.model, wp, x, y);
@@ -126,14 +126,11 @@ export class Spsa implements Algorithm {
   }
 
   payloadProblem(payload: Uint8Array): string | null {
-    if (payload.length !== this.payloadSize) {
-      return `payload has ${payload.length} bytes, the run needs ${this.payloadSize}`;
-    }
-    for (const b of payload) if (b === 0x80) return "payload holds the invalid byte -128";
-    return null;
+    return gradientPayloadProblem(payload, this.maxPayloadBytes);
   }
 
-  apply(weights: Float32Array, iteration: number, contributions: readonly Contribution[]): void {
+  apply(state: Weights, iteration: number, contributions: readonly Contribution[]): void {
+    const weights = floatWeights(state);
     const f = Math.fround;
     const lr = lrAt(this.cfg.schedule, iteration, this.spec.iterations);
     let m = 0;
