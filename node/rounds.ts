@@ -488,5 +488,8 @@ export class Rounds {
       rank: commit.rank,
       ms,
     });
+    const stageAt = this.run.algorithm.stageAt?.bind(this.run.algorithm);
+    if (stageAt && commit.iteration > 0 && stageAt(commit.iteration) !== stageAt(commit.iteration - 1))
+      this.logger.info({ iteration: commit.iteration, stage: stageAt(commit.iteration) }, "stage switched");
   }
 }

@@ -22,6 +22,11 @@ export interface Algorithm {
   readonly maxPayloadBytes: number;
   /** Mean training loss measured by the last `contribute` call (NaN before any). */
   readonly lastLoss: number;
+  /**
+   * The stage iteration t trains, for algorithms whose schedule has stages (greedy layerwise
+   * Binary Learning); every replica switches at the same iteration. Absent: one stage.
+   */
+  stageAt?(iteration: number): number;
   /** The local work of `author` for the replica's current iteration. */
   contribute(replica: Replica, author: Author): Uint8Array;
   /**
