@@ -239,7 +239,7 @@ export class SwarmDaemon {
         if (topic.kind === "contribution" && res.code === "OLD_ITERATION" && res.error instanceof SeedswarmError)
           this.rounds.noteLate(author, Number(res.error.context.iteration));
         log.debug(
-          { kind: topic.kind, from: author, code: res.code, verdict: res.verdict },
+          { kind: topic.kind, from: author, code: res.code, verdict: res.verdict, reason: res.error.message },
           "gossip not accepted",
         );
         return;

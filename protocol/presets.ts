@@ -180,7 +180,7 @@ export const PRESETS = {
       classes: 10,
       weights: "binary",
       inputThreshold: 0.5,
-      logitScale: 1 / 16,
+      logitScale: 1 / 32,
     },
     dataset: { kind: "mnist" },
     algorithm: { kind: "binary", batchSize: 512, flipsPerIteration: 16, maxEntries: 1000, stages: [2000, 2000] },
