@@ -3,6 +3,7 @@
  * and docs/benchmarks.json.
  */
 
+import { binarySection } from "./binary.js";
 import {
   marketplaceEfficiencySection,
   marketplaceMnistSection,
@@ -22,6 +23,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   "market-efficiency": marketplaceEfficiencySection,
   "market-mnist": marketplaceMnistSection,
   "market-nodes": marketplaceNodesSection,
+  binary: binarySection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");
