@@ -97,6 +97,21 @@ describe("binary swarm of real node processes", () => {
     assert.ok(end.accuracy > 0.9, `test accuracy ${end.accuracy}`);
   });
 
+  it("a bad binary run spec: the CLI names the field and exits 2", async () => {
+    const dir = await tempDir();
+    const cases: [string, object][] = [
+      ["model.weights", { model: { ...PRESETS["tiny-binary"].model, weights: "quaternary" } }],
+      ["algorithm.stages", { algorithm: { ...PRESETS["tiny-binary"].algorithm, stages: [100, 50] } }],
+    ];
+    for (const [field, over] of cases) {
+      const file = join(dir, `${field}.json`);
+      writeFileSync(file, JSON.stringify({ ...PRESETS["tiny-binary"], ...over }));
+      const r = await runCli(["train", "--spec", file, "--data-dir", dir]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`✖ run spec: ${field.replace(".", "\\.")} .*\\[RUNSPEC_INVALID\\]`));
+    }
+  });
+
   it("a hostile peer's bad sparse payloads are each rejected; all-zero votes are accepted and change nothing", async () => {
     // A long run (stage 1 ends at 100, stage 2 runs on) stopped at 150: payloads for both stages.
     const long = parseRunSpec({
