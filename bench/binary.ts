@@ -47,13 +47,19 @@ interface Trained {
   readonly accuracy: number[];
   readonly bytesPerAuthor: number;
   readonly seconds: number;
+  /** The replica at the end, to train on. */
+  readonly replica: Replica;
 }
 
-/** Trains `spec` with `authors` local authors, measuring test accuracy at the given iterations. */
-async function train(spec: RunSpec, authors: number, at: readonly number[], ds: Dataset): Promise<Trained> {
+/**
+ * Trains `spec` with `authors` local authors (from iteration 0, or on from `from`), measuring test
+ * accuracy at the given iterations.
+ */
+async function train(spec: RunSpec, authors: number, at: readonly number[], ds: Dataset, from?: Replica): Promise<Trained> {
   const run = await openRun(spec, ds);
   const alg = run.algorithm as Binary;
-  const r = initialReplica(run);
+  const r = from ?? initialReplica(run);
+  const start = r.iteration;
   const who = localAuthors(authors);
   const accs: number[] = [];
   let bytes = 0;
@@ -65,7 +71,12 @@ async function train(spec: RunSpec, authors: number, at: readonly number[], ds: 
     r.applyIteration(alg, cs);
     if (at.includes(r.iteration)) accs.push(accuracy(alg, r, ds));
   }
-  return { accuracy: accs, bytesPerAuthor: bytes / (authors * end), seconds: (performance.now() - t0) / 1000 };
+  return { accuracy: accs, bytesPerAuthor: bytes / (authors * (end - start)), seconds: (performance.now() - t0) / 1000, replica: r };
+}
+
+/** A figure as soon as it is measured (stderr, like bench/run.ts's own progress). */
+function progress(what: string, value: unknown): void {
+  console.error(`bench: binary: ${what}: ${JSON.stringify(value)}`);
 }
 
 /** ns per multiply-add of 784 -> 256 at batch 256: wasm SIMD popcount vs tfjs-wasm float matMul. */
@@ -91,14 +102,25 @@ async function forwardSpeed(): Promise<{ binaryNs: number; floatNs: number }> {
 export async function binarySection(): Promise<Section> {
   const ds = await loadMnist();
   const speed = await forwardSpeed();
+  progress("forward", speed);
+  // Cheapest and most important first (progress lines let a cut-short run still report).
   // One layer of 256 for 2,000 iterations, then the second stage for 2,000 more (the preset).
-  const layerwise = await train(mnistBinary({}, {}), 1, [2000, 4000], ds);
-  const [stage1, stage2] = layerwise.accuracy;
+  const stage1Run = await train(mnistBinary({}, {}), 1, [2000], ds);
+  const stage1 = stage1Run.accuracy[0];
+  progress("stage 1 at 2000", { ...stage1Run, replica: undefined });
   const oneLayer = (algorithm: Partial<BinarySpec>) => mnistBinary({ hidden: [256] }, algorithm);
-  const four = await train(oneLayer({ batchSize: 128, stages: [2000] }), 4, [2000], ds);
-  const one = await train(oneLayer({ batchSize: 128, stages: [2000] }), 1, [2000], ds);
   const overshoot: Record<number, number> = {};
-  for (const flips of [4, 16, 64]) overshoot[flips] = (await train(oneLayer({ flipsPerIteration: flips, stages: [600] }), 1, [600], ds)).accuracy[0];
+  for (const flips of [4, 16, 64]) {
+    overshoot[flips] = (await train(oneLayer({ flipsPerIteration: flips, stages: [600] }), 1, [600], ds)).accuracy[0];
+    progress(`overshoot ${flips}`, overshoot[flips]);
+  }
+  const four = await train(oneLayer({ batchSize: 128, stages: [2000] }), 4, [2000], ds);
+  progress("4 authors", { ...four, replica: undefined });
+  const one = await train(oneLayer({ batchSize: 128, stages: [2000] }), 1, [2000], ds);
+  progress("1 author", { ...one, replica: undefined });
+  const layerwise = await train(mnistBinary({}, {}), 1, [4000], ds, stage1Run.replica);
+  const stage2 = layerwise.accuracy[0];
+  progress("stage 2 at 4000", { ...layerwise, replica: undefined });
   const figures = {
     binary_mnist_acc_at_2000: stage1,
     binary_mnist_acc_stage2_at_4000: stage2,
@@ -107,7 +129,7 @@ export async function binarySection(): Promise<Section> {
     binary_acc_4_authors_b128: four.accuracy[0],
     binary_acc_1_author_b128: one.accuracy[0],
     binary_payload_bytes_per_iteration: four.bytesPerAuthor,
-    binary_ms_per_iteration_b512: (1000 * layerwise.seconds) / 4000,
+    binary_ms_per_iteration_b512: (1000 * stage1Run.seconds) / 2000,
     binary_forward_ns_per_mac_wasm_simd: speed.binaryNs,
     binary_forward_ns_per_mac_tfjs_wasm_float: speed.floatNs,
     binary_forward_speedup_vs_float: speed.floatNs / speed.binaryNs,

@@ -23,7 +23,7 @@ import { evaluate } from "../../training/evaluate.js";
 import { toTensors } from "../../training/params.js";
 import { initialReplica, openRun } from "../../training/run-context.js";
 import { runCli } from "./cli-process.js";
-import { cleanup, type Line, startSwarm, tempDir } from "./node-process.js";
+import { cleanup, type Line, Node, startSwarm, tempDir } from "./node-process.js";
 
 after(cleanup);
 
@@ -95,6 +95,37 @@ describe("binary swarm of real node processes", () => {
     const end = test(cps[0].weights);
     assert.ok(end.loss < 0.5 * start.loss, `test loss ${start.loss} -> ${end.loss}`);
     assert.ok(end.accuracy > 0.9, `test accuracy ${end.accuracy}`);
+  });
+
+  it("a 4th node joins in stage 2 and ends identical; a node SIGKILLed mid-stage restarts and ends identical", async () => {
+    const long = parseRunSpec({
+      ...PRESETS["tiny-binary"],
+      iterations: 100_000,
+      algorithm: { ...PRESETS["tiny-binary"].algorithm, stages: [100, 99_900] },
+    });
+    const specFile = join(await tempDir(), "spec.json");
+    writeFileSync(specFile, JSON.stringify(long));
+    // tiny-binary rounds take milliseconds: a long enough run for a joiner to start and catch up.
+    const args = ["--spec", specFile, "--stop-at", "3000"];
+    const [a, b, victim] = await startSwarm(3, args);
+    await a.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= 120, 60_000, "iteration 120");
+    const joiner = new Node(await tempDir(), [...args, "--bootstrap", await a.address()]);
+    const caught = await joiner.waitFor((l) => l.msg === "caught up", 60_000, "joiner caught up");
+    assert.ok((caught.iteration ?? 0) > 100, `joined in stage 2 (at ${caught.iteration})`);
+    const killAt = (caught.iteration ?? 0) + 50;
+    await a.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= killAt, 60_000, `iteration ${killAt}`);
+    victim.child.kill("SIGKILL");
+    await a.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= killAt + 30, 60_000, "the others go on");
+    const again = new Node(victim.dataDir, [...args, "--bootstrap", await a.address()]);
+    const exits = await Promise.all([a.exit, b.exit, joiner.exit, again.exit]);
+    for (const e of exits) assert.equal(e.code, 0);
+    const results = [a, b, joiner, again].map((n) => n.result());
+    assert.deepEqual(new Set(results.map((r) => r.iteration)), new Set([3000]));
+    assert.equal(new Set(results.map((r) => r.checksum)).size, 1, "all four end bit-identical");
+    // The joiner got stage 1's frozen bits from the snapshot: its stage-1 layer equals the others'.
+    const runs = join(joiner.dataDir, "runs");
+    const cp = await loadCheckpoint(join(runs, readdirSync(runs)[0], "checkpoint.ssck"));
+    assert.equal((cp.weights as Uint32Array)[0], 1, "the joiner's state is in stage 2");
   });
 
   it("a bad binary run spec: the CLI names the field and exits 2", async () => {
