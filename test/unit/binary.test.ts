@@ -291,17 +291,20 @@ describe("bitmlp run specs", () => {
   it("names the bad field", () => {
     bad({ model: { weights: "quaternary" } }, "model.weights");
     bad({ algorithm: { flipsPerIteration: 0 } }, "algorithm.flipsPerIteration");
-    // The smaller stage has 32 * 32 + 32 * 4 = 1152 moves.
-    bad({ algorithm: { flipsPerIteration: 1153 } }, "algorithm.flipsPerIteration");
+    // The smaller stage has 16 * 32 + 32 * 4 = 640 moves.
+    bad({ algorithm: { flipsPerIteration: 641 } }, "algorithm.flipsPerIteration");
     bad({ algorithm: { maxEntries: 1400 } }, "algorithm.maxEntries");
     bad({ algorithm: { stages: [100, 99] } }, "algorithm.stages");
     bad({ algorithm: { stages: [200] } }, "algorithm.stages");
     bad({ model: { hidden: [0, 32] } }, "model.hidden");
     bad({ model: { hidden: [65537, 32] } }, "model.hidden");
     bad({ model: { logitScale: 0.3 } }, "model.logitScale");
-    bad({ model: { kind: "mlp", hidden: [8], weights: undefined, inputThreshold: undefined, logitScale: undefined } }, "algorithm.kind");
-    bad({ algorithm: { kind: "spsa", perturbations: 4, eps: 1e-3, schedule: { lr: 0.1, warmup: 0, minFactor: 0.1 }, flipsPerIteration: undefined, maxEntries: undefined, stages: undefined } }, "algorithm.kind");
-    assert.equal(parseRunSpec({ ...tiny, algorithm: { ...tiny.algorithm, flipsPerIteration: 1152 } }).algorithm.kind, "binary");
+    // A binary algorithm on a float model, and a float algorithm on a bitmlp.
+    const floatModel = { kind: "mlp", inputShape: [16, 1, 1], hidden: [8], classes: 4 };
+    assert.throws(() => parseRunSpec({ ...tiny, model: floatModel }), (e: unknown) => e instanceof RunSpecError && e.context.path === "algorithm.kind" && /must be a bitmlp/.test(e.message));
+    const spsa = { kind: "spsa", perturbations: 4, batchSize: 8, eps: 1e-3, schedule: { lr: 0.1, warmup: 0, minFactor: 0.1 } };
+    assert.throws(() => parseRunSpec({ ...tiny, algorithm: spsa }), (e: unknown) => e instanceof RunSpecError && e.context.path === "algorithm.kind");
+    assert.equal(parseRunSpec({ ...tiny, algorithm: { ...tiny.algorithm, flipsPerIteration: 640 } }).algorithm.kind, "binary");
   });
 });
 
