@@ -492,6 +492,17 @@ export function parseRunSpec(v: unknown): RunSpec {
   return spec;
 }
 
+/**
+ * The spec with another run length (a different run). A staged algorithm's last stage takes the
+ * difference, so the stages still add up (a last stage that would drop below 1 is refused).
+ */
+export function withIterations(spec: RunSpec, iterations: number): RunSpec {
+  const a = spec.algorithm;
+  if (a.kind !== "binary") return parseRunSpec({ ...spec, iterations });
+  const last = a.stages[a.stages.length - 1] + iterations - spec.iterations;
+  return parseRunSpec({ ...spec, iterations, algorithm: { ...a, stages: [...a.stages.slice(0, -1), last] } });
+}
+
 /** Parses RunSpec JSON text; syntax errors become RunSpecError too. */
 export function parseRunSpecJson(text: string, source = "run spec"): RunSpec {
   let value: unknown;

@@ -6,7 +6,14 @@ import { after, describe, it } from "node:test";
 import * as tf from "@tensorflow/tfjs";
 import { loadCheckpoint, saveCheckpoint } from "../../node/checkpoint.js";
 import { PRESETS } from "../../protocol/presets.js";
-import { type BitMlpSpec, parseRunSpec, type RunSpec, RunSpecError } from "../../protocol/run-spec.js";
+import {
+  type BinarySpec,
+  type BitMlpSpec,
+  parseRunSpec,
+  type RunSpec,
+  RunSpecError,
+  withIterations,
+} from "../../protocol/run-spec.js";
 import { decodeSparsePayload, encodeSparsePayload } from "../../protocol/sparse-payload.js";
 import type { Contribution } from "../../training/algorithms/algorithm.js";
 import { Binary, stageAt } from "../../training/algorithms/binary.js";
@@ -305,6 +312,13 @@ describe("bitmlp run specs", () => {
     const spsa = { kind: "spsa", perturbations: 4, batchSize: 8, eps: 1e-3, schedule: { lr: 0.1, warmup: 0, minFactor: 0.1 } };
     assert.throws(() => parseRunSpec({ ...tiny, algorithm: spsa }), (e: unknown) => e instanceof RunSpecError && e.context.path === "algorithm.kind");
     assert.equal(parseRunSpec({ ...tiny, algorithm: { ...tiny.algorithm, flipsPerIteration: 640 } }).algorithm.kind, "binary");
+  });
+
+  it("--iterations moves the end of the last stage", () => {
+    const spec = parseRunSpec(tiny);
+    assert.deepEqual((withIterations(spec, 350).algorithm as BinarySpec).stages, [100, 250]);
+    assert.deepEqual((withIterations(spec, 101).algorithm as BinarySpec).stages, [100, 1]);
+    assert.throws(() => withIterations(spec, 100), (e: unknown) => e instanceof RunSpecError && e.context.path === "algorithm.stages");
   });
 });
 
