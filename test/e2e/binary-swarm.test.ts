@@ -121,7 +121,14 @@ describe("binary swarm of real node processes", () => {
     for (const e of exits) assert.equal(e.code, 0);
     const results = [a, b, joiner, again].map((n) => n.result());
     assert.deepEqual(new Set(results.map((r) => r.iteration)), new Set([3000]));
-    assert.equal(new Set(results.map((r) => r.checksum)).size, 1, "all four end bit-identical");
+    const notes = [a, b, joiner, again].map(
+      (n, i) =>
+        `${["a", "b", "joiner", "restarted"][i]} ${n.result().checksum.slice(0, 8)}: ${n.lines
+          .filter((l) => /caught up|resumed|starting the chain|diverged|repaired|fork|behind|snapshot/.test(String(l.msg)))
+          .map((l) => `${l.msg}@${l.iteration}`)
+          .join(", ")}`,
+    );
+    assert.equal(new Set(results.map((r) => r.checksum)).size, 1, `all four end bit-identical:\n${notes.join("\n")}`);
     // The joiner got stage 1's frozen bits from the snapshot: its stage-1 layer equals the others'.
     const runs = join(joiner.dataDir, "runs");
     const cp = await loadCheckpoint(join(runs, readdirSync(runs)[0], "checkpoint.ssck"));
