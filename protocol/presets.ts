@@ -179,7 +179,8 @@ export const PRESETS = {
       hidden: [256, 256],
       classes: 10,
       weights: "binary",
-      inputThreshold: 0.5,
+      // Pixels >= 0.25 are +1: thicker strokes than 0.5 (0.869 against 0.851 at 2,000 iterations).
+      inputThreshold: 0.25,
       logitScale: 1 / 32,
     },
     dataset: { kind: "mnist" },
