@@ -14,6 +14,7 @@ import { batchTensors, evaluate, lossOn } from "../training/evaluate.js";
 import { contributionSeed, sharedBatchSeed } from "../training/rng/seeds.js";
 import { initialReplica, openRun } from "../training/run-context.js";
 import { fmt, type Section } from "./report.js";
+import { floatWeights } from "../training/params.js";
 
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
 
@@ -211,7 +212,7 @@ export async function marketplaceMnistSection(): Promise<Section> {
   const bpBudgetSteps = Math.round(budget / bpPerStep);
   const bpSteps = Math.min(bpBudgetSteps, 8000);
   const run = await openRun(v2, mnist);
-  const bp = new BackpropTrainer(run.model, initialReplica(run).weights);
+  const bp = new BackpropTrainer(run.model, floatWeights(initialReplica(run).weights));
   const bpPoints: Curve["points"][number][] = [];
   const t0 = performance.now();
   const [me] = localAuthors(1);

@@ -4,6 +4,7 @@
  */
 
 import { dockerSection } from "./docker.js";
+import { binarySection } from "./binary.js";
 import {
   marketplaceEfficiencySection,
   marketplaceMnistSection,
@@ -28,6 +29,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   "market-nodes": marketplaceNodesSection,
   docker: dockerSection,
   lm: lmSection,
+  binary: binarySection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

@@ -16,7 +16,7 @@ const spec = parseRunSpecJson(readFileSync(specPath, "utf8"), specPath);
 const run = await openRun(spec);
 const replica = initialReplica(run);
 const [me, x, y] = localAuthors(3);
-const fake = new Uint8Array(run.algorithm.payloadSize).fill(85);
+const fake = new Uint8Array(run.algorithm.maxPayloadBytes).fill(85);
 const step = () => {
   const own = run.algorithm.contribute(replica, me);
   replica.applyIteration(run.algorithm, [

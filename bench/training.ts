@@ -14,7 +14,7 @@ import { loadMnist } from "../training/data/mnist.js";
 import { useBackend } from "../training/engine.js";
 import { batchTensors, evaluate, lossOn } from "../training/evaluate.js";
 import { buildModel, initWeights } from "../training/models/model.js";
-import { toTensors } from "../training/params.js";
+import { floatWeights, toTensors } from "../training/params.js";
 import { rademacherBits } from "../training/rng/noise.js";
 import { contributionSeed, Purpose, seedFrom, streamOf } from "../training/rng/seeds.js";
 import { initialReplica, openRun } from "../training/run-context.js";
@@ -138,7 +138,7 @@ async function noiseBudget(spec: RunSpec, ds: Dataset) {
   const batch = sampleBatch(ds.train, 784, seed, 256);
   const { x, y } = batchTensors(batch, MNIST);
   const reps = 200;
-  const perturbMs = timeMs(() => spsa.perturb(replica.weights, seed), reps);
+  const perturbMs = timeMs(() => spsa.perturb(floatWeights(replica.weights), seed), reps);
   const plus = toTensors(run.model.layout, replica.weights);
   const uploadMs = timeMs(() => tf.dispose(toTensors(run.model.layout, replica.weights)), reps);
   const forwardMs = 2 * timeMs(() => lossOn(run.model, plus, x, y), reps);
@@ -179,7 +179,7 @@ export async function mnistSection(): Promise<Section> {
 
   // Backprop (Adam) from the same initial weights: at the same iterations, and at the same number
   // of forward passes (each step is one forward and one backward pass).
-  const bp = new BackpropTrainer(run.model, initialReplica(run).weights);
+  const bp = new BackpropTrainer(run.model, floatWeights(initialReplica(run).weights));
   const bpCurve: { steps: number; acc: number }[] = [];
   const marks = new Set([250, 2000, 8000, forwardPasses]);
   for (let step = 1; step <= forwardPasses; step++) {

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { SeedswarmError } from "../protocol/errors.js";
+import { RunSpecError } from "../protocol/run-spec.js";
 import { ConfigError, installConfig } from "./config.js";
 import { evalCommand, exportCommand } from "./export.js";
 import { idCommand } from "./id.js";
@@ -64,7 +65,7 @@ export function buildProgram(io: ProgramIo = {}): Command {
  *
  * Exit codes: 0 success (also --help, --version, --print-config); 1 a failure while running (port
  * in use, unusable directory, unreadable spec, ...); 2 a usage error (unknown flag, bad flag value,
- * bad config file key or SEEDSWARM_* value).
+ * bad config file key or SEEDSWARM_* value, a run spec with a bad field).
  */
 export function describeFailure(err: unknown): { exitCode: number; message: string | null } {
   // InvalidArgumentError is a CommanderError too, but one thrown by our own code is not printed yet.
@@ -73,6 +74,6 @@ export function describeFailure(err: unknown): { exitCode: number; message: stri
   }
   const e = err as Error;
   const code = err instanceof SeedswarmError ? ` [${err.code}]` : "";
-  const usage = err instanceof InvalidArgumentError || err instanceof ConfigError;
+  const usage = err instanceof InvalidArgumentError || err instanceof ConfigError || err instanceof RunSpecError;
   return { exitCode: usage ? 2 : 1, message: `✖ ${e.message}${code}` };
 }

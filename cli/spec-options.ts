@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { Option } from "commander";
 import { defaultOptions } from "../node/options.js";
 import { DEFAULT_PRESET, isPresetName, PRESETS } from "../protocol/presets.js";
-import { parseRunSpec, parseRunSpecJson, type RunSpec } from "../protocol/run-spec.js";
+import { parseRunSpec, parseRunSpecJson, type RunSpec, withIterations } from "../protocol/run-spec.js";
 import { intIn } from "./parse.js";
 
 /** A fresh Option per command: commander keeps per-command state on options. */
@@ -33,5 +33,5 @@ export function resolveSpec(o: { spec?: string; preset: string; iterations?: num
     }
     spec = parseRunSpec(PRESETS[o.preset]);
   }
-  return o.iterations === undefined ? spec : parseRunSpec({ ...spec, iterations: o.iterations });
+  return o.iterations === undefined ? spec : withIterations(spec, o.iterations);
 }

@@ -23,6 +23,7 @@ import { activeBackend, useBackend } from "../training/engine.js";
 import type { Replica } from "../training/replica.js";
 import type { Author } from "../training/rng/seeds.js";
 import { initialReplica, openRun, type RunContext } from "../training/run-context.js";
+import { stateFromBytes } from "../training/state-bytes.js";
 import { ZERO_HASH } from "./chain/commit.js";
 import { CommitLogFile } from "./chain/commit-log.js";
 import { commitFromWire, commitToBytes } from "./chain/commit-wire.js";
@@ -155,8 +156,8 @@ export class SwarmDaemon {
       runId,
       {
         head: () => this.head,
-        payloadSize: this.run.algorithm.payloadSize,
-        payloadProblem: (payload) => this.run.algorithm.payloadProblem(payload),
+        maxPayloadBytes: this.run.algorithm.maxPayloadBytes,
+        payloadProblem: (payload, iteration) => this.run.algorithm.payloadProblem(payload, iteration),
       },
       this.faults,
       log,
@@ -215,6 +216,7 @@ export class SwarmDaemon {
       planner: this.planner,
       fix,
       log,
+      decode: (bytes) => stateFromBytes(this.run.spec.model, bytes),
     };
     this.catchUp = new CatchUp(parts, opts, this.abort.signal);
     this.repair = new Repair(parts, this.catchUp, this.snapshots, this.metrics);

@@ -72,3 +72,10 @@ export function isValidGradientPayload(bytes: Int8Array): boolean {
   for (let i = 0; i < bytes.length; i++) if (bytes[i] === -128) return false;
   return true;
 }
+
+/** Why a dense payload of one-byte gradients is invalid (not exactly `size` bytes, or a -128), or null. */
+export function gradientPayloadProblem(payload: Uint8Array, size: number): string | null {
+  if (payload.length !== size) return `payload has ${payload.length} bytes, the run needs ${size}`;
+  const bytes = new Int8Array(payload.buffer, payload.byteOffset, payload.byteLength);
+  return isValidGradientPayload(bytes) ? null : "payload holds the invalid byte -128";
+}

@@ -6,6 +6,7 @@ import { sha256Hex } from "./bytes.js";
 import { SeedswarmError } from "./errors.js";
 import { MAX_PAYLOAD_BYTES } from "./limits.js";
 import { v2PayloadSize } from "./marketplace-payload.js";
+import { worstCaseSparseBytes } from "./sparse-payload.js";
 
 /** [height, width, channels] of one example. */
 export type InputShape = readonly [number, number, number];
@@ -17,12 +18,35 @@ export type ModelSpec =
       readonly hidden: readonly number[];
       readonly classes: number;
     }
+  | BitMlpSpec
   | {
       /** The MNIST CNN of the Marketplace article: conv5-conv5-IN-pool-conv3-conv3-IN-pool-linear. */
       readonly kind: "cnn";
       readonly inputShape: InputShape;
       readonly classes: number;
     };
+
+/** Weights of a bitmlp: one bit (+/-1) or one trit (-1, 0, +1) each. */
+export const WEIGHT_KINDS = ["binary", "ternary"] as const;
+export type WeightKind = (typeof WEIGHT_KINDS)[number];
+
+/**
+ * An MLP with one-bit (or ternary) weights and binary activations (training/models/bit-mlp.ts):
+ * inputs become +/-1 against `inputThreshold`, each hidden unit is 1 when the sum of its +/-1
+ * products is >= 0, and each hidden layer has its own auxiliary head (classes x width weights,
+ * logits = logitScale * sum) that trains it; the deepest trained layer's head classifies.
+ */
+export interface BitMlpSpec {
+  readonly kind: "bitmlp";
+  readonly inputShape: InputShape;
+  readonly hidden: readonly number[];
+  readonly classes: number;
+  readonly weights: WeightKind;
+  /** A feature >= this is +1, else -1. */
+  readonly inputThreshold: number;
+  /** Logits per unit of the head's integer sum: a power of two (exact in float32 and on export). */
+  readonly logitScale: number;
+}
 
 export type DatasetSpec =
   | { readonly kind: "mnist" }
@@ -97,7 +121,42 @@ export interface MarketplaceSpec {
   readonly upstreamSampling?: number;
 }
 
-export type AlgorithmSpec = SpsaSpec | MarketplaceSpec;
+/**
+ * Binary Learning (training/algorithms/binary.ts): every author sends the most negative exact
+ * loss deltas of single-weight moves on its minibatch (sparse one-byte payload); `apply` flips
+ * the `flipsPerIteration` moves whose summed delta is most negative. Greedy layerwise: stage s
+ * trains hidden layer s and its head for `stages[s]` iterations, the layers below frozen.
+ */
+export interface BinarySpec {
+  readonly kind: "binary";
+  readonly batchSize: number;
+  readonly flipsPerIteration: number;
+  /** Most (index, delta) entries an author sends per iteration. */
+  readonly maxEntries: number;
+  /** Iterations of each stage, one per hidden layer; they add up to the run's iterations. */
+  readonly stages: readonly number[];
+}
+
+export type AlgorithmSpec = SpsaSpec | MarketplaceSpec | BinarySpec;
+
+/**
+ * The move indices of a bitmlp, stage by stage. Weight g of the model (layer by layer: hidden
+ * kernel unit-major, then its head class-major) is move g (binary: a flip) or moves 2g (+1) and
+ * 2g + 1 (-1) for trits. Stage s owns [start, end): its layer's kernel and head.
+ */
+export function bitStageRanges(m: BitMlpSpec): { start: number; end: number }[] {
+  const [h, w, c] = m.inputShape;
+  const per = m.weights === "ternary" ? 2 : 1;
+  let inputs = h * w * c;
+  let start = 0;
+  return m.hidden.map((units) => {
+    const size = per * (inputs * units + units * m.classes);
+    const r = { start, end: start + size };
+    start += size;
+    inputs = units;
+    return r;
+  });
+}
 
 /**
  * The spec's algorithm, checked to be of `kind` (for code that only makes sense for one).
@@ -114,7 +173,7 @@ export function algorithmOf<K extends AlgorithmSpec["kind"]>(
 
 /** Layers of a model, the units a Marketplace spec groups (see training/models/model.ts). */
 export function modelLayerCount(m: ModelSpec): number {
-  return m.kind === "mlp" ? m.hidden.length + 1 : 5;
+  return m.kind === "cnn" ? 5 : m.hidden.length + 1;
 }
 
 /**
@@ -233,7 +292,36 @@ function modelSpec(v: unknown): ModelSpec {
       fail("model.inputShape", "must be 28x28 for the cnn", inputShape);
     return { kind, inputShape, classes: int(o, "classes", "model", 2, 65536) };
   }
-  return fail("model.kind", 'must be "mlp" or "cnn"', kind);
+  if (kind === "bitmlp") {
+    const o = obj(v, "model", ["kind", "inputShape", "hidden", "classes", "weights", "inputThreshold", "logitScale"]);
+    const hidden = o.hidden;
+    if (
+      !Array.isArray(hidden) ||
+      hidden.length < 1 ||
+      hidden.length > 8 ||
+      !hidden.every((h) => Number.isInteger(h) && h >= 1 && h <= 65536)
+    ) {
+      fail("model.hidden", "must be a list of 1 to 8 layer widths in 1..65536", hidden);
+    }
+    if (!WEIGHT_KINDS.includes(o.weights as WeightKind))
+      fail("model.weights", `must be one of ${WEIGHT_KINDS.join(", ")}`, o.weights);
+    const logitScale = num(o, "logitScale", "model", 2 ** -16, 1);
+    if (Math.log2(logitScale) !== Math.round(Math.log2(logitScale)))
+      fail("model.logitScale", "must be a power of two", logitScale);
+    const inputShape = shape(o, "inputShape", "model");
+    if (inputShape[0] * inputShape[1] * inputShape[2] > 65536)
+      fail("model.inputShape", "must hold at most 65536 features for a bitmlp", inputShape);
+    return {
+      kind,
+      inputShape,
+      hidden: [...hidden],
+      classes: int(o, "classes", "model", 2, 65536),
+      weights: o.weights as WeightKind,
+      inputThreshold: num(o, "inputThreshold", "model", -1e9, 1e9),
+      logitScale,
+    };
+  }
+  return fail("model.kind", 'must be "mlp", "cnn" or "bitmlp"', kind);
 }
 
 function datasetSpec(v: unknown): DatasetSpec {
@@ -323,10 +411,44 @@ function marketplaceSpec(v: unknown, model: ModelSpec): MarketplaceSpec {
   return a;
 }
 
+function binarySpec(v: unknown, model: ModelSpec): BinarySpec {
+  const o = obj(v, "algorithm", ["kind", "batchSize", "flipsPerIteration", "maxEntries", "stages"]);
+  if (model.kind !== "bitmlp")
+    fail("algorithm.kind", `"binary" trains one-bit weights: the model must be a bitmlp, not ${model.kind}`, o.kind);
+  const ranges = bitStageRanges(model);
+  const stages = o.stages;
+  if (
+    !Array.isArray(stages) ||
+    stages.length !== ranges.length ||
+    !stages.every((n) => Number.isInteger(n) && n >= 1 && n <= 1e9)
+  )
+    fail("algorithm.stages", `must list iterations (>= 1) for each of the model's ${ranges.length} hidden layers`, stages);
+  const smallest = Math.min(...ranges.map((r) => r.end - r.start));
+  const a: BinarySpec = {
+    kind: "binary",
+    batchSize: int(o, "batchSize", "algorithm", 1, 65536),
+    flipsPerIteration: int(o, "flipsPerIteration", "algorithm", 1, smallest),
+    maxEntries: int(o, "maxEntries", "algorithm", 1, MAX_PAYLOAD_BYTES),
+    stages: [...stages],
+  };
+  const worst = worstCaseSparseBytes(a.maxEntries, ranges[ranges.length - 1].end);
+  if (worst > MAX_PAYLOAD_BYTES)
+    fail(
+      "algorithm.maxEntries",
+      `can make a ${worst}-byte payload, above the ${MAX_PAYLOAD_BYTES}-byte limit`,
+      a.maxEntries,
+    );
+  return a;
+}
+
 function algorithmSpec(v: unknown, model: ModelSpec): AlgorithmSpec {
   const kind = (v as Obj | null)?.kind;
+  if (kind === "binary") return binarySpec(v, model);
+  if (kind !== "spsa" && kind !== "marketplace")
+    return fail("algorithm.kind", 'must be "spsa", "marketplace" or "binary"', kind);
+  if (model.kind === "bitmlp")
+    fail("algorithm.kind", 'must be "binary" for a bitmlp model (one-bit weights have no gradient)', kind);
   if (kind === "marketplace") return marketplaceSpec(v, model);
-  if (kind !== "spsa") return fail("algorithm.kind", 'must be "spsa" or "marketplace"', kind);
   const o = obj(v, "algorithm", ["kind", "perturbations", "batchSize", "eps", "schedule", "lrScaling"]);
   const scaling = o.lrScaling === undefined ? undefined : lrScaling(o.lrScaling);
   return {
@@ -374,6 +496,11 @@ export function parseRunSpec(v: unknown): RunSpec {
     iterations: int(o, "iterations", "spec", 1, 1e9),
     roundTimeoutMs: int(o, "roundTimeoutMs", "spec", 10, 3_600_000),
   };
+  if (spec.algorithm.kind === "binary") {
+    const total = spec.algorithm.stages.reduce((a, b) => a + b, 0);
+    if (total !== spec.iterations)
+      fail("algorithm.stages", `must add up to spec.iterations ${spec.iterations} (they add up to ${total})`, spec.algorithm.stages);
+  }
   if (spec.dataset.kind === "synthetic") {
     const [h, w, c] = spec.model.inputShape;
     if (h * w * c !== spec.dataset.features)
@@ -390,6 +517,17 @@ export function parseRunSpec(v: unknown): RunSpec {
       );
   }
   return spec;
+}
+
+/**
+ * The spec with another run length (a different run). A staged algorithm's last stage takes the
+ * difference, so the stages still add up (a last stage that would drop below 1 is refused).
+ */
+export function withIterations(spec: RunSpec, iterations: number): RunSpec {
+  const a = spec.algorithm;
+  if (a.kind !== "binary") return parseRunSpec({ ...spec, iterations });
+  const last = a.stages[a.stages.length - 1] + iterations - spec.iterations;
+  return parseRunSpec({ ...spec, iterations, algorithm: { ...a, stages: [...a.stages.slice(0, -1), last] } });
 }
 
 /** Parses RunSpec JSON text; syntax errors become RunSpecError too. */

@@ -18,7 +18,6 @@ import {
 } from "./codec.js";
 import { WireError } from "./errors.js";
 import { SeedswarmError } from "./errors.js";
-import { isValidGradientPayload } from "./gradient-byte.js";
 import type { TopicKind } from "./topics.js";
 
 /** gossipsub's TopicValidatorResult values. */
@@ -66,13 +65,13 @@ export interface GossipContext {
   readonly head: number;
   /** How far past head a contribution or commit may be and still be kept. */
   readonly window: number;
-  /** Exact payload length of the run's algorithm (SPSA: one byte per perturbation). */
-  readonly payloadSize: number;
+  /** Longest payload of the run's algorithm: longer ones are rejected before any parsing. */
+  readonly maxPayloadBytes: number;
   /**
-   * The run's algorithm's check of a payload's content (its `payloadProblem`: a message, or null
-   * when fine). Absent: the one-byte gradient check of SPSA (no byte -128).
+   * The run's algorithm's check of a payload for an iteration (its `payloadProblem`: a message,
+   * or null when fine); exact lengths, codes and index ranges are the algorithm's to check.
    */
-  readonly payloadProblem?: (payload: Uint8Array) => string | null;
+  readonly payloadProblem: (payload: Uint8Array, iteration: number) => string | null;
   /**
    * Whether this author already sent a message of this kind for this iteration, and whether it
    * had these exact bytes (kinds are kept apart: a proposer also contributes). Called last, only
@@ -125,22 +124,15 @@ function checkWindow(iteration: number, ctx: GossipContext): void {
   }
 }
 
-function checkPayload(payload: Uint8Array, ctx: GossipContext, at: string): void {
-  if (payload.byteLength !== ctx.payloadSize) {
-    throw new GossipValidationError("BAD_PAYLOAD", `${at}: wrong payload length`, {
+function checkPayload(payload: Uint8Array, iteration: number, ctx: GossipContext, at: string): void {
+  if (payload.byteLength > ctx.maxPayloadBytes) {
+    throw new GossipValidationError("BAD_PAYLOAD", `${at}: payload longer than the run allows`, {
       length: payload.byteLength,
-      expected: ctx.payloadSize,
+      max: ctx.maxPayloadBytes,
     });
   }
-  if (ctx.payloadProblem) {
-    const problem = ctx.payloadProblem(payload);
-    if (problem) throw new GossipValidationError("BAD_PAYLOAD", `${at}: ${problem}`);
-    return;
-  }
-  const bytes = new Int8Array(payload.buffer, payload.byteOffset, payload.byteLength);
-  if (!isValidGradientPayload(bytes)) {
-    throw new GossipValidationError("BAD_PAYLOAD", `${at}: invalid gradient byte -128`);
-  }
+  const problem = ctx.payloadProblem(payload, iteration);
+  if (problem) throw new GossipValidationError("BAD_PAYLOAD", `${at}: ${problem}`);
 }
 
 function checkSeen(
@@ -174,7 +166,7 @@ export function validateContribution(
   const m = decode(decodeContribution, data);
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
-  checkPayload(m.payload, ctx, "contribution");
+  checkPayload(m.payload, m.iteration, ctx, "contribution");
   checkSeen("contribution", author, m.iteration, data, ctx);
   return m;
 }
@@ -197,7 +189,7 @@ export function validateCommit(data: Uint8Array, proposer: string, ctx: GossipCo
       });
     }
     authors.add(key);
-    checkPayload(e.payload, ctx, `commit.entries[${i}]`);
+    checkPayload(e.payload, m.iteration, ctx, `commit.entries[${i}]`);
   });
   checkSeen("commit", proposer, m.iteration, data, ctx);
   return m;

@@ -32,7 +32,12 @@ export type LayoutEntry = {
 
 export interface ParamLayout {
   readonly tensors: readonly TensorLayout[];
+  /** Elements of the state: float32 weights, or 32-bit words when packed. */
   readonly size: number;
+  /** The state is packed words (one-bit or ternary weights), not float32 weights. */
+  readonly packed?: boolean;
+  /** Backend tensors for a packed state (its own unpacking); absent: one tensor per entry. */
+  readonly toTensors?: (weights: Weights) => tf.Tensor[];
 }
 
 /** Builds a layout from (name, shape, fanIn, init) entries in the fixed order given. */
@@ -51,35 +56,64 @@ export function layoutOf(
 
 const LITTLE_ENDIAN = endianness() === "LE";
 
-/** The canonical bytes of the weights: little-endian float32, layout order. */
-export function canonicalBytes(weights: Float32Array): Uint8Array {
+/**
+ * The replicated state of a model: float32 weights, or (models with one-bit or ternary weights)
+ * packed 32-bit words whose layout the model defines (training/models/bit-mlp.ts). Both have
+ * 4-byte elements, so one canonical byte rule serves both: each element little-endian, in order.
+ */
+export type Weights = Float32Array | Uint32Array;
+
+/** How a model's state is stored: its element type. */
+export type WeightsKind = "float32" | "packed";
+
+export function weightsKindOf(w: Weights): WeightsKind {
+  return w instanceof Float32Array ? "float32" : "packed";
+}
+
+/** The canonical bytes of the state: each 4-byte element little-endian, layout order. */
+export function canonicalBytes(weights: Weights): Uint8Array {
   if (LITTLE_ENDIAN) return new Uint8Array(weights.buffer, weights.byteOffset, weights.byteLength);
   const out = new Uint8Array(weights.byteLength);
   const view = new DataView(out.buffer);
-  for (let i = 0; i < weights.length; i++) view.setFloat32(4 * i, weights[i], true);
+  if (weights instanceof Float32Array)
+    for (let i = 0; i < weights.length; i++) view.setFloat32(4 * i, weights[i], true);
+  else for (let i = 0; i < weights.length; i++) view.setUint32(4 * i, weights[i], true);
   return out;
 }
 
-/** Weights from canonical bytes (a copy, aligned). */
-export function weightsFromBytes(bytes: Uint8Array): Float32Array {
+/** State from canonical bytes (a copy, aligned), as float32 weights or packed words. */
+export function weightsFromBytes(bytes: Uint8Array, kind: WeightsKind = "float32"): Weights {
   if (bytes.byteLength % 4 !== 0)
     throw new RangeError(`weight bytes not a multiple of 4: ${bytes.byteLength}`);
-  const out = new Float32Array(bytes.byteLength / 4);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (kind === "packed") {
+    const words = new Uint32Array(bytes.byteLength / 4);
+    for (let i = 0; i < words.length; i++) words[i] = view.getUint32(4 * i, true);
+    return words;
+  }
+  const out = new Float32Array(bytes.byteLength / 4);
   for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(4 * i, true);
   return out;
 }
 
-/** SHA-256 (hex) of the canonical weight bytes. */
-export function checksum(weights: Float32Array): string {
+/** The state as float32 weights, for algorithms that only train float models. */
+export function floatWeights(w: Weights): Float32Array {
+  if (!(w instanceof Float32Array)) throw new RangeError("this algorithm needs float32 weights, the state is packed");
+  return w;
+}
+
+/** SHA-256 (hex) of the canonical state bytes. */
+export function checksum(weights: Weights): string {
   return sha256Hex(canonicalBytes(weights));
 }
 
 /**
- * Backend tensors for a flat weight array, one per layout entry (copies the data), transposed on
- * the backend where the layout says so (one tensor at a time: the transient copy is one tensor).
+ * Backend tensors for a state, one per layout entry (copies the data), transposed on the backend
+ * where the layout says so (one tensor at a time: the transient copy is one tensor); a packed
+ * state unpacks through its layout's own `toTensors`.
  */
-export function toTensors(layout: ParamLayout, weights: Float32Array): tf.Tensor[] {
+export function toTensors(layout: ParamLayout, weights: Weights): tf.Tensor[] {
+  if (layout.toTensors) return layout.toTensors(weights);
   return layout.tensors.map((t) => {
     const x = tf.tensor(weights.subarray(t.offset, t.offset + t.size), [...t.shape], "float32");
     if (!t.backendTransposed) return x;
@@ -95,25 +129,35 @@ export function toTensors(layout: ParamLayout, weights: Float32Array): tf.Tensor
  */
 export class BackendWeights {
   private current: tf.Tensor[] = [];
+  /** A packed state whose tensors are not built yet: they are built when first asked for. */
+  private pending: Weights | null = null;
 
   constructor(readonly layout: ParamLayout) {}
 
-  refresh(weights: Float32Array): void {
+  refresh(weights: Weights): void {
     if (weights.length !== this.layout.size) {
       throw new RangeError(
         `weights have ${weights.length} values, layout needs ${this.layout.size}`,
       );
     }
     tf.dispose(this.current);
-    this.current = toTensors(this.layout, weights);
+    this.current = [];
+    // A packed model trains without the backend (its own popcount kernels): unpack on demand only.
+    if (this.layout.packed) this.pending = weights;
+    else this.current = toTensors(this.layout, weights);
   }
 
   get tensors(): readonly tf.Tensor[] {
+    if (this.pending) {
+      this.current = toTensors(this.layout, this.pending);
+      this.pending = null;
+    }
     return this.current;
   }
 
   dispose(): void {
     tf.dispose(this.current);
     this.current = [];
+    this.pending = null;
   }
 }

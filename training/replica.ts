@@ -3,14 +3,14 @@
  * have been applied, and the backend copy of the weights used for forward passes.
  */
 import { type Contribution, inTimestampOrder } from "./algorithms/contribution.js";
-import { BackendWeights, checksum, type ParamLayout } from "./params.js";
+import { BackendWeights, checksum, type ParamLayout, type Weights } from "./params.js";
 
 /**
  * The part of an Algorithm that applying needs (named here, not imported: Algorithm names
  * Replica for contribute, and the two would import each other).
  */
 export interface CanonicalUpdate {
-  apply(weights: Float32Array, iteration: number, contributions: readonly Contribution[]): void;
+  apply(weights: Weights, iteration: number, contributions: readonly Contribution[]): void;
 }
 
 export class Replica {
@@ -24,7 +24,7 @@ export class Replica {
     readonly runId: string,
     /** Any model kind: a replica needs only the layout of its weights. */
     readonly model: { readonly layout: ParamLayout },
-    public weights: Float32Array,
+    public weights: Weights,
     public iteration: number,
   ) {
     this.backend = new BackendWeights(model.layout);
@@ -39,7 +39,7 @@ export class Replica {
   }
 
   /** Replaces the state wholesale (checkpoint load, state sync). */
-  reset(weights: Float32Array, iteration: number): void {
+  reset(weights: Weights, iteration: number): void {
     this.weights = weights;
     this.iteration = iteration;
     this.backend.refresh(weights);

@@ -8,7 +8,7 @@ import { createAlgorithm } from "./algorithms/create.js";
 import type { Dataset } from "./data/dataset.js";
 import { loadIdxDataset, loadMnist } from "./data/mnist.js";
 import { syntheticDataset } from "./data/synthetic.js";
-import { buildModel, initWeights, type Model } from "./models/model.js";
+import { buildModel, initialWeights, type Model } from "./models/model.js";
 import { Replica } from "./replica.js";
 
 export interface RunContext {
@@ -55,5 +55,5 @@ export async function openRun(spec: RunSpec, dataset?: Dataset): Promise<RunCont
 
 /** A replica at iteration 0 with the spec's initial weights. */
 export function initialReplica(run: RunContext): Replica {
-  return new Replica(run.runId, run.model, initWeights(run.model.layout, run.spec.seed), 0);
+  return new Replica(run.runId, run.model, initialWeights(run.model, run.spec.seed), 0);
 }

@@ -21,6 +21,7 @@
 import { equalBytes, fromHex, toHex } from "../../protocol/bytes.js";
 import type { Contribution } from "../../training/algorithms/algorithm.js";
 import { compareAuthors } from "../../training/algorithms/algorithm.js";
+import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { RunContext } from "../../training/run-context.js";
@@ -95,7 +96,7 @@ export class Rounds {
   private proposing = false;
   private active = false;
   /** State before the last applied commit (see maybeSwitch). */
-  private prev: { weights: Float32Array; hash: Uint8Array; authors: string[] } | null = null;
+  private prev: { weights: Weights; hash: Uint8Array; authors: string[] } | null = null;
   /** Commits applied, in order (the commit log served to joiners). */
   private readonly chainLog: ChainedCommit[] = [];
   /** Checksums after each applied iteration, recent ones only. */
@@ -163,7 +164,7 @@ export class Rounds {
    * and then the first replayed commit sets the chain (see resumeChain).
    */
   jumpTo(
-    weights: Float32Array,
+    weights: Weights,
     iteration: number,
     checksum: string,
     anchor: EncodedCommit | null,
@@ -486,5 +487,8 @@ export class Rounds {
       rank: commit.rank,
       ms,
     });
+    const stageAt = this.run.algorithm.stageAt?.bind(this.run.algorithm);
+    if (stageAt && commit.iteration > 0 && stageAt(commit.iteration) !== stageAt(commit.iteration - 1))
+      this.logger.info({ iteration: commit.iteration, stage: stageAt(commit.iteration) }, "stage switched");
   }
 }

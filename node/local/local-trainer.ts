@@ -101,6 +101,8 @@ export async function trainLocally(
     localIteration(run, replica, authors);
     windowIters += 1;
     const t = replica.iteration;
+    const stageAt = run.algorithm.stageAt?.bind(run.algorithm);
+    if (stageAt && stageAt(t - 1) !== stageAt(t - 2) && t > 1) log.info({ iteration: t - 1, stage: stageAt(t - 1) }, "stage switched");
     const now = performance.now();
     const due = (every: number) => every > 0 && t % every === 0;
     reportProgress("training", t, total, `loss ${run.algorithm.lastLoss.toFixed(4)}`);

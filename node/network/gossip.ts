@@ -40,8 +40,8 @@ export type LateHandler = (author: string, iteration: number) => void;
 export interface GossipView {
   /** Next iteration this node applies. */
   head(): number;
-  readonly payloadSize: number;
-  payloadProblem(payload: Uint8Array): string | null;
+  readonly maxPayloadBytes: number;
+  payloadProblem(payload: Uint8Array, iteration: number): string | null;
 }
 
 /** Distinct (kind, author, iteration) keys remembered for dedupe; the oldest goes first. */
@@ -115,7 +115,7 @@ export class Gossip {
     if (res.verdict !== "accept") {
       if (kind === "contribution" && res.code === "OLD_ITERATION" && res.error instanceof SeedswarmError)
         late(author, Number(res.error.context.iteration));
-      this.log.debug({ kind, from: author, code: res.code, verdict: res.verdict }, "gossip not accepted");
+      this.log.debug({ kind, from: author, code: res.code, verdict: res.verdict, reason: res.error.message }, "gossip not accepted");
       return;
     }
     handlers[kind](res.value, author, data);
@@ -127,8 +127,8 @@ export class Gossip {
       // One behind our head: a commit for the iteration just applied may still win the fork choice.
       head: Math.max(0, this.view.head() - 1),
       window: WINDOW,
-      payloadSize: this.view.payloadSize,
-      payloadProblem: (payload) => this.view.payloadProblem(payload),
+      maxPayloadBytes: this.view.maxPayloadBytes,
+      payloadProblem: (payload, iteration) => this.view.payloadProblem(payload, iteration),
       seen: (kind, author, iteration, data) => {
         const key = `${kind}/${author}/${iteration}`;
         const prev = this.seen.get(key);

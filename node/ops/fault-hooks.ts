@@ -4,6 +4,7 @@
  * - `corrupt@N`: flip one weight bit after iteration N (divergence detection and repair);
  * - `partition@N-M`: drop every gossip message received while the head is in [N, M) (forks).
  */
+import type { Weights } from "../../training/params.js";
 
 export interface FaultHooks {
   /** True once, after iteration `corruptAt`: the caller flips a bit. */
@@ -29,6 +30,6 @@ export function faultHooks(spec = process.env.SEEDSWARM_FAULT ?? ""): FaultHooks
 }
 
 /** Flips bit 20 of the 8th weight, in place. */
-export function flipOneBit(weights: Float32Array): void {
+export function flipOneBit(weights: Weights): void {
   new Uint32Array(weights.buffer, weights.byteOffset, weights.length)[7] ^= 1 << 20;
 }

@@ -9,7 +9,8 @@
 import { readFile } from "node:fs/promises";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { parseRunSpec, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
-import { canonicalBytes, checksum, weightsFromBytes } from "../../training/params.js";
+import { canonicalBytes, checksum, type Weights } from "../../training/params.js";
+import { StateBytesError, stateFromBytes } from "../../training/state-bytes.js";
 import { writeFileAtomic } from "./atomic-file.js";
 
 const MAGIC = "SSCK";
@@ -34,7 +35,7 @@ export interface Checkpoint {
   /** Iterations applied: the next iteration to run. */
   readonly iteration: number;
   readonly checksum: string;
-  readonly weights: Float32Array;
+  readonly weights: Weights;
 }
 
 /** Writes a checkpoint atomically and durably. */
@@ -42,7 +43,7 @@ export async function saveCheckpoint(
   path: string,
   spec: RunSpec,
   iteration: number,
-  weights: Float32Array,
+  weights: Weights,
   chain?: ChainPosition,
 ): Promise<Checkpoint> {
   const cp: Checkpoint = {
@@ -102,7 +103,13 @@ export async function loadCheckpoint(path: string): Promise<Checkpoint> {
   const body = buf.subarray(12 + len);
   if (body.length !== header.params * 4)
     corrupt(path, `weights are ${body.length} bytes, expected ${header.params * 4}`);
-  const weights = weightsFromBytes(body);
+  let weights: Weights;
+  try {
+    weights = stateFromBytes(spec.model, body);
+  } catch (err) {
+    if (err instanceof StateBytesError) corrupt(path, err.message);
+    throw err;
+  }
   const sum = checksum(weights);
   if (sum !== header.checksum)
     corrupt(
@@ -122,7 +129,7 @@ export class CheckpointWriter {
   ) {}
 
   /** Saves after the saves already queued; `weights` must be a copy the caller no longer changes. */
-  save(iteration: number, weights: Float32Array, chain: ChainPosition): Promise<void> {
+  save(iteration: number, weights: Weights, chain: ChainPosition): Promise<void> {
     this.saving = this.saving
       .catch(() => {})
       .then(() => saveCheckpoint(this.path, this.spec, iteration, weights, chain))

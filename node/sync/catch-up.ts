@@ -6,6 +6,7 @@
 import type { PeerId } from "@libp2p/interface";
 import { toHex } from "../../protocol/bytes.js";
 import { decodeCommit } from "../../protocol/codec.js";
+import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { EncodedCommit } from "../chain/commit.js";
 import { commitFromBytes } from "../chain/commit-wire.js";
@@ -39,6 +40,8 @@ export interface SyncParts {
   readonly planner: SnapshotPlanner;
   readonly fix: ChainFix;
   readonly log: Logger;
+  /** The state from a snapshot's verified bytes (float32 weights, or a packed model's words). */
+  readonly decode: (bytes: Uint8Array) => Weights;
 }
 
 export interface JoinOptions {
@@ -192,13 +195,13 @@ export class CatchUp {
         : await Promise.race([lookup.catch(() => null), sleep(PLAN_TIMEOUT_MS).then(() => null)]);
     if (found) {
       try {
-        const snap = await fetchSnapshot(libp2p, found.peers, runId, log, defaultSyncOptions, found.plan);
+        const snap = await fetchSnapshot(libp2p, found.peers, runId, log, defaultSyncOptions, found.plan, this.s.decode);
         return { ...snap, via: "dht experts" };
       } catch (err) {
         log.info({ err: (err as Error).message }, "planned snapshot failed; asking peers");
       }
     }
-    const snap = await fetchSnapshot(libp2p, this.s.peers.connected(), runId, log);
+    const snap = await fetchSnapshot(libp2p, this.s.peers.connected(), runId, log, defaultSyncOptions, undefined, this.s.decode);
     return { ...snap, via: "connected peers" };
   }
 

@@ -43,7 +43,7 @@ import {
 import { parseRunSpecJson, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { PROTOCOLS } from "../../protocol/topics.js";
 import type { Snapshot } from "./snapshot-store.js";
-import { canonicalBytes, weightsFromBytes } from "../../training/params.js";
+import { canonicalBytes, type Weights, weightsFromBytes } from "../../training/params.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Logger } from "../observe/logger.js";
 import { reportProgress } from "../observe/progress.js";
@@ -305,6 +305,8 @@ export async function fetchSnapshot(
   log: Logger,
   opts: SyncOptions = defaultSyncOptions,
   plan?: SnapshotPlan,
+  /** The state from the verified bytes (a packed model's decoder); default float32 weights. */
+  decode: (bytes: Uint8Array) => Weights = weightsFromBytes,
 ): Promise<DownloadedSnapshot> {
   if (peers.length === 0)
     throw new SyncError("SYNC_NO_PEERS", "no peers to download a snapshot from");
@@ -384,7 +386,7 @@ export async function fetchSnapshot(
   return {
     iteration,
     checksum,
-    weights: weightsFromBytes(bytes),
+    weights: decode(bytes),
     agreeing: best.peers.length,
     sources: answered,
   };

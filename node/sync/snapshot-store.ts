@@ -4,12 +4,13 @@
  * older than the latest), and the two last announced in the DHT (a joiner that read the expert
  * records finds them still here).
  */
+import type { Weights } from "../../training/params.js";
 
 /** The state after `iteration` applied iterations, and its checksum. */
 export interface Snapshot {
   readonly iteration: number;
   readonly checksum: string;
-  readonly weights: Float32Array;
+  readonly weights: Weights;
 }
 
 /** Snapshots kept before the latest: a fork up to this many check periods deep can be undone. */
@@ -25,7 +26,7 @@ export class SnapshotStore {
   }
 
   /** Keeps a copy of `weights` as the snapshot after `iteration` (no-op if already held). */
-  take(iteration: number, checksum: string, weights: Float32Array): void {
+  take(iteration: number, checksum: string, weights: Weights): void {
     if (this.latestSnap?.iteration === iteration) return;
     if (this.latestSnap && this.latestSnap.iteration < iteration)
       this.earlier = [this.latestSnap, ...this.earlier].slice(0, EARLIER_KEPT);

@@ -4,6 +4,7 @@
  * iteration into the next canonical weights, deterministically and without forward passes.
  */
 
+import type { Weights } from "../params.js";
 import type { Replica } from "../replica.js";
 import type { Author } from "../rng/seeds.js";
 import type { Contribution } from "./contribution.js";
@@ -13,17 +14,28 @@ export { compareAuthors, type Contribution, inTimestampOrder } from "./contribut
 
 export interface Algorithm {
   readonly kind: string;
-  /** Every valid payload of this run has exactly this many bytes. */
-  readonly payloadSize: number;
+  /**
+   * No valid payload of this run is longer (gossip drops longer ones before asking
+   * `payloadProblem`); an algorithm whose payloads have one exact length checks it there.
+   */
+  readonly maxPayloadBytes: number;
   /** Mean training loss measured by the last `contribute` call (NaN before any). */
   readonly lastLoss: number;
+  /**
+   * The stage iteration t trains, for algorithms whose schedule has stages (greedy layerwise
+   * Binary Learning); every replica switches at the same iteration. Absent: one stage.
+   */
+  stageAt?(iteration: number): number;
   /** The local work of `author` for the replica's current iteration. */
   contribute(replica: Replica, author: Author): Uint8Array;
   /**
    * Applies one iteration's contributions, already in timestamp order, to `weights` in place.
    * Must give the same bytes on every machine: plain JS float32 arithmetic only.
    */
-  apply(weights: Float32Array, iteration: number, contributions: readonly Contribution[]): void;
-  /** Why a payload is unacceptable, or null when it is fine (shape checks only). */
-  payloadProblem(payload: Uint8Array): string | null;
+  apply(weights: Weights, iteration: number, contributions: readonly Contribution[]): void;
+  /**
+   * Why a payload for `iteration` is unacceptable, or null when it is fine (checks of the payload
+   * alone and the run's schedule, never of the weights).
+   */
+  payloadProblem(payload: Uint8Array, iteration: number): string | null;
 }

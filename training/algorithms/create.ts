@@ -4,6 +4,7 @@ import type { Split } from "../data/dataset.js";
 import type { Model } from "../models/model.js";
 import { imageClassificationTask } from "../tasks/image-classification.js";
 import type { Algorithm } from "./algorithm.js";
+import { Binary } from "./binary.js";
 import { Marketplace } from "./marketplace.js";
 import { Spsa } from "./spsa.js";
 
@@ -18,5 +19,7 @@ export function createAlgorithm(
       return new Spsa(runId, spec, model, imageClassificationTask(model, train));
     case "marketplace":
       return new Marketplace(runId, spec, model, train);
+    case "binary":
+      return new Binary(runId, spec, model, train);
   }
 }

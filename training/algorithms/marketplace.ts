@@ -40,6 +40,7 @@ import { algorithmOf, type MarketplaceSpec, type RunSpec } from "../../protocol/
 import { type Split, sampleBatch } from "../data/dataset.js";
 import { batchTensors } from "../evaluate.js";
 import type { Model, ModelLayer } from "../models/model.js";
+import { floatWeights, type Weights } from "../params.js";
 import type { Replica } from "../replica.js";
 import { fillSigned24 } from "../rng/noise.js";
 import {
@@ -80,7 +81,7 @@ export function marketplaceMacRatio(model: Model, a: MarketplaceSpec, products: 
 
 export class Marketplace implements Algorithm {
   readonly kind = "marketplace";
-  readonly payloadSize: number;
+  readonly maxPayloadBytes: number;
   readonly cfg: MarketplaceSpec;
   /** Layers of each spec. */
   readonly specLayers: readonly (readonly ModelLayer[])[];
@@ -117,7 +118,7 @@ export class Marketplace implements Algorithm {
     });
     this.fixedPlan = this.cfg.upstreamSampling === undefined ? planPaths(this.cfg) : null;
     const paths = this.planFor(0, { id: "", joinedAt: 0 }).products.at(-1) as number;
-    this.payloadSize = this.cfg.version === 1 ? v1PayloadSize(this.cfg.specs.length) : v2PayloadSize(paths);
+    this.maxPayloadBytes = this.cfg.version === 1 ? v1PayloadSize(this.cfg.specs.length) : v2PayloadSize(paths);
     this.r = new Float32Array(model.layout.size);
     this.scratch = new Float32Array(model.layout.size);
   }
@@ -186,7 +187,7 @@ export class Marketplace implements Algorithm {
             const w =
               v === 0
                 ? this.specTensors[s].map((ti) => replica.backend.tensors[ti])
-                : this.vendorTensors(replica.weights, vendorSeed(this.runId, t, author, s, v), s, scale);
+                : this.vendorTensors(floatWeights(replica.weights), vendorSeed(this.runId, t, author, s, v), s, scale);
             let a = prev;
             if (!plan.takesAll[s]) {
               // This vendor's sampled upstream products, gathered and stacked [take * b, ...].
@@ -240,10 +241,11 @@ export class Marketplace implements Algorithm {
   payloadProblem(payload: Uint8Array): string | null {
     return this.cfg.version === 1
       ? v1PayloadProblem(payload, this.cfg.specs.length, this.cfg.vendors)
-      : v2PayloadProblem(payload, this.payloadSize - 8);
+      : v2PayloadProblem(payload, this.maxPayloadBytes - 8);
   }
 
-  apply(weights: Float32Array, iteration: number, contributions: readonly Contribution[]): void {
+  apply(state: Weights, iteration: number, contributions: readonly Contribution[]): void {
+    const weights = floatWeights(state);
     for (const c of contributions) {
       const problem = this.payloadProblem(c.payload);
       if (problem) throw new RangeError(`contribution of ${c.author.id}: ${problem}`);

@@ -10,9 +10,9 @@
  *   load (spsa-kernels.ts) and in the JavaScript reference otherwise: the same bytes either way.
  */
 import * as tf from "@tensorflow/tfjs";
-import { quantizeGradient } from "../../protocol/gradient-byte.js";
+import { gradientPayloadProblem, quantizeGradient } from "../../protocol/gradient-byte.js";
 import { algorithmOf, type RunSpec, type SpsaSpec } from "../../protocol/run-spec.js";
-import { type ParamLayout, toTensors } from "../params.js";
+import { floatWeights, type ParamLayout, toTensors, type Weights } from "../params.js";
 import type { Replica } from "../replica.js";
 import { type Author, contributionSeed, contributionSeeds, type Seed } from "../rng/seeds.js";
 import { lrAt, lrScale } from "../schedule.js";
@@ -31,7 +31,7 @@ export interface Measurement {
 
 export class Spsa implements Algorithm {
   readonly kind = "spsa";
-  readonly payloadSize: number;
+  readonly maxPayloadBytes: number;
   private readonly cfg: SpsaSpec;
   private readonly plus: Float32Array;
   private readonly minus: Float32Array;
@@ -57,7 +57,7 @@ export class Spsa implements Algorithm {
     private readonly task: Task,
   ) {
     this.cfg = algorithmOf(spec, "spsa");
-    this.payloadSize = this.cfg.perturbations;
+    this.maxPayloadBytes = this.cfg.perturbations;
     this.plus = new Float32Array(model.layout.size);
     this.minus = new Float32Array(model.layout.size);
   }
@@ -88,7 +88,7 @@ export class Spsa implements Algorithm {
     for (let j = 0; j < payload.length; j++) {
       const seed = contributionSeed(this.runId, replica.iteration, author, j);
       const batch = this.task.batch(seed, this.cfg.batchSize);
-      this.perturb(replica.weights, seed);
+      this.perturb(floatWeights(replica.weights), seed);
       const wp = toTensors(this.model.layout, this.plus);
       const lossPlus = batch.loss(wp);
       tf.dispose(wp);
@@ -104,14 +104,11 @@ export class Spsa implements Algorithm {
   }
 
   payloadProblem(payload: Uint8Array): string | null {
-    if (payload.length !== this.payloadSize) {
-      return `payload has ${payload.length} bytes, the run needs ${this.payloadSize}`;
-    }
-    for (const b of payload) if (b === 0x80) return "payload holds the invalid byte -128";
-    return null;
+    return gradientPayloadProblem(payload, this.maxPayloadBytes);
   }
 
-  apply(weights: Float32Array, iteration: number, contributions: readonly Contribution[]): void {
+  apply(state: Weights, iteration: number, contributions: readonly Contribution[]): void {
+    const weights = floatWeights(state);
     let m = 0;
     for (const c of contributions) {
       const problem = this.payloadProblem(c.payload);

@@ -3,10 +3,11 @@
  * forward pass from explicit weight tensors. Knows nothing of data sources, I/O or the network.
  */
 import * as tf from "@tensorflow/tfjs";
-import type { ModelSpec } from "../../protocol/run-spec.js";
-import { type LayoutEntry, layoutOf, type ParamLayout } from "../params.js";
+import type { BitMlpSpec, ModelSpec } from "../../protocol/run-spec.js";
+import { type LayoutEntry, layoutOf, type ParamLayout, type Weights } from "../params.js";
 import { fillUniform24 } from "../rng/noise.js";
 import { Purpose, seedFrom, streamOf } from "../rng/seeds.js";
+import { bitGeometry, initBits, STAGE_WORD, unpackLayer } from "./bit-mlp.js";
 
 /** Epsilon of the instance norm; the layers-format export uses the same. */
 export const INSTANCE_NORM_EPSILON = 1e-5;
@@ -131,9 +132,64 @@ function cnn(spec: Extract<ModelSpec, { kind: "cnn" }>): Model {
   return { spec, layout: layoutOf(entries), layers, forward: forwardOf(layers) };
 }
 
+/**
+ * The model for the tf-based paths (evaluation, the backend copy): its layout's entries are the
+ * state's words (so every Weights-sized check holds) and `toTensors` unpacks them; `forward` is
+ * the same integer computation in float32 (sums of +/-1 products are exact), on the active stage.
+ */
+function bitMlp(spec: BitMlpSpec): Model {
+  const g = bitGeometry(spec);
+  const entries: { name: string; shape: number[]; fanIn: number; init: "zeros" }[] = [
+    { name: "stage", shape: [1], fanIn: 1, init: "zeros" },
+  ];
+  g.layers.forEach((l, i) => {
+    entries.push({ name: `bitdense${i}/kernel`, shape: [g.planes * l.kernel.planeWords], fanIn: l.inputs, init: "zeros" });
+    entries.push({ name: `bithead${i}/kernel`, shape: [g.planes * l.head.planeWords], fanIn: l.units, init: "zeros" });
+  });
+  const base = layoutOf(entries);
+  const layout: ParamLayout = {
+    ...base,
+    packed: true,
+    toTensors(weights: Weights): tf.Tensor[] {
+      const state = weights as Uint32Array;
+      const out: tf.Tensor[] = [tf.scalar(state[STAGE_WORD], "int32")];
+      g.layers.forEach((l, i) => {
+        const { kernel, head } = unpackLayer(state, g, i);
+        out.push(tf.tensor2d(kernel, [l.inputs, l.units]), tf.tensor2d(head, [l.units, spec.classes]));
+      });
+      return out;
+    },
+  };
+  const sign = (t: tf.Tensor) => tf.sub(tf.mul(tf.cast(tf.greaterEqual(t, 0), "float32"), 2), 1);
+  return {
+    spec,
+    layout,
+    layers: [],
+    forward(weights, x) {
+      const stage = weights[0].dataSync()[0];
+      return tf.tidy(() => {
+        let a = sign(tf.sub(tf.reshape(x, [x.shape[0], g.features]), spec.inputThreshold));
+        for (let l = 0; l <= stage; l++) {
+          const s = tf.matMul(a as tf.Tensor2D, weights[1 + 2 * l] as tf.Tensor2D);
+          a = sign(s);
+        }
+        return tf.mul(tf.matMul(a as tf.Tensor2D, weights[2 + 2 * stage] as tf.Tensor2D), spec.logitScale) as tf.Tensor2D;
+      });
+    },
+  };
+}
+
+
 /** Builds the model a spec describes. */
 export function buildModel(spec: ModelSpec): Model {
+  if (spec.kind === "bitmlp") return bitMlp(spec);
   return spec.kind === "mlp" ? mlp(spec) : cnn(spec);
+}
+
+/** The initial state of a model from the run's seed: float weights, or packed bits. */
+export function initialWeights(model: Model, seed: number): Weights {
+  if (model.spec.kind === "bitmlp") return initBits(bitGeometry(model.spec), seed);
+  return initWeights(model.layout, seed);
 }
 
 /**

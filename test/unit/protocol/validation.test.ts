@@ -9,6 +9,7 @@ import {
   encodeHeartbeat,
   encodeLeave,
 } from "../../../protocol/codec.js";
+import { gradientPayloadProblem } from "../../../protocol/gradient-byte.js";
 import { MAX_MESSAGE_BYTES } from "../../../protocol/limits.js";
 import { TOPIC_KINDS } from "../../../protocol/topics.js";
 import {
@@ -38,7 +39,8 @@ describe("gossip validation", () => {
       runId: RUN,
       head: HEAD,
       window: 2,
-      payloadSize: SIZE,
+      maxPayloadBytes: SIZE,
+      payloadProblem: (p) => gradientPayloadProblem(p, SIZE),
       seen: (kind, author, iteration, data) => {
         const key = `${kind}/${author}/${iteration}`;
         const hex = Buffer.from(data).toString("hex");

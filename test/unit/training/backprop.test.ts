@@ -8,6 +8,7 @@ import { useBackend } from "../../../training/engine.js";
 import { evaluate } from "../../../training/evaluate.js";
 import { contributionSeed } from "../../../training/rng/seeds.js";
 import { initialReplica, openRun } from "../../../training/run-context.js";
+import { floatWeights } from "../../../training/params.js";
 
 describe("backprop baseline", () => {
   for (const optimizer of ["sgd", "adam"] as const) {
@@ -16,7 +17,7 @@ describe("backprop baseline", () => {
       const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
       const replica = initialReplica(run);
       const before = replica.checksum();
-      const bp = new BackpropTrainer(run.model, replica.weights, {
+      const bp = new BackpropTrainer(run.model, floatWeights(replica.weights), {
         optimizer,
         lr: optimizer === "sgd" ? 0.5 : 0.02,
       });

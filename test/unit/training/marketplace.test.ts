@@ -12,7 +12,7 @@ import {
 } from "../../../protocol/marketplace-payload.js";
 import { encodeContribution } from "../../../protocol/codec.js";
 import { PRESETS } from "../../../protocol/presets.js";
-import { parseRunSpec, RunSpecError, type RunSpec, runIdOf } from "../../../protocol/run-spec.js";
+import { algorithmOf, parseRunSpec, RunSpecError, type RunSpec, runIdOf } from "../../../protocol/run-spec.js";
 import { toVerdict, validateContribution } from "../../../protocol/validation.js";
 import type { Contribution } from "../../../training/algorithms/algorithm.js";
 import { Marketplace } from "../../../training/algorithms/marketplace.js";
@@ -20,15 +20,9 @@ import { basePathIndex, planPaths } from "../../../training/algorithms/marketpla
 import { sampleBatch } from "../../../training/data/dataset.js";
 import { useBackend } from "../../../training/engine.js";
 import { batchTensors, evaluate, lossOn } from "../../../training/evaluate.js";
-import { toTensors } from "../../../training/params.js";
+import { floatWeights, toTensors } from "../../../training/params.js";
 import { fillUniform24 } from "../../../training/rng/noise.js";
-import {
-  Purpose,
-  seedFrom,
-  sharedBatchSeed,
-  streamOf,
-  vendorSeed,
-} from "../../../training/rng/seeds.js";
+import { Purpose, seedFrom, sharedBatchSeed, streamOf, vendorSeed } from "../../../training/rng/seeds.js";
 import { lrAt } from "../../../training/schedule.js";
 import { initialReplica, openRun } from "../../../training/run-context.js";
 
@@ -144,8 +138,8 @@ describe("Marketplace payloads on the wire", () => {
       runId: run.runId,
       head: 3,
       window: 2,
-      payloadSize: run.algorithm.payloadSize,
-      payloadProblem: (p: Uint8Array) => run.algorithm.payloadProblem(p),
+      maxPayloadBytes: run.algorithm.maxPayloadBytes,
+      payloadProblem: (p: Uint8Array, t: number) => run.algorithm.payloadProblem(p, t),
       seen: () => "new" as const,
     };
     const msg = (payload: Uint8Array) => encodeContribution({ runId: run.runId, iteration: 3, joinedAt: 1, payload });
@@ -214,7 +208,7 @@ describe("Marketplace algorithm", () => {
       const n = e.plan.specs;
       for (let j = 0; j < e.losses.length; j++) {
         // A V1 payload for path j moves the weights to exactly that path's vendors.
-        const w = r.weights.slice();
+        const w = floatWeights(r.weights).slice();
         alg.apply(w, r.iteration, [{ author, payload: encodeV1(e.losses[j], e.plan.paths.subarray(j * n, j * n + n)) }]);
         const alone = await sharedBatchLoss(spec, w, r.iteration);
         assert.ok(Math.abs(alone - e.losses[j]) <= 1e-5 * Math.max(1, alone), `${spec.name} path ${j}: ${alone} vs ${e.losses[j]}`);
@@ -253,7 +247,7 @@ describe("Marketplace algorithm", () => {
     const losses = cs.flatMap((c) => [...decodeV2(c.payload)]);
     const mean = losses.reduce((s, l) => s + l, 0) / losses.length;
     const std = Math.sqrt(losses.reduce((s, l) => s + (l - mean) ** 2, 0) / (losses.length - 1));
-    const lr = lrAt(spec.algorithm.schedule, t, spec.iterations);
+    const lr = lrAt(algorithmOf(spec, "marketplace").schedule, t, spec.iterations);
     const layout = run.model.layout;
     const ranges = [
       [0, layout.tensors[2].offset],

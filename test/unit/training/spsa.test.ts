@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { localAuthors, localIteration } from "../../../node/local/local-trainer.js";
 import { PRESETS } from "../../../protocol/presets.js";
-import { parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
+import { algorithmOf, parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
 import type { Contribution } from "../../../training/algorithms/algorithm.js";
 import type { Spsa } from "../../../training/algorithms/spsa.js";
 import { useBackend } from "../../../training/engine.js";
@@ -69,7 +69,7 @@ describe("SPSA with one-byte gradients", () => {
     const payload = new Uint8Array(8);
     payload[0] = 88; // dequantizes to exactly 1
     run.algorithm.apply(r.weights, 0, [{ author, payload }]);
-    const step = Math.fround(Math.fround(-spec.algorithm.schedule.lr) / 8);
+    const step = Math.fround(Math.fround(-algorithmOf(spec, "spsa").schedule.lr) / 8);
     let moved = 0;
     for (let i = 0; i < w0.length; i++) {
       const d = Math.abs(r.weights[i] - w0[i]);

@@ -1,0 +1,36 @@
+/**
+ * A model's state from its canonical bytes, checked: the one decoder checkpoints and snapshots
+ * use. Float models hold float32 weights; a bitmlp holds packed words (training/models/bit-mlp.ts),
+ * which must also be canonical (stage in range, padding bits and zero trits' sign bits clear), so
+ * that one model state has exactly one byte string and one checksum.
+ */
+import { SeedswarmError } from "../protocol/errors.js";
+import type { ModelSpec } from "../protocol/run-spec.js";
+import { bitGeometry, bitStateProblem } from "./models/bit-mlp.js";
+import { buildModel } from "./models/model.js";
+import { type Weights, weightsFromBytes } from "./params.js";
+
+export class StateBytesError extends SeedswarmError<"STATE_BYTES_INVALID"> {}
+
+/** Elements of a model's state (float32 weights or packed words; 4 bytes each). */
+export function stateLength(model: ModelSpec): number {
+  return model.kind === "bitmlp" ? bitGeometry(model).words : buildModel(model).layout.size;
+}
+
+/** Decodes and checks a model's state. @throws StateBytesError naming what is wrong. */
+export function stateFromBytes(model: ModelSpec, bytes: Uint8Array): Weights {
+  const expected = 4 * stateLength(model);
+  const packed = model.kind === "bitmlp";
+  if (bytes.byteLength !== expected)
+    throw new StateBytesError(
+      "STATE_BYTES_INVALID",
+      `${packed ? "packed " : ""}state is ${bytes.byteLength} bytes, the ${model.kind} needs ${expected}`,
+      { length: bytes.byteLength, expected },
+    );
+  const state = weightsFromBytes(bytes, packed ? "packed" : "float32");
+  if (model.kind === "bitmlp") {
+    const problem = bitStateProblem(state as Uint32Array, bitGeometry(model));
+    if (problem) throw new StateBytesError("STATE_BYTES_INVALID", `packed state is not canonical: ${problem}`);
+  }
+  return state;
+}
