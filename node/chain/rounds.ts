@@ -203,6 +203,15 @@ export class Rounds {
     }
   }
 
+  /** What is held for iterations not yet applied (bounded by ROUND_CAPS). */
+  held(): { contributions: number; commits: number } {
+    let contributions = 0;
+    for (const byAuthor of this.contributions.values()) contributions += byAuthor.size;
+    let commits = 0;
+    for (const list of this.pendingCommits.values()) commits += list.length;
+    return { contributions, commits };
+  }
+
   /** A peer reports having applied `iteration` iterations (heartbeat, checksum answer). */
   notePeerHead(iteration: number): void {
     if (iteration > this.peersHead) this.peersHead = iteration;
