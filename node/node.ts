@@ -350,6 +350,7 @@ export class SwarmDaemon {
         this.detach(this.repair.verifyWithPeers(this.head, e.reason), "divergence check");
         return;
       case "behind":
+        this.log.debug({ iteration: e.iteration, peersHead: e.peersHead }, "behind a peer: not proposing");
         this.detach(this.catchUp.catchUp("a peer is past our head"), "catch-up");
         return;
       case "done":
