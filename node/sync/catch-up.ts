@@ -153,7 +153,8 @@ export class CatchUp {
   async pullFrom(peer: PeerId): Promise<number> {
     if (this.s.fix.busy) return 0;
     const before = this.head;
-    const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, this.head);
+    // A claimant that serves nothing (a liar, or a peer not ready) costs one failed request.
+    const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, this.head).catch(() => []);
     for (const bytes of got) {
       const received = commitFromBytes(bytes);
       if (received.commit.iteration !== this.head) continue;
