@@ -211,6 +211,20 @@ Examples:
       };
       process.on("SIGINT", leave);
       process.on("SIGTERM", leave);
+      // Process guard. Every detached promise in node/ has an owner that logs, so a rejection
+      // reaching here is one missed owner: it ran beside the state, not inside a change of it
+      // (chain and replica change synchronously), so the node logs and goes on. An uncaught
+      // exception unwound a synchronous path that may have been mid-change (a listener applying a
+      // commit): the node leaves as on a stop signal (checkpoint, leave notice) and exits 1; after
+      // a restart its periodic checksum checks against peers repair what the checkpoint got wrong.
+      process.on("unhandledRejection", (reason) => log.error({ err: reason }, "unhandled rejection; node goes on"));
+      let crashed = false;
+      process.on("uncaughtException", (err) => {
+        log.fatal({ err }, "uncaught exception; leaving with a checkpoint");
+        if (crashed || leaving) process.exit(1);
+        crashed = true;
+        leave("uncaught exception");
+      });
       try {
         await daemon.start();
       } catch (err) {
@@ -231,6 +245,6 @@ Examples:
       const result = await daemon.stopped;
       watch.stop();
       process.stdout.write(`${JSON.stringify(result)}\n`);
-      process.exit(0);
+      process.exit(crashed ? 1 : 0);
     });
 }

@@ -14,6 +14,7 @@
  * still waiting (DHT queries, the join wait) when it stops.
  */
 import "./polyfills.js";
+import { peerIdFromString } from "@libp2p/peer-id";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { fromHex, toHex } from "../protocol/bytes.js";
@@ -33,7 +34,7 @@ import { createSwarmNode, type SwarmNode } from "./network/libp2p.js";
 import { Peers } from "./network/peers.js";
 import type { NodeOptions } from "./node-options.js";
 import { type HttpServer, startHttpServer } from "./observe/http-server.js";
-import type { Logger } from "./observe/logger.js";
+import { detach, type Logger } from "./observe/logger.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
 import {
   defaultRunMonitorOptions,
@@ -75,6 +76,8 @@ export type DaemonStatus = "starting" | "joining" | "running" | "finishing" | "s
 export class SwarmDaemon {
   private status: DaemonStatus = "starting";
   private readonly abort = new AbortController();
+  /** When a heartbeat last made us fetch commits (one fetch a round at most). */
+  private heartbeatPullAt = 0;
   private readonly log: Logger;
   private readonly faults = faultHooks();
   private readonly snapshots = new SnapshotStore();
@@ -143,7 +146,7 @@ export class SwarmDaemon {
       this.metrics?.libp2p,
     );
     this.peers = new Peers(this.libp2p, runId, topics.commit, opts.network.bootstrap, log, this.abort.signal);
-    void this.peers.dialProviders();
+    this.detach(this.peers.dialProviders(), "provider dials");
     if (!opts.spec) await open(await specOfRun(this.libp2p, opts.dataDir, runId, opts.joinWaitMs, this.log));
     const chain = await this.loadState(runId, identity.peerId.toString());
     log.info(
@@ -289,19 +292,23 @@ export class SwarmDaemon {
       contribution: (m, author) =>
         this.rounds.onContribution({ author: { id: author, joinedAt: m.joinedAt }, payload: m.payload }, m.iteration),
       // A copy: gossip hands a view into its frame, and these bytes are kept and served.
-      commit: (m, _author, data) => this.rounds.onCommit({ commit: commitFromWire(m), encoded: data.slice() }),
+      commit: (m, author, data) => this.rounds.onCommit({ commit: commitFromWire(m), encoded: data.slice() }, author),
       leave: (_m, author) => this.log.info({ peer: author }, "peer left"),
-      heartbeat: (h) => {
-        this.rounds.notePeerHead(h.iteration);
+      heartbeat: (h, author) => {
         // Same iteration, other weights: a fork or a fault; find out now, not at the next check.
         const mine = this.rounds.checksumAt(h.iteration);
         const now = Date.now();
         if (mine !== undefined && mine !== toHex(h.checksum) && !this.repair.busy && now - this.heartbeatCheckAt > 1000) {
           this.heartbeatCheckAt = now;
-          void this.repair.verifyWithPeers(h.iteration, "a peer's heartbeat checksum differs");
+          this.detach(this.repair.verifyWithPeers(h.iteration, "a peer's heartbeat checksum differs"), "heartbeat check");
         }
-        // A peer two or more iterations ahead: we missed commits; fetch them.
-        if (h.iteration > this.head + 1 && this.rounds.isActive) void this.catchUp.catchUp("behind a peer's heartbeat");
+        // A peer claims to be two or more iterations ahead: a hint, not proof. Fetch its commits
+        // (at most once a round) and apply those that chain onto ours; the claim itself neither
+        // stops our proposing nor starts a catch-up.
+        if (h.iteration > this.head + 1 && this.rounds.isActive && now - this.heartbeatPullAt > this.spec.roundTimeoutMs) {
+          this.heartbeatPullAt = now;
+          this.detach(this.catchUp.pullFrom(peerIdFromString(author)), "commits pulled on a heartbeat hint");
+        }
       },
     }, (author, iteration) => this.rounds.noteLate(author, iteration));
   }
@@ -326,10 +333,10 @@ export class SwarmDaemon {
         if (last) this.commitLog.append(last.commit, last.hash);
         const t = e.iteration;
         if (this.opts.checkpointEvery > 0 && t % this.opts.checkpointEvery === 0 && this.rounds.isActive)
-          void this.checkpoint();
+          this.detach(this.checkpoint(), "checkpoint");
         if (t % this.opts.checkEvery === 0 && this.rounds.isActive) {
-          if (this.peers.connected().length < 3) void this.catchUp.dialMembers();
-          void this.repair.verifyWithPeers(t, "periodic");
+          if (this.peers.connected().length < 3) this.detach(this.catchUp.dialMembers(), "member dials");
+          this.detach(this.repair.verifyWithPeers(t, "periodic"), "periodic check");
         }
         this.maybeInjectFault(t);
         return;
@@ -338,17 +345,18 @@ export class SwarmDaemon {
         this.metrics?.checksumMismatches.inc();
         this.log.warn({ iteration: e.iteration, reason: e.reason }, "divergence suspected");
         if (e.unchained) {
-          void this.repair.resolveFork(e.unchained);
+          this.detach(this.repair.resolveFork(e.unchained), "fork resolution");
           return;
         }
         // Compare where we stand now; peers at or past our head know their checksum there.
-        void this.repair.verifyWithPeers(this.head, e.reason);
+        this.detach(this.repair.verifyWithPeers(this.head, e.reason), "divergence check");
         return;
       case "behind":
-        void this.catchUp.catchUp("a peer is past our head");
+        this.log.debug({ iteration: e.iteration, peersHead: e.peersHead }, "behind a peer: not proposing");
+        this.detach(this.catchUp.catchUp("a peer is past our head"), "catch-up");
         return;
       case "done":
-        void this.finish();
+        this.detach(this.finish(), "finish");
         return;
     }
   }
@@ -395,6 +403,11 @@ export class SwarmDaemon {
     flipOneBit(this.replica.weights);
     this.replica.reset(this.replica.weights, this.replica.iteration);
     this.log.warn({ iteration: t }, "fault injected: one weight bit flipped");
+  }
+
+  /** Runs a promise in the background with this node as its owner (failures logged). */
+  private detach(promise: Promise<unknown>, what: string): void {
+    detach(promise, this.log, what);
   }
 
   /** Writes a checkpoint of the current state; saves are serialized, never interleaved. */

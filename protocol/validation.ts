@@ -83,6 +83,11 @@ export interface GossipContext {
     iteration: number,
     data: Uint8Array,
   ) => "new" | "same" | "different";
+  /**
+   * A commit entry's author bytes -> its normalised peer id; throws when the bytes are no peer
+   * id (an identity multihash of non-key bytes, say). Absent: the raw bytes stand for the author.
+   */
+  readonly authorId?: (author: Uint8Array) => string;
 }
 
 function fromWire(err: WireError): GossipValidationError {
@@ -171,9 +176,23 @@ export function validateContribution(
   return m;
 }
 
+/** The author an entry names, as the chain will see it; bytes that name no peer are malformed. */
+function authorKey(author: Uint8Array, entry: number, ctx: GossipContext): string {
+  if (!ctx.authorId) return toHex(author);
+  try {
+    return ctx.authorId(author);
+  } catch (err) {
+    throw new GossipValidationError("MALFORMED", "commit entry author is not a peer id", {
+      entry,
+      reason: err instanceof Error ? err.message : String(err),
+    });
+  }
+}
+
 /**
- * Validates a commit signed by `proposer`. Entry order (timestamp order) is the node's to check,
- * as it needs the base58 peer ids; here: unique authors and valid payloads. One proposer sending
+ * Validates a commit signed by `proposer`. Entry order (timestamp order) is the node's to check;
+ * here: authors that are peer ids (with ctx.authorId), unique once normalised (two byte forms of
+ * one peer id would make the replica's timestamp order throw), and valid payloads. One proposer sending
  * two different commits for one iteration is equivocation, as for contributions.
  */
 export function validateCommit(data: Uint8Array, proposer: string, ctx: GossipContext): CommitMessage {
@@ -182,7 +201,7 @@ export function validateCommit(data: Uint8Array, proposer: string, ctx: GossipCo
   checkWindow(m.iteration, ctx);
   const authors = new Set<string>();
   m.entries.forEach((e, i) => {
-    const key = toHex(e.author);
+    const key = authorKey(e.author, i, ctx);
     if (authors.has(key)) {
       throw new GossipValidationError("DUPLICATE_AUTHOR", "commit lists an author twice", {
         entry: i,
@@ -209,8 +228,10 @@ export function validateLeave(data: Uint8Array, _author: string, ctx: GossipCont
 }
 
 /**
- * Validates a heartbeat. Any iteration is accepted: one far ahead of ours is exactly how a node
- * learns it fell behind, and one behind is a slow peer.
+ * Validates a heartbeat. A heartbeat is a claim, never proof: the node only takes it as a hint to
+ * fetch commits (which must chain onto its own). Behind us is a slow peer; ahead, only within the
+ * window: a claim far beyond it is no hint worth a fetch (a node that far behind is repaired by
+ * its periodic checks), so it is ignored and not forwarded.
  */
 export function validateHeartbeat(
   data: Uint8Array,
@@ -219,6 +240,13 @@ export function validateHeartbeat(
 ): Heartbeat {
   const m = decode(decodeHeartbeat, data);
   checkRun(m.runId, ctx);
+  if (m.iteration > ctx.head + ctx.window) {
+    throw new GossipValidationError("FUTURE_ITERATION", "heartbeat beyond the window", {
+      iteration: m.iteration,
+      head: ctx.head,
+      window: ctx.window,
+    });
+  }
   return m;
 }
 

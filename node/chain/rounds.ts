@@ -19,6 +19,7 @@
  * publish functions, so it can be driven in tests without a network.
  */
 import { equalBytes, fromHex, toHex } from "../../protocol/bytes.js";
+import { MAX_COMMIT_ENTRIES } from "../../protocol/limits.js";
 import type { Contribution } from "../../training/algorithms/algorithm.js";
 import { compareAuthors } from "../../training/algorithms/algorithm.js";
 import type { Weights } from "../../training/params.js";
@@ -71,6 +72,21 @@ export type RoundsEvent =
 /** How many iterations back a late contribution still makes its author expected. */
 const LATE_WINDOW = 64;
 
+/**
+ * Memory bounds on what is held for iterations not yet applied (gossip accepts up to 1,024
+ * iterations ahead). An honest node contributes for its head and proposes one commit per
+ * iteration, and honest nodes differ by a few iterations at most, so these caps only bind on a
+ * flood: per signer, future contributions and pending commits; per iteration, contributions (a
+ * commit holds at most MAX_COMMIT_ENTRIES; twice that leaves room to choose in timestamp order)
+ * and competing commits (a primary, a fallback or two, and a fork).
+ */
+export const ROUND_CAPS = {
+  futureContributionsPerSigner: 16,
+  contributionsPerIteration: 2 * MAX_COMMIT_ENTRIES,
+  pendingCommitsPerSigner: 16,
+  pendingCommitsPerIteration: 4,
+} as const;
+
 
 
 export class Rounds {
@@ -84,7 +100,7 @@ export class Rounds {
    */
   private readonly late = new Map<string, number>();
   private readonly contributions = new Map<number, Map<string, Contribution>>();
-  private readonly pendingCommits = new Map<number, EncodedCommit[]>();
+  private readonly pendingCommits = new Map<number, { commit: EncodedCommit; signer?: string }[]>();
   private timers: NodeJS.Timeout[] = [];
   private roundStart = 0;
   /**
@@ -188,6 +204,15 @@ export class Rounds {
     }
   }
 
+  /** What is held for iterations not yet applied (bounded by ROUND_CAPS). */
+  held(): { contributions: number; commits: number } {
+    let contributions = 0;
+    for (const byAuthor of this.contributions.values()) contributions += byAuthor.size;
+    let commits = 0;
+    for (const list of this.pendingCommits.values()) commits += list.length;
+    return { contributions, commits };
+  }
+
   /** A peer reports having applied `iteration` iterations (heartbeat, checksum answer). */
   notePeerHead(iteration: number): void {
     if (iteration > this.peersHead) this.peersHead = iteration;
@@ -249,17 +274,36 @@ export class Rounds {
       return;
     }
     let byAuthor = this.contributions.get(iteration);
+    if (byAuthor?.has(c.author.id)) return;
+    if ((byAuthor?.size ?? 0) >= ROUND_CAPS.contributionsPerIteration) return;
+    if (iteration > this.head && this.futureContributions(c.author.id) >= ROUND_CAPS.futureContributionsPerSigner) return;
     if (!byAuthor) {
       byAuthor = new Map();
       this.contributions.set(iteration, byAuthor);
     }
-    if (byAuthor.has(c.author.id)) return;
     byAuthor.set(c.author.id, c);
     if (iteration === this.head) this.maybeProposeEarly();
   }
 
-  /** A validated commit, with the bytes it came as (gossip, the commits protocol, a fork switch). */
-  onCommit(received: EncodedCommit): void {
+  /** Contributions held from `author` for iterations past our head. */
+  private futureContributions(author: string): number {
+    let n = 0;
+    for (const [t, byAuthor] of this.contributions) if (t > this.head && byAuthor.has(author)) n++;
+    return n;
+  }
+
+  /** Commits held from `signer` for iterations past our head. */
+  private pendingFrom(signer: string): number {
+    let n = 0;
+    for (const list of this.pendingCommits.values()) for (const p of list) if (p.signer === signer) n++;
+    return n;
+  }
+
+  /**
+   * A validated commit, with the bytes it came as (gossip, the commits protocol, a fork switch)
+   * and, from gossip, its signer (for the per-signer cap on commits held for later).
+   */
+  onCommit(received: EncodedCommit, signer?: string): void {
     if (this.stopped) return;
     const { commit } = received;
     if (commit.iteration === this.head - 1) {
@@ -271,7 +315,9 @@ export class Rounds {
       // A commit for a later iteration: its proposer applied everything before it.
       this.notePeerHead(commit.iteration + 1);
       const list = this.pendingCommits.get(commit.iteration) ?? [];
-      list.push(received);
+      if (list.length >= ROUND_CAPS.pendingCommitsPerIteration) return;
+      if (signer !== undefined && this.pendingFrom(signer) >= ROUND_CAPS.pendingCommitsPerSigner) return;
+      list.push({ commit: received, signer });
       this.pendingCommits.set(commit.iteration, list);
       return;
     }
@@ -365,7 +411,7 @@ export class Rounds {
     if (!this.active) {
       const early = this.pendingCommits.get(t);
       this.pendingCommits.delete(t);
-      for (const c of early ?? []) if (this.head === t) this.onCommit(c);
+      for (const c of early ?? []) if (this.head === t) this.onCommit(c.commit, c.signer);
       return;
     }
     if (this.opts.contribute) {
@@ -379,7 +425,7 @@ export class Rounds {
     // Commits that arrived early for this iteration.
     const early = this.pendingCommits.get(t);
     this.pendingCommits.delete(t);
-    for (const c of early ?? []) if (this.head === t) this.onCommit(c);
+    for (const c of early ?? []) if (this.head === t) this.onCommit(c.commit, c.signer);
     if (this.head === t) this.maybeProposeEarly();
   }
 
@@ -418,9 +464,11 @@ export class Rounds {
       this.onEvent({ kind: "behind", iteration: t, peersHead: this.peersHead });
       return false;
     }
-    const entries = [...(this.contributions.get(t)?.values() ?? [])].sort((a, b) =>
-      compareAuthors(a.author, b.author),
-    );
+    // At most what a commit may carry (the codec refuses more): the first in timestamp order,
+    // the same choice whoever proposes.
+    const entries = [...(this.contributions.get(t)?.values() ?? [])]
+      .sort((a, b) => compareAuthors(a.author, b.author))
+      .slice(0, MAX_COMMIT_ENTRIES);
     if (entries.length === 0) return false;
     this.proposing = true;
     try {

@@ -24,6 +24,7 @@ import {
 import type { Logger } from "../observe/logger.js";
 import type { FaultHooks } from "../ops/fault-hooks.js";
 import type { SwarmNode } from "./libp2p.js";
+import { peerIdOfBytes } from "./peer-bytes.js";
 
 /** What a handler gets: the validated message, its signer and the exact bytes received. */
 export type GossipHandlers = {
@@ -129,6 +130,7 @@ export class Gossip {
       window: WINDOW,
       maxPayloadBytes: this.view.maxPayloadBytes,
       payloadProblem: (payload, iteration) => this.view.payloadProblem(payload, iteration),
+      authorId: (author) => peerIdOfBytes(author).toString(),
       seen: (kind, author, iteration, data) => {
         const key = `${kind}/${author}/${iteration}`;
         const prev = this.seen.get(key);

@@ -178,6 +178,9 @@ function gossipOptions(opts: NetworkOptions): Partial<GossipsubOpts> {
     maxInboundDataLength: MAX_GOSSIP_RPC_BYTES,
     // Decode limits per RPC stay at the library's finite defaults (5000 messages, ids or
     // subscriptions; 16 peer infos): an IWANT reply legitimately carries many messages.
+    // Only the run's topics: subscriptions and messages on any other topic are dropped before
+    // they cost memory (a peer could otherwise make us track arbitrarily many topics).
+    ...(opts.scoredTopics && opts.scoredTopics.length > 0 ? { allowedTopics: [...opts.scoredTopics] } : {}),
     scoreParams: { ...peerScoreParams, topics },
     scoreThresholds: peerScoreThresholds,
   };

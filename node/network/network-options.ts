@@ -13,7 +13,8 @@ export interface NetworkOptions {
   readonly announce?: readonly string[];
   /**
    * Gossip topics whose traffic counts in peer scores. Gossipsub scores per topic: a Reject on a
-   * topic not listed here costs the sender nothing, so list every topic the node validates.
+   * topic not listed here costs the sender nothing, so list every topic the node validates. When
+   * given, they are also gossipsub's allowedTopics: subscriptions and messages on other topics are dropped.
    */
   readonly scoredTopics?: readonly string[];
   /** Gossipsub heartbeat: mesh upkeep, gossip emission, and the peer-score cache lifetime. */

@@ -29,3 +29,11 @@ export function createLogger(opts: LoggerOptions = defaultLoggerOptions): Logger
     pretty({ colorize: true, ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss", destination: progressAwareStdout() }),
   );
 }
+
+/**
+ * Gives a promise nobody awaits an owner: its failure is logged with what it was, never left an
+ * unhandled rejection (which would end the process).
+ */
+export function detach(promise: Promise<unknown>, log: Logger, what: string): void {
+  promise.catch((err: unknown) => log.error({ err, what }, "background task failed"));
+}

@@ -11,7 +11,7 @@
  *
  * The base URL can be overridden (an IMDS proxy, or a local server in tests).
  */
-import type { Logger } from "../observe/logger.js";
+import { detach, type Logger } from "../observe/logger.js";
 
 export const PREEMPTION_PROVIDERS = ["none", "aws", "gcp"] as const;
 export type PreemptionProvider = (typeof PREEMPTION_PROVIDERS)[number];
@@ -138,7 +138,7 @@ export function watchPreemption(
     if (!stopped) timer = setTimeout(poll, opts.pollMs).unref();
   };
   wlog.info({ provider: opts.provider, url: base, pollMs: opts.pollMs }, "watching for preemption notices");
-  void poll();
+  detach(poll(), wlog, "preemption poll");
   return {
     stop() {
       stopped = true;

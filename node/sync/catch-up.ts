@@ -4,7 +4,7 @@
  * state with the commit that produced it as the chain's anchor.
  */
 import type { PeerId } from "@libp2p/interface";
-import { toHex } from "../../protocol/bytes.js";
+import { equalBytes, toHex } from "../../protocol/bytes.js";
 import { decodeCommit } from "../../protocol/codec.js";
 import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
@@ -13,7 +13,7 @@ import { commitFromBytes } from "../chain/commit-wire.js";
 import type { Rounds } from "../chain/rounds.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Peers } from "../network/peers.js";
-import type { Logger } from "../observe/logger.js";
+import { detach, type Logger } from "../observe/logger.js";
 import type { ChainFix } from "./chain-fix.js";
 import {
   type DownloadedSnapshot,
@@ -85,7 +85,7 @@ export class CatchUp {
       // instance booting) refuses that dial, so keep trying while we know nobody.
       if (this.s.libp2p.getConnections().length === 0 && Date.now() - dialedAt > 1000) {
         dialedAt = Date.now();
-        void peers.dialBootstrap();
+        detach(peers.dialBootstrap(), log, "bootstrap dials");
       }
       await sleep(100);
     }
@@ -141,11 +141,30 @@ export class CatchUp {
         }
         await this.replayCommits(best);
         log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "caught up");
-        void this.dialMembers();
+        detach(this.dialMembers(), log, "member dials");
       } catch (err) {
         log.error({ err: (err as Error).message }, "catch-up failed; starting from our own state");
       }
     });
+  }
+
+  /**
+   * A hint (a heartbeat) that `peer` is ahead: fetch its commits from our head and apply those
+   * that chain onto ours. The claim alone changes nothing: no passive mode, no snapshot; only
+   * commits that chain by hash to the one we applied last move us. Returns how many applied.
+   */
+  async pullFrom(peer: PeerId): Promise<number> {
+    if (this.s.fix.busy) return 0;
+    const before = this.head;
+    // A claimant that serves nothing (a liar, or a peer not ready) costs one failed request.
+    const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, this.head).catch(() => []);
+    for (const bytes of got) {
+      const received = commitFromBytes(bytes);
+      if (received.commit.iteration !== this.head) continue;
+      if (!equalBytes(received.commit.prevHash, this.s.rounds.headHash)) break;
+      this.s.rounds.onCommit(received);
+    }
+    return this.head - before;
   }
 
   /**

@@ -88,16 +88,14 @@ export async function serveSync(
   log: Logger,
 ): Promise<() => Promise<void>> {
   const slog = log.child({ module: "sync" });
-  const serve = async (
-    protocol: string,
-    maxResponse: number,
-    answer: (req: Uint8Array) => Uint8Array,
-  ) => {
+  const serve = async (protocol: string, answer: (req: Uint8Array) => Uint8Array) => {
     await node.handle(
       protocol,
       async (stream) => {
         try {
-          const lp = lpStream(stream, { maxDataLength: Math.max(MAX_REQUEST_BYTES, maxResponse) });
+          // The reader is sized by what a request may be, never by the response: a peer must not
+          // make us buffer a response-sized message per stream (the limit bounds reads only).
+          const lp = lpStream(stream, { maxDataLength: MAX_REQUEST_BYTES });
           const req = await lp.read({
             signal: AbortSignal.timeout(defaultSyncOptions.requestTimeoutMs),
           });
@@ -111,7 +109,7 @@ export async function serveSync(
       { maxInboundStreams: 16 },
     );
   };
-  await serve(PROTOCOLS.checksum, 256, (bytes) => {
+  await serve(PROTOCOLS.checksum, (bytes) => {
     const req = decodeChecksumRequest(bytes);
     const at =
       req.runId === src.runId
@@ -123,7 +121,7 @@ export async function serveSync(
         : { iteration: req.iteration, checksum: new Uint8Array(0), known: false },
     );
   });
-  await serve(PROTOCOLS.snapshot, MAX_SNAPSHOT_CHUNK_BYTES + 1024, (bytes) => {
+  await serve(PROTOCOLS.snapshot, (bytes) => {
     const req = decodeSnapshotRequest(bytes);
     const snap = req.runId === src.runId ? src.snapshot(req.iteration) : null;
     if (!snap)
@@ -146,11 +144,11 @@ export async function serveSync(
       chunkHash: sha256(data),
     });
   });
-  await serve(PROTOCOLS.runspec, MAX_MESSAGE_BYTES.runSpecResponse, (bytes) => {
+  await serve(PROTOCOLS.runspec, (bytes) => {
     const req = decodeRunSpecRequest(bytes);
     return encodeRunSpecResponse({ specJson: req.runId === src.runId ? src.specJson : "" });
   });
-  await serve(PROTOCOLS.commits, MAX_COMMITS_RESPONSE_BYTES, (bytes) => {
+  await serve(PROTOCOLS.commits, (bytes) => {
     const req = decodeCommitsRequest(bytes);
     const commits =
       req.runId === src.runId

@@ -7,7 +7,7 @@ import type { PeerId } from "@libp2p/interface";
 import type { SwarmNode } from "../network/libp2p.js";
 import { defaultExpertOptions, ExpertDirectory } from "../network/experts.js";
 import type { Peers } from "../network/peers.js";
-import type { Logger } from "../observe/logger.js";
+import { detach, type Logger } from "../observe/logger.js";
 import { defaultSyncOptions, type SnapshotPlan } from "./protocols.js";
 import type { SnapshotStore } from "./snapshot-store.js";
 
@@ -37,8 +37,8 @@ export class SnapshotPlanner {
 
   /** Announces now and then every announce period, until stop. */
   start(): void {
-    this.timer = setInterval(() => void this.announce(), defaultExpertOptions.announceEveryMs);
-    void this.announce();
+    this.timer = setInterval(() => detach(this.announce(), this.log, "expert announce"), defaultExpertOptions.announceEveryMs);
+    detach(this.announce(), this.log, "expert announce");
   }
 
   /** Stops announcing and withdraws our records (if the DHT answers quickly; else they expire). */

@@ -3,7 +3,13 @@ import { describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { chained, type Commit } from "../../../node/chain/commit.js";
-import { commitFromBytes, commitFromWire, commitToBytes, commitToWire } from "../../../node/chain/commit-wire.js";
+import {
+  CommitAuthorError,
+  commitFromBytes,
+  commitFromWire,
+  commitToBytes,
+  commitToWire,
+} from "../../../node/chain/commit-wire.js";
 import { commitHash, decodeCommit, encodeCommit } from "../../../protocol/codec.js";
 
 const RUN = "0123456789abcdef".repeat(4);
@@ -50,5 +56,25 @@ describe("commit wire form", () => {
 
   it("refuses bytes that are not a commit", () => {
     assert.throws(() => commitFromBytes(Uint8Array.of(0xff, 0xff, 0xff)));
+  });
+
+  it("a commit served with an author that is no peer id, or one author twice, is a typed error", async () => {
+    const wire = commitToWire(RUN, await sample());
+    // An identity multihash of 36 non-key bytes: peer id parsing throws a TypeError (Invalid URL).
+    const bogus = Uint8Array.of(0x00, 36, ...new Uint8Array(36).fill(1));
+    const bad = { ...wire, entries: [{ ...wire.entries[0], author: bogus }, wire.entries[1]] };
+    assert.throws(() => commitFromBytes(encodeCommit(bad)), (err: unknown) => {
+      assert.ok(err instanceof CommitAuthorError);
+      assert.equal(err.code, "COMMIT_BAD_AUTHOR");
+      assert.equal(err.context.entry, 0);
+      return true;
+    });
+    const twice = { ...wire, entries: [wire.entries[0], { ...wire.entries[1], author: wire.entries[0].author }] };
+    assert.throws(() => commitFromWire(twice), (err: unknown) => {
+      assert.ok(err instanceof CommitAuthorError);
+      assert.equal(err.code, "COMMIT_DUPLICATE_AUTHOR");
+      assert.equal(err.context.entry, 1);
+      return true;
+    });
   });
 });

@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { generateKeyPair } from "@libp2p/crypto/keys";
+import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { localAuthors } from "../../../node/local/local-trainer.js";
 import { createLogger } from "../../../node/observe/logger.js";
 import type { Commit } from "../../../node/chain/commit.js";
-import { Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
+import { commitFromBytes, commitToBytes } from "../../../node/chain/commit-wire.js";
+import { ROUND_CAPS, Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
+import { MAX_COMMIT_ENTRIES } from "../../../protocol/limits.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";
-import type { Contribution } from "../../../training/algorithms/algorithm.js";
+import { compareAuthors, type Contribution } from "../../../training/algorithms/algorithm.js";
 import { useBackend } from "../../../training/engine.js";
 import type { Author } from "../../../training/rng/seeds.js";
 import { initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
@@ -140,5 +144,84 @@ describe("rounds (in-memory transport)", () => {
     assert.ok(slow.length <= 2, `${slow.length} slow rounds: ${slow.map((e) => Math.round(e.ms))}`);
     r0.stop();
     r2.stop();
+  });
+});
+
+describe("rounds under a flood", () => {
+  /** `n` authors with real Ed25519 peer ids (the wire encoding parses them). */
+  async function realAuthors(n: number): Promise<Author[]> {
+    return Promise.all(
+      Array.from({ length: n }, async (_, i) => ({
+        id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(),
+        // Some share a join time, so the peer id breaks ties in the order.
+        joinedAt: 1000 + (i % 7),
+      })),
+    );
+  }
+
+  it("more than MAX_COMMIT_ENTRIES contributions: the proposer commits the first ones in timestamp order, no throw", async () => {
+    await useBackend("wasm");
+    const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
+    const [self, ...others] = await realAuthors(MAX_COMMIT_ENTRIES + 77);
+    const published: Uint8Array[] = [];
+    const events: RoundsEvent[] = [];
+    const rounds = new Rounds(
+      self,
+      run,
+      initialReplica(run),
+      {
+        publishContribution: async () => {},
+        publishCommit: async (bytes) => {
+          published.push(bytes);
+        },
+        // The real wire encoding: it refuses more than MAX_COMMIT_ENTRIES entries.
+        encodeCommit: (c) => commitToBytes(run.runId, c),
+      },
+      { roundTimeoutMs: 10_000, stopAt: 1, contribute: true },
+      log,
+      (e) => events.push(e),
+    );
+    // This node is the only author of the last commit: it proposes as soon as it contributed.
+    rounds.resumeChain(new Uint8Array(32), [self.id]);
+    const payload = new Uint8Array(run.algorithm.maxPayloadBytes);
+    for (const a of others) rounds.onContribution({ author: a, payload }, 0);
+    rounds.start();
+    rounds.stop();
+    assert.equal(published.length, 1, "one commit published");
+    const commit = commitFromBytes(published[0]).commit;
+    assert.equal(commit.entries.length, MAX_COMMIT_ENTRIES);
+    const first = [self, ...others].sort(compareAuthors).slice(0, MAX_COMMIT_ENTRIES);
+    assert.deepEqual(
+      commit.entries.map((e) => e.author.id),
+      first.map((a) => a.id),
+    );
+    const applied = events.find((e) => e.kind === "applied");
+    assert.equal(applied?.kind === "applied" && applied.contributions, MAX_COMMIT_ENTRIES);
+  });
+
+  it("caps what one signer and one iteration may hold for later iterations", async () => {
+    const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
+    const transport = { publishContribution: async () => {}, publishCommit: async () => {}, encodeCommit: encodeOf };
+    const rounds = new Rounds(localAuthors(1)[0], run, initialReplica(run), transport, { roundTimeoutMs: 1000, stopAt: 10, contribute: false }, log);
+    const payload = new Uint8Array(run.algorithm.maxPayloadBytes);
+    const flooder: Author = { id: "flooder", joinedAt: 1 };
+    // One signer, a contribution for each of the next 100 iterations.
+    for (let t = 1; t <= 100; t++) rounds.onContribution({ author: flooder, payload }, t);
+    assert.equal(rounds.held().contributions, ROUND_CAPS.futureContributionsPerSigner);
+    // Many signers for one iteration.
+    const many = ROUND_CAPS.contributionsPerIteration + 50;
+    for (let i = 0; i < many; i++) rounds.onContribution({ author: { id: `a${i}`, joinedAt: 2 }, payload }, 0);
+    assert.equal(rounds.held().contributions, ROUND_CAPS.futureContributionsPerSigner + ROUND_CAPS.contributionsPerIteration);
+
+    const commitAt = (iteration: number, n: number) => {
+      const c: Commit = { iteration, prevHash: new Uint8Array(32), checksum: new Uint8Array(32), rank: n, entries: [] };
+      return { commit: c, encoded: encodeOf(c) };
+    };
+    // One signer, commits for 100 later iterations.
+    for (let t = 1; t <= 100; t++) rounds.onCommit(commitAt(t, 0), "flooder");
+    assert.equal(rounds.held().commits, ROUND_CAPS.pendingCommitsPerSigner);
+    // Many signers, competing commits for one later iteration (200 is past the flooder's).
+    for (let i = 0; i < 20; i++) rounds.onCommit(commitAt(200, i), `signer${i}`);
+    assert.equal(rounds.held().commits, ROUND_CAPS.pendingCommitsPerSigner + ROUND_CAPS.pendingCommitsPerIteration);
   });
 });

@@ -9,6 +9,7 @@ import {
   encodeHeartbeat,
   encodeLeave,
 } from "../../../protocol/codec.js";
+import { peerIdOfBytes } from "../../../node/network/peer-bytes.js";
 import { gradientPayloadProblem } from "../../../protocol/gradient-byte.js";
 import { MAX_MESSAGE_BYTES } from "../../../protocol/limits.js";
 import { TOPIC_KINDS } from "../../../protocol/topics.js";
@@ -26,6 +27,9 @@ import {
 } from "../../../protocol/validation.js";
 
 import { filled, OTHER_RUN, PEER_A, PEER_B, RUN } from "./fixtures.js";
+
+/** The metric label of a verdict (null when accepted). */
+const codeOf = (v: Validated<unknown>) => (v.verdict === "accept" ? null : v.code);
 
 describe("gossip validation", () => {
   const HEAD = 10;
@@ -310,7 +314,7 @@ describe("gossip validation", () => {
         .verdict,
       "accept",
     );
-    // A lagging node leaving, a heartbeat far ahead (we may be the one behind).
+    // A lagging node leaving, a heartbeat at the edge of the window.
     assert.equal(
       toVerdict(() => validateLeave(encodeLeave({ runId: RUN, iteration: 0 }), AUTHOR, ctx))
         .verdict,
@@ -318,7 +322,7 @@ describe("gossip validation", () => {
     );
     const hb = encodeHeartbeat({
       runId: RUN,
-      iteration: HEAD + 1_000_000,
+      iteration: HEAD + 2,
       checksum: filled(32, 1),
       joinedAt: 5,
     });
@@ -357,5 +361,32 @@ describe("gossip validation", () => {
       throw new TypeError("oops");
     });
     assert.deepEqual([bug.verdict, bug.verdict !== "accept" && bug.code], ["ignore", "INTERNAL"]);
+  });
+
+  it("a heartbeat claiming an iteration beyond the window is ignored, not forwarded", () => {
+    const hb = (iteration: number) => encodeHeartbeat({ runId: RUN, iteration, checksum: filled(32, 1), joinedAt: 5 });
+    const ctx = context();
+    assert.equal(toVerdict(() => validateHeartbeat(hb(HEAD + ctx.window), AUTHOR, ctx)).verdict, "accept");
+    const far = toVerdict(() => validateHeartbeat(hb(HEAD + 1000), AUTHOR, ctx));
+    assert.equal(far.verdict, "ignore");
+    assert.equal(codeOf(far), "FUTURE_ITERATION");
+  });
+
+  it("a commit author that is no peer id is rejected, not thrown (real peer id parsing)", () => {
+    // PEER_A is an identity multihash of 36 bytes that are no public key: parsing throws.
+    const ctx = context({ authorId: (b) => peerIdOfBytes(b).toString() });
+    const res = toVerdict(() => validateCommit(commit(), AUTHOR, ctx));
+    assert.equal(res.verdict, "reject");
+    assert.equal(codeOf(res), "MALFORMED");
+  });
+
+  it("two authors that normalise to one peer id are a duplicate author", () => {
+    // Two byte forms, one id: the check runs on what the chain compares (the normalised id).
+    const ctx = context({ authorId: () => "12D3KooWSame" });
+    const res = toVerdict(() => validateCommit(commit(), AUTHOR, ctx));
+    assert.equal(res.verdict, "reject");
+    assert.equal(codeOf(res), "DUPLICATE_AUTHOR");
+    // Without normalisation the two byte forms pass: the check is on the id, not the bytes.
+    assert.equal(toVerdict(() => validateCommit(commit(), AUTHOR, context({ authorId: (b) => Buffer.from(b).toString("hex") }))).verdict, "accept");
   });
 });

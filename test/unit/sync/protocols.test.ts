@@ -3,6 +3,7 @@ import "../../../node/polyfills.js";
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
+import { lpStream } from "@libp2p/utils";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
 import { createLogger } from "../../../node/observe/logger.js";
@@ -16,7 +17,10 @@ import {
   SyncError,
 } from "../../../node/sync/protocols.js";
 import { SnapshotStore } from "../../../node/sync/snapshot-store.js";
+import { decodeCommitsResponse, encodeCommitsRequest } from "../../../protocol/codec.js";
+import { MAX_REQUEST_BYTES } from "../../../protocol/limits.js";
 import { PRESETS } from "../../../protocol/presets.js";
+import { PROTOCOLS } from "../../../protocol/topics.js";
 import { canonicalJson, parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
 import { checksum } from "../../../training/params.js";
 
@@ -72,6 +76,24 @@ describe("sync protocols between two in-process hosts", () => {
     const head = await fetchChecksum(client, server.peerId, runId);
     assert.deepEqual([head.known, head.iteration], [true, 12]);
     assert.equal((await fetchChecksum(client, server.peerId, runId, 5)).known, false);
+  });
+
+  it("a request larger than MAX_REQUEST_BYTES is refused unread; one within it is answered", async () => {
+    /** A valid commits request padded with an unknown field (decoders skip it) to `total` bytes. */
+    const padded = (total: number) => {
+      const req = encodeCommitsRequest({ runId, fromIteration: 10, max: 256 });
+      const padLen = total - req.byteLength - 3;
+      return Uint8Array.of(...req, 0x7a, 0x80 | (padLen & 0x7f), padLen >> 7, ...new Uint8Array(padLen));
+    };
+    const ask = async (bytes: Uint8Array) => {
+      const stream = await client.dialProtocol(server.peerId, PROTOCOLS.commits);
+      const lp = lpStream(stream);
+      await lp.write(bytes);
+      return decodeCommitsResponse((await lp.read({ signal: AbortSignal.timeout(5000) })).subarray());
+    };
+    assert.equal((await ask(padded(MAX_REQUEST_BYTES))).commits.length, 4);
+    // One byte more: the reader refuses the length prefix before reading the bytes.
+    await assert.rejects(ask(padded(MAX_REQUEST_BYTES + 1)));
   });
 
   it("commits: from the iteration asked, as the bytes served", async () => {

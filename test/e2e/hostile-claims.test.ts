@@ -1,0 +1,103 @@
+/**
+ * A hostile peer on the real wire against real node processes, with inputs that used to crash
+ * every node or freeze the swarm (issue 11, items 1 and 4): a commit whose author is an identity
+ * multihash of non-key bytes, and heartbeats claiming far-ahead heads. The honest nodes must keep
+ * running, agree, make progress, and never go into catch-up on a claim.
+ */
+import "../../node/polyfills.js";
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { multiaddr } from "@multiformats/multiaddr";
+import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
+import { createLogger } from "../../node/observe/logger.js";
+import { loadOrCreateIdentity } from "../../node/store/identity.js";
+import { encodeCommit, encodeHeartbeat } from "../../protocol/codec.js";
+import { PRESETS } from "../../protocol/presets.js";
+import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
+import { stringifyTopic } from "../../protocol/topics.js";
+import { cleanup, startSwarm, tempDir } from "./node-process.js";
+
+after(cleanup);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("hostile claims", () => {
+  it("a commit with a non-key author and heartbeats claiming head+1000 crash and stall nobody", async () => {
+    const stopAt = 120;
+    const nodes = await startSwarm(2, ["--iterations", "100000", "--stop-at", String(stopAt), "--log-level", "debug"]);
+    const spec = parseRunSpec({ ...PRESETS["tiny-spsa"], iterations: 100000 });
+    const runId = runIdOf(spec);
+    const commitTopic = stringifyTopic({ runId, kind: "commit" });
+    const heartbeatTopic = stringifyTopic({ runId, kind: "heartbeat" });
+
+    const { privateKey, peerId } = await loadOrCreateIdentity(await tempDir());
+    const attacker = await createSwarmNode(
+      { ...defaultNetworkOptions, listen: ["/ip4/127.0.0.1/tcp/0"], mdns: false, bootstrap: [], gossipHeartbeatMs: 100 },
+      privateKey,
+      createLogger({ level: "silent" }),
+    );
+    try {
+      for (const n of nodes) await attacker.dial(multiaddr(await n.address()));
+      for (const t of [commitTopic, heartbeatTopic]) attacker.services.pubsub.subscribe(t);
+      await nodes[0].waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= 10, 30_000, "iteration 10");
+      for (let i = 0; i < 50 && attacker.services.pubsub.getSubscribers(heartbeatTopic).length < 2; i++) await sleep(100);
+      const head = () => Math.max(...nodes[0].lines.filter((l) => l.msg === "applied").map((l) => l.iteration ?? 0));
+
+      // Item 1: the author is an identity multihash of 36 bytes that are no public key.
+      const bogus = Uint8Array.of(0x00, 36, ...new Uint8Array(36).fill(1));
+      const payload = new Uint8Array(8).fill(1);
+      const badCommit = encodeCommit({
+        runId,
+        iteration: head() + 1,
+        prevHash: new Uint8Array(32),
+        checksum: new Uint8Array(32),
+        rank: 0,
+        entries: [{ author: bogus, joinedAt: 1, payload }],
+      });
+      await attacker.services.pubsub.publish(commitTopic, badCommit).catch(() => {});
+
+      // Item 4: heartbeats claiming far-ahead heads, every 50 ms until the run ends.
+      const appliedAtStart = head();
+      const startedAt = Date.now();
+      let sent = 0;
+      const exits = Promise.all(nodes.map((n) => n.exit));
+      let over = false;
+      void exits.then(() => (over = true));
+      while (!over && Date.now() - startedAt < 60_000) {
+        for (const ahead of [1000, 500, 2]) {
+          const hb = encodeHeartbeat({ runId, iteration: head() + ahead, checksum: new Uint8Array(32).fill(9), joinedAt: 1 });
+          await attacker.services.pubsub.publish(heartbeatTopic, hb).catch(() => {});
+          sent++;
+        }
+        await sleep(50);
+      }
+      const codes = await exits;
+      for (const e of codes) assert.equal(e.code, 0, "no node crashed");
+      const results = nodes.map((n) => n.result());
+      assert.equal(results[0].checksum, results[1].checksum, "honest nodes agree");
+      assert.equal(results[0].iteration, stopAt, "the run reached its end under the claims");
+      assert.ok(sent > 30, `attack ran (${sent} heartbeats)`);
+      const attackerId = peerId.toString();
+      const seen = new Set(
+        nodes.flatMap((n) =>
+          n.lines.filter((l) => l.msg === "gossip not accepted" && l.from === attackerId).map((l) => `${l.code}:${l.verdict}`),
+        ),
+      );
+      assert.ok(seen.has("MALFORMED:reject"), `the bogus-author commit is rejected; saw ${[...seen].join(", ")}`);
+      assert.ok(seen.has("FUTURE_ITERATION:ignore"), "a heartbeat beyond the window is ignored");
+      for (const n of nodes) {
+        // Honest nodes are never past stopAt: a peers' head beyond it can only come from a claim.
+        const claimed = n.lines.filter((l) => l.msg === "behind a peer: not proposing" && Number(l.peersHead) > stopAt + 1);
+        assert.deepEqual(claimed.map((l) => l.peersHead), [], "no node stopped proposing on a claim");
+        const catchUps = n.lines.filter((l) => l.msg === "catching up" && Number(l.peersHead) > stopAt + 1);
+        assert.deepEqual(catchUps.map((l) => l.peersHead), [], "no catch-up towards a claimed head");
+        assert.equal(n.lines.filter((l) => l.msg === "uncaught exception; leaving with a checkpoint").length, 0);
+      }
+      const seconds = (Date.now() - startedAt) / 1000;
+      // Progress during the attack, for the report (no timing assertion: the machine is shared).
+      process.stderr.write(`${stopAt - appliedAtStart} iterations applied in ${seconds.toFixed(1)} s under ${sent} hostile heartbeats\n`);
+    } finally {
+      await attacker.stop();
+    }
+  });
+});
