@@ -2,10 +2,10 @@
  * Everything a RunSpec turns into before training: runId, dataset, model, algorithm and the
  * initial replica. Shared by the local trainer, the daemon, tests and benchmarks.
  */
-import { type RunSpec, runIdOf } from "../protocol/run-spec.js";
+import { imageModelOf, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import type { Algorithm } from "./algorithms/algorithm.js";
 import { createAlgorithm } from "./algorithms/create.js";
-import type { Dataset } from "./data/dataset.js";
+import { type Dataset, DatasetError } from "./data/dataset.js";
 import { loadIdxDataset, loadMnist } from "./data/mnist.js";
 import { syntheticDataset } from "./data/synthetic.js";
 import { buildModel, initWeights, type Model } from "./models/model.js";
@@ -29,21 +29,24 @@ export async function loadDataset(spec: RunSpec): Promise<Dataset> {
       return loadIdxDataset(d, "idx");
     case "synthetic":
       return syntheticDataset(d);
+    case "text":
+      throw new DatasetError("DATASET_BAD_ARGUMENT", "a text dataset is read from the file the node is given (its content hash names it), not loaded from the spec alone", { contentHash: d.contentHash });
   }
 }
 
 /** Resolves a spec into a ready run; `dataset` may be passed to share one load between replicas. */
 export async function openRun(spec: RunSpec, dataset?: Dataset): Promise<RunContext> {
+  const modelSpec = imageModelOf(spec);
   const ds = dataset ?? (await loadDataset(spec));
-  const [h, w, c] = spec.model.inputShape;
+  const [h, w, c] = modelSpec.inputShape;
   const [dh, dw, dc] = ds.inputShape;
-  if (h * w * c !== dh * dw * dc || spec.model.classes < ds.classes) {
+  if (h * w * c !== dh * dw * dc || modelSpec.classes < ds.classes) {
     throw new RangeError(
-      `model expects ${spec.model.inputShape.join("x")} inputs and ${spec.model.classes} classes; dataset ${ds.name} has ${ds.inputShape.join("x")} and ${ds.classes}`,
+      `model expects ${modelSpec.inputShape.join("x")} inputs and ${modelSpec.classes} classes; dataset ${ds.name} has ${ds.inputShape.join("x")} and ${ds.classes}`,
     );
   }
   const runId = runIdOf(spec);
-  const model = buildModel(spec.model);
+  const model = buildModel(modelSpec);
   return {
     runId,
     spec,

@@ -8,7 +8,7 @@ import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import * as tf from "@tensorflow/tfjs";
 import { SeedswarmError } from "../../protocol/errors.js";
-import { parseRunSpec, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
+import { imageModelOf, parseRunSpec, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { type Evaluation, evaluate, evaluateLayersModel } from "../../training/evaluate.js";
 import { toLayersModel } from "../../training/models/export.js";
 import { fileLoadHandler, saveLayersModel } from "./layers-files.js";
@@ -67,8 +67,9 @@ export async function checkExportDir(dir: string, force: boolean): Promise<void>
 export async function exportCheckpoint(checkpointFile: string, dir: string, force: boolean): Promise<ExportResult> {
   await checkExportDir(dir, force);
   const cp = await loadCheckpoint(checkpointFile);
-  const model = buildModel(cp.spec.model);
-  const layers = toLayersModel(cp.spec.model, model.layout, cp.weights);
+  const spec = imageModelOf(cp.spec);
+  const model = buildModel(spec);
+  const layers = toLayersModel(spec, model.layout, cp.weights);
   const out = resolve(dir);
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
   await rm(tmp, { recursive: true, force: true });
@@ -133,7 +134,7 @@ export async function evaluateExport(dir: string, spec?: RunSpec, limit?: number
   const model = await tf.loadLayersModel(fileLoadHandler(modelJson));
   try {
     const ds = await loadDataset(runSpec);
-    const ev = evaluateLayersModel(model, runSpec.model.inputShape, ds.test, limit);
+    const ev = evaluateLayersModel(model, imageModelOf(runSpec).inputShape, ds.test, limit);
     const runId = runIdOf(runSpec);
     return { runId, iteration: saved?.runId === runId ? saved.iteration : null, ...ev };
   } finally {

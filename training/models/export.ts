@@ -4,14 +4,14 @@
  * ends in softmax, so it outputs class probabilities.
  */
 import * as tf from "@tensorflow/tfjs";
-import type { ModelSpec } from "../../protocol/run-spec.js";
+import type { ImageModelSpec } from "../../protocol/run-spec.js";
 import type { ParamLayout } from "../params.js";
 import { toTensors } from "../params.js";
 import { INSTANCE_NORM_EPSILON } from "./model.js";
 
 /** A tf.LayersModel with the same architecture and weights as our functional model. */
 export function toLayersModel(
-  spec: ModelSpec,
+  spec: ImageModelSpec,
   layout: ParamLayout,
   weights: Float32Array,
 ): tf.LayersModel {
