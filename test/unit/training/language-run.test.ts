@@ -4,8 +4,14 @@
  * with two replicas bit-identical.
  */
 import assert from "node:assert/strict";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { localAuthors } from "../../../node/local/local-trainer.js";
+import { localAuthors, localIteration } from "../../../node/local/local-trainer.js";
+import { ExportError, exportTransformerCheckpoint } from "../../../node/offline/model-export.js";
+import { saveCheckpoint } from "../../../node/store/checkpoint.js";
+import { readHfCheckpoint } from "../../../node/store/hf-checkpoint.js";
 import { readLanguageRunSource } from "../../../node/store/language-run-source.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";
@@ -54,3 +60,34 @@ describe("transformer runs (openLanguageRun)", () => {
     b.dispose();
   });
 });
+
+describe("Hugging Face export of a transformer run", () => {
+  it("writes config.json + model.safetensors with Hugging Face names that reload with the checkpoint's checksum", async () => {
+    await useBackend("wasm");
+    const spec = parseRunSpec({ ...PRESETS["tiny-lm"], iterations: 2 });
+    const run = openLanguageRun(spec, await readLanguageRunSource(MODEL_DIR, DATA_FILE));
+    const replica = run.initialReplica();
+    localIteration(run.algorithm, replica, localAuthors(1));
+    const dir = await mkdtemp(join(tmpdir(), "lm-export-"));
+    const cp = await saveCheckpoint(join(dir, "run.ssck"), spec, replica.iteration, replica.weights);
+    assert.notEqual(cp.checksum, spec.model.kind === "transformer" ? spec.model.weightsHash : "", "one iteration moved the weights");
+    const out = join(dir, "hf");
+    const r = await exportTransformerCheckpoint(join(dir, "run.ssck"), out, MODEL_DIR, false);
+    assert.equal(r.checksum, cp.checksum);
+    const back = await readHfCheckpoint(out);
+    assert.equal(back.checksum, cp.checksum);
+    const names = Object.keys(JSON.parse(new TextDecoder().decode(await headerOf(join(out, "model.safetensors")))) as object).filter((n) => n !== "__metadata__");
+    assert.deepEqual(names.sort(), back.model.layout.tensors.map((t) => t.name).sort());
+    assert.ok(names.includes("model.layers.0.self_attn.q_proj.weight"), names.join(", "));
+    assert.equal(JSON.parse(await readFile(join(out, "config.json"), "utf8")).model_type, "llama");
+    await assert.rejects(exportTransformerCheckpoint(join(dir, "run.ssck"), out, MODEL_DIR, false), (err: unknown) => err instanceof ExportError && err.code === "EXPORT_EXISTS");
+    await assert.rejects(exportTransformerCheckpoint(join(dir, "run.ssck"), join(dir, "opt"), "test/fixtures/lm/opt-tiny", false), (err: unknown) => err instanceof ExportError && err.code === "EXPORT_INVALID" && err.message.includes("opt"));
+    replica.dispose();
+  });
+});
+
+/** The JSON header of a safetensors file. */
+async function headerOf(file: string): Promise<Uint8Array> {
+  const bytes = await readFile(file);
+  return bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0)));
+}
