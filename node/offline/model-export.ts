@@ -4,7 +4,7 @@
  * from), and the test accuracy of a checkpoint or of such a directory.
  */
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import * as tf from "@tensorflow/tfjs";
 import { SeedswarmError } from "../../protocol/errors.js";
@@ -17,13 +17,13 @@ import { toTensors } from "../../training/params.js";
 import { loadDataset, openRun } from "../../training/run-context.js";
 import { writeFileAtomic } from "../store/atomic-file.js";
 import { type Checkpoint, loadCheckpoint } from "../store/checkpoint.js";
-import { CONFIG_FILE, readHfConfig, WEIGHTS_FILE, writeHfCheckpoint } from "../store/hf-checkpoint.js";
+import { CONFIG_FILE, readHfConfig, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE, writeHfCheckpoint } from "../store/hf-checkpoint.js";
 import { buildTransformer } from "../../training/models/transformer.js";
 
 /** What the export directory holds besides the TensorFlow.js files. */
 export const EXPORT_META_FILE = "seedswarm.json";
 /** The only files an export directory holds (TensorFlow.js or Hugging Face): --force replaces nothing else. */
-const EXPORT_FILES = new Set(["model.json", "weights.bin", CONFIG_FILE, WEIGHTS_FILE, EXPORT_META_FILE]);
+const EXPORT_FILES = new Set(["model.json", "weights.bin", CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, EXPORT_META_FILE]);
 
 export class ExportError extends SeedswarmError<"EXPORT_EXISTS" | "EXPORT_INVALID"> {}
 
@@ -83,7 +83,7 @@ export async function exportCheckpoint(checkpointFile: string, dir: string, forc
 /**
  * Writes a transformer run's checkpoint as a Hugging Face directory: config.json (the config of
  * the checkpoint the run started from, in `modelDir`) and model.safetensors with Hugging Face
- * tensor names, besides seedswarm.json. Loads in transformers and back in seedswarm with the same
+ * tensor names, the tokenizer files it has, and seedswarm.json. Loads in transformers and back in seedswarm with the same
  * weights checksum. Written to a temp directory renamed into place, like the TensorFlow.js export.
  * @throws ExportError EXPORT_INVALID when the checkpoint is not a transformer run's, or the
  *   config's architecture or size is not the run's.
@@ -111,6 +111,8 @@ export async function exportTransformerCheckpoint(
   }
   const meta = await writeExport(cp, dir, async (tmp) => {
     await writeHfCheckpoint(tmp, model, cp.weights);
+    // The tokenizer files travel with the weights, so the export scores and loads on its own.
+    for (const f of [TOKENIZER_FILE, TOKENIZER_CONFIG_FILE]) if (existsSync(join(modelDir, f))) await copyFile(join(modelDir, f), join(tmp, f));
   });
   return { ...meta, weightsFile: join(meta.dir, WEIGHTS_FILE) };
 }

@@ -80,6 +80,7 @@ describe("Hugging Face export of a transformer run", () => {
     assert.deepEqual(names.sort(), back.model.layout.tensors.map((t) => t.name).sort());
     assert.ok(names.includes("model.layers.0.self_attn.q_proj.weight"), names.join(", "));
     assert.equal(JSON.parse(await readFile(join(out, "config.json"), "utf8")).model_type, "llama");
+    assert.deepEqual(await readFile(join(out, "tokenizer.json")), await readFile(join(MODEL_DIR, "tokenizer.json")));
     await assert.rejects(exportTransformerCheckpoint(join(dir, "run.ssck"), out, MODEL_DIR, false), (err: unknown) => err instanceof ExportError && err.code === "EXPORT_EXISTS");
     await assert.rejects(exportTransformerCheckpoint(join(dir, "run.ssck"), join(dir, "opt"), "test/fixtures/lm/opt-tiny", false), (err: unknown) => err instanceof ExportError && err.code === "EXPORT_INVALID" && err.message.includes("opt"));
     replica.dispose();
