@@ -18,6 +18,7 @@ import { Replica } from "./replica.js";
 import { causalLmTask } from "./tasks/causal-lm.js";
 import { promptClassificationTask, scorePrompts, tokenizePromptTask } from "./tasks/prompt-classification.js";
 import type { Task } from "./tasks/task.js";
+import type { HeldOutScore, TrainingRun } from "./run-context.js";
 
 export type LanguageRunErrorCode = "LM_WEIGHTS_MISMATCH" | "LM_DATA_MISMATCH" | "LM_ARCHITECTURE_MISMATCH" | "LM_DATA_UNUSABLE";
 
@@ -36,25 +37,11 @@ export interface LanguageRunSource {
   readonly dataFrom: string;
 }
 
-/** Held-out score of a transformer run: mean loss, and accuracy where the task classifies. */
-export interface HeldOutScore {
-  readonly loss: number;
-  readonly accuracy: number | null;
-  /** Examples (classification) or predicted tokens (causal LM) scored. */
-  readonly examples: number;
-}
-
-export interface LanguageRun {
-  readonly runId: string;
-  readonly spec: RunSpec;
+export interface LanguageRun extends TrainingRun {
   readonly model: LanguageModel;
   readonly text: TextDataset;
   readonly task: Task;
   readonly algorithm: Spsa;
-  /** Held-out loss (and accuracy) of backend weights in layout order, over at most `limit` examples. */
-  heldOut(weights: readonly tf.Tensor[], limit?: number): HeldOutScore;
-  /** A replica at iteration 0 holding a copy of the checkpoint's weights. */
-  initialReplica(): Replica;
 }
 
 /** Sequences per forward pass of a held-out evaluation: bounds its memory. */
@@ -157,6 +144,7 @@ export function openLanguageRun(spec: RunSpec, source: LanguageRunSource): Langu
     text,
     task,
     algorithm,
+    params: model.layout.size,
     heldOut,
     initialReplica: () => new Replica(runId, model, source.weights.slice(), 0),
   };

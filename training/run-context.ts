@@ -10,6 +10,8 @@ import { loadIdxDataset, loadMnist } from "./data/mnist.js";
 import { syntheticDataset } from "./data/synthetic.js";
 import { buildModel, initWeights, type Model } from "./models/model.js";
 import { Replica } from "./replica.js";
+import type * as tf from "@tensorflow/tfjs";
+import { evaluate } from "./evaluate.js";
 
 export interface RunContext {
   readonly runId: string;
@@ -53,6 +55,43 @@ export async function openRun(spec: RunSpec, dataset?: Dataset): Promise<RunCont
     dataset: ds,
     model,
     algorithm: createAlgorithm(runId, spec, model, ds.train),
+  };
+}
+
+/**
+ * What the trainers need of a run of any model kind: image runs (`imageTrainingRun`) and
+ * transformer runs (training/language-run.ts) both provide it. The local trainer takes it; the
+ * daemon (node/node.ts, rounds, run monitor) still takes an image RunContext.
+ */
+export interface TrainingRun {
+  readonly runId: string;
+  readonly spec: RunSpec;
+  readonly algorithm: Algorithm;
+  /** Parameters of the model. */
+  readonly params: number;
+  /** A replica at iteration 0 with the run's initial weights. */
+  initialReplica(): Replica;
+  /** Held-out loss (and accuracy where the task classifies) of backend weights, over at most `limit` examples. */
+  heldOut(weights: readonly tf.Tensor[], limit?: number): HeldOutScore;
+}
+
+/** Held-out score of a run: mean loss, and accuracy where the task classifies. */
+export interface HeldOutScore {
+  readonly loss: number;
+  readonly accuracy: number | null;
+  /** Examples (classification) or predicted tokens (causal LM) scored. */
+  readonly examples: number;
+}
+
+/** An image run as a TrainingRun: held-out = the test split. */
+export function imageTrainingRun(run: RunContext): TrainingRun {
+  return {
+    runId: run.runId,
+    spec: run.spec,
+    algorithm: run.algorithm,
+    params: run.model.layout.size,
+    initialReplica: () => initialReplica(run),
+    heldOut: (weights, limit) => evaluate(run.model, weights, run.dataset.test, limit),
   };
 }
 

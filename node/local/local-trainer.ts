@@ -4,15 +4,12 @@
  * and a swarm fed the same contributions end with the same checksum.
  */
 import { existsSync } from "node:fs";
-import type { Contribution } from "../../training/algorithms/algorithm.js";
+import type { Algorithm, Contribution } from "../../training/algorithms/algorithm.js";
 import { useBackend } from "../../training/engine.js";
-import { type Evaluation, evaluate } from "../../training/evaluate.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
-import { initialReplica, openRun, type RunContext } from "../../training/run-context.js";
-import type * as tf from "@tensorflow/tfjs";
-import type { Algorithm } from "../../training/algorithms/algorithm.js";
-import { type HeldOutScore, openLanguageRun } from "../../training/language-run.js";
+import { type HeldOutScore, imageTrainingRun, openRun, type RunContext, type TrainingRun } from "../../training/run-context.js";
+import { openLanguageRun } from "../../training/language-run.js";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { readLanguageRunSource } from "../store/language-run-source.js";
 import { loadCheckpoint, saveCheckpoint } from "../store/checkpoint.js";
@@ -68,34 +65,13 @@ export function localIteration(
 
 export class LocalTrainError extends SeedswarmError<"TRAIN_SOURCE_MISSING"> {}
 
-/** What the local trainer needs of a run, image or transformer alike. */
-interface LocalRun {
-  readonly runId: string;
-  readonly algorithm: Algorithm;
-  readonly params: number;
-  initialReplica(): Replica;
-  /** Held-out loss (and accuracy where the task classifies) of backend weights. */
-  heldOut(weights: readonly tf.Tensor[], limit?: number): HeldOutScore;
-}
-
-function imageRun(run: RunContext): LocalRun {
-  return {
-    runId: run.runId,
-    algorithm: run.algorithm,
-    params: run.model.layout.size,
-    initialReplica: () => initialReplica(run),
-    heldOut: (weights, limit) => evaluate(run.model, weights, run.dataset.test, limit) satisfies Evaluation,
-  };
-}
-
 /** Opens the run of the options: a transformer run reads --model-dir and --data-file. */
-async function openLocalRun(opts: LocalTrainOptions): Promise<LocalRun> {
-  if (opts.spec.model.kind !== "transformer") return imageRun(await openRun(opts.spec));
+async function openLocalRun(opts: LocalTrainOptions): Promise<TrainingRun> {
+  if (opts.spec.model.kind !== "transformer") return imageTrainingRun(await openRun(opts.spec));
   if (!opts.modelDir || !opts.dataFile) {
     throw new LocalTrainError("TRAIN_SOURCE_MISSING", `run ${opts.spec.name} fine-tunes a transformer: give --model-dir (its Hugging Face checkpoint) and --data-file (its text)`, { run: opts.spec.name });
   }
-  const run = openLanguageRun(opts.spec, await readLanguageRunSource(opts.modelDir, opts.dataFile));
-  return { runId: run.runId, algorithm: run.algorithm, params: run.model.layout.size, initialReplica: run.initialReplica, heldOut: run.heldOut };
+  return openLanguageRun(opts.spec, await readLanguageRunSource(opts.modelDir, opts.dataFile));
 }
 
 /** Trains locally, resuming from and writing checkpoints under `dataDir`. */
