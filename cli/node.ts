@@ -38,6 +38,8 @@ interface NodeFlags {
   relay: boolean;
   behindNat: boolean;
   dataDir: string;
+  modelDir?: string;
+  dataFile?: string;
   backend: BackendChoice;
   checkEvery: number;
   checkpointEvery: number;
@@ -95,6 +97,8 @@ export function nodeCommand(program: Command): void {
     .option("--relay", "offer circuit relay v2 to nodes behind NAT (needs a reachable address)", net.relay)
     .option("--behind-nat", "reserve a slot on a relay among the peers, and ask the gateway for a UPnP port mapping", net.behindNat)
     .option("--data-dir <dir>", "identity, checkpoints", defaultDataDir())
+    .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint whose weights the spec names by hash")
+    .option("--data-file <file>", "transformer runs: the JSONL/CSV text file the spec names by hash")
     .addOption(
       new Option("--backend <name>", "tensor backend")
         .choices(["auto", ...BACKENDS])
@@ -181,6 +185,8 @@ Examples:
         {
           ...(spec ? { spec } : { runId: flags.run }),
           dataDir: flags.dataDir,
+          modelDir: flags.modelDir,
+          dataFile: flags.dataFile,
           backend: flags.backend,
           network,
           checkEvery: flags.checkEvery,

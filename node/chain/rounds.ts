@@ -23,7 +23,7 @@ import type { Contribution } from "../../training/algorithms/algorithm.js";
 import { compareAuthors } from "../../training/algorithms/algorithm.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
-import type { RunContext } from "../../training/run-context.js";
+import type { TrainingRun } from "../../training/run-context.js";
 import type { Logger } from "../observe/logger.js";
 import {
   CHAIN_KEEP,
@@ -103,7 +103,7 @@ export class Rounds {
 
   constructor(
     private readonly self: Author,
-    private readonly run: RunContext,
+    private readonly run: Pick<TrainingRun, "runId" | "algorithm">,
     private readonly replica: Replica,
     private readonly transport: RoundsTransport,
     private readonly opts: RoundsOptions,

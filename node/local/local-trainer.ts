@@ -8,10 +8,8 @@ import type { Algorithm, Contribution } from "../../training/algorithms/algorith
 import { useBackend } from "../../training/engine.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
-import { type HeldOutScore, imageTrainingRun, openRun, type RunContext, type TrainingRun } from "../../training/run-context.js";
-import { openLanguageRun } from "../../training/language-run.js";
-import { SeedswarmError } from "../../protocol/errors.js";
-import { readLanguageRunSource } from "../store/language-run-source.js";
+import type { HeldOutScore, RunContext } from "../../training/run-context.js";
+import { openTrainingRun } from "../store/training-run.js";
 import { loadCheckpoint, saveCheckpoint } from "../store/checkpoint.js";
 import { checkpointPath } from "../store/data-dir.js";
 import type { Logger } from "../observe/logger.js";
@@ -63,24 +61,13 @@ export function localIteration(
   return contributions;
 }
 
-export class LocalTrainError extends SeedswarmError<"TRAIN_SOURCE_MISSING"> {}
-
-/** Opens the run of the options: a transformer run reads --model-dir and --data-file. */
-async function openLocalRun(opts: LocalTrainOptions): Promise<TrainingRun> {
-  if (opts.spec.model.kind !== "transformer") return imageTrainingRun(await openRun(opts.spec));
-  if (!opts.modelDir || !opts.dataFile) {
-    throw new LocalTrainError("TRAIN_SOURCE_MISSING", `run ${opts.spec.name} fine-tunes a transformer: give --model-dir (its Hugging Face checkpoint) and --data-file (its text)`, { run: opts.spec.name });
-  }
-  return openLanguageRun(opts.spec, await readLanguageRunSource(opts.modelDir, opts.dataFile));
-}
-
 /** Trains locally, resuming from and writing checkpoints under `dataDir`. */
 export async function trainLocally(
   opts: LocalTrainOptions,
   log: Logger,
 ): Promise<LocalTrainResult> {
   const backend = await useBackend(opts.backend, log);
-  const run = await openLocalRun(opts);
+  const run = await openTrainingRun(opts.spec, opts);
   const total = Math.min(opts.stopAt ?? opts.spec.iterations, opts.spec.iterations);
   const path = checkpointPath(opts.dataDir, run.runId);
   const replica = run.initialReplica();
