@@ -152,6 +152,7 @@ Examples:
   $ seedswarm node --listen /ip4/0.0.0.0/tcp/4001
   $ seedswarm node --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW... --data-dir /data
   $ seedswarm node --preset tiny-spsa --no-mdns --listen /ip4/127.0.0.1/tcp/0
+  $ seedswarm node --preset tiny-lm --model-dir test/fixtures/lm/llama-tiny --data-file test/fixtures/lm/tiny-text/text.jsonl
   $ seedswarm node --run <runId> --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW...
   $ seedswarm node --http 127.0.0.1:9090     # then open http://127.0.0.1:9090/
   $ seedswarm node --listen /ip4/0.0.0.0/tcp/4001 --announce /ip4/203.0.113.7/tcp/4001 \\
