@@ -4,7 +4,7 @@
  */
 import { localAuthors, localIteration } from "../node/local/local-trainer.js";
 import { PRESETS } from "../protocol/presets.js";
-import { algorithmOf, parseRunSpec, type RunSpec } from "../protocol/run-spec.js";
+import { algorithmOf, imageModelOf, parseRunSpec, type RunSpec } from "../protocol/run-spec.js";
 import { type Marketplace, marketplaceMacRatio } from "../training/algorithms/marketplace.js";
 import { BackpropTrainer } from "../training/backprop.js";
 import { type Dataset, sampleBatch } from "../training/data/dataset.js";
@@ -44,7 +44,7 @@ async function efficiency(label: string, spec: RunSpec, ds: Dataset, reps: numbe
   const a = algorithmOf(spec, "marketplace");
   const replica = initialReplica(run);
   const [author] = localAuthors(1);
-  const shape = spec.model.inputShape;
+  const shape = imageModelOf(spec).inputShape;
   const batch = sampleBatch(ds.train, shape[0] * shape[1] * shape[2], sharedBatchSeed(run.runId, 0), a.batchSize);
   const { x, y } = batchTensors(batch, shape);
   const evals: number[] = [];

@@ -49,6 +49,7 @@ export function exportCommand(program: Command): void {
   )
     .option("-o, --out <dir>", "output directory (default: model/ beside the checkpoint)")
     .option("--force", "replace a previous export in the output directory", false)
+    .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint the run started from (its config.json is written with the weights)")
     .addHelpText(
       "after",
       `
@@ -57,12 +58,22 @@ class probabilities; seedswarm.json beside it records the run, iteration and che
 
 Examples:
   $ seedswarm export --preset tiny-spsa -o ./tiny-model
-  $ seedswarm export --checkpoint /data/runs/1a2b3c4d5e6f7a8b/checkpoint.ssck -o ./model --force`,
+  $ seedswarm export --checkpoint /data/runs/1a2b3c4d5e6f7a8b/checkpoint.ssck -o ./model --force
+
+A transformer run exports as a Hugging Face directory instead (config.json + model.safetensors,
+Hugging Face tensor names, loadable by transformers' from_pretrained):
+  $ seedswarm export --preset tiny-lm --model-dir test/fixtures/lm/llama-tiny -o ./tiny-lm-hf`,
     )
-    .action(async (flags: RunFlags & { out?: string; force: boolean }) => {
+    .action(async (flags: RunFlags & { out?: string; force: boolean; modelDir?: string }) => {
       const file = await checkpointFile(flags);
       const out = flags.out ?? join(dirname(file), "model");
       await checkWritableDir(dirname(out), "directory of the export");
+      if (flags.modelDir !== undefined) {
+        const { exportTransformerCheckpoint } = await import("../node/offline/model-export.js");
+        const r = await exportTransformerCheckpoint(file, out, flags.modelDir, flags.force);
+        process.stdout.write(`${JSON.stringify({ run: r.runId, iteration: r.iteration, checksum: r.checksum, dir: r.dir, weights: r.weightsFile })}\n`);
+        return;
+      }
       // TensorFlow.js and libp2p load only when a command runs: --help and the others stay fast.
       const { useBackend } = await import("../training/engine.js");
       const { exportCheckpoint } = await import("../node/offline/model-export.js");

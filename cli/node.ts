@@ -38,6 +38,8 @@ interface NodeFlags {
   relay: boolean;
   behindNat: boolean;
   dataDir: string;
+  modelDir?: string;
+  dataFile?: string;
   backend: BackendChoice;
   checkEvery: number;
   checkpointEvery: number;
@@ -95,6 +97,8 @@ export function nodeCommand(program: Command): void {
     .option("--relay", "offer circuit relay v2 to nodes behind NAT (needs a reachable address)", net.relay)
     .option("--behind-nat", "reserve a slot on a relay among the peers, and ask the gateway for a UPnP port mapping", net.behindNat)
     .option("--data-dir <dir>", "identity, checkpoints", defaultDataDir())
+    .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint whose weights the spec names by hash")
+    .option("--data-file <file>", "transformer runs: the JSONL/CSV text file the spec names by hash")
     .addOption(
       new Option("--backend <name>", "tensor backend")
         .choices(["auto", ...BACKENDS])
@@ -148,6 +152,7 @@ Examples:
   $ seedswarm node --listen /ip4/0.0.0.0/tcp/4001
   $ seedswarm node --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW... --data-dir /data
   $ seedswarm node --preset tiny-spsa --no-mdns --listen /ip4/127.0.0.1/tcp/0
+  $ seedswarm node --preset tiny-lm --model-dir test/fixtures/lm/llama-tiny --data-file test/fixtures/lm/tiny-text/text.jsonl
   $ seedswarm node --run <runId> --bootstrap /ip4/10.0.0.5/tcp/4001/p2p/12D3KooW...
   $ seedswarm node --http 127.0.0.1:9090     # then open http://127.0.0.1:9090/
   $ seedswarm node --listen /ip4/0.0.0.0/tcp/4001 --announce /ip4/203.0.113.7/tcp/4001 \\
@@ -181,6 +186,8 @@ Examples:
         {
           ...(spec ? { spec } : { runId: flags.run }),
           dataDir: flags.dataDir,
+          modelDir: flags.modelDir,
+          dataFile: flags.dataFile,
           backend: flags.backend,
           network,
           checkEvery: flags.checkEvery,

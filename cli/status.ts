@@ -28,6 +28,7 @@ export function formatStatus(s: NodeStatus): string {
     ["iteration", `${s.iteration} / ${s.iterations} (${pct}%)`],
     ["loss", s.loss === null ? "-" : s.loss.toFixed(4)],
     ["accuracy", s.accuracy === null ? "-" : `${(100 * s.accuracy).toFixed(1)}%`],
+    ["held-out loss", s.heldOutLoss === null ? "-" : s.heldOutLoss.toFixed(4)],
     ["peers", String(s.peers)],
     ["traffic", `${human(s.bytesIn)} in, ${human(s.bytesOut)} out`],
     ["backend", s.backend],

@@ -19,6 +19,8 @@ interface TrainFlags {
   evalLimit: number;
   checkpointEvery: number;
   fresh: boolean;
+  modelDir?: string;
+  dataFile?: string;
   logLevel: LogLevel;
 }
 
@@ -57,6 +59,8 @@ export function trainCommand(program: Command): void {
       intIn(0, 1e9),
       d.checkpointEvery,
     )
+    .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint (config.json + model.safetensors) whose weights the spec names by hash")
+    .option("--data-file <file>", "transformer runs: the JSONL/CSV text file the spec names by hash")
     .option("--fresh", "ignore an existing checkpoint and start from iteration 0", false)
     .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
     .addHelpText(
@@ -65,6 +69,7 @@ export function trainCommand(program: Command): void {
 Examples:
   $ seedswarm train                              # 784-32-10 MLP on MNIST, one-byte SPSA
   $ seedswarm train --preset tiny-spsa --authors 4
+  $ seedswarm train --preset tiny-lm --authors 3 --model-dir test/fixtures/lm/llama-tiny --data-file test/fixtures/lm/tiny-text/text.jsonl
   $ seedswarm train --stop-at 500                # later: seedswarm train  (resumes at 500)`,
     )
     .action(async (flags: TrainFlags) => {
@@ -91,12 +96,14 @@ Examples:
           evalLimit: flags.evalLimit,
           checkpointEvery: flags.checkpointEvery,
           resume: !flags.fresh,
+          modelDir: flags.modelDir,
+          dataFile: flags.dataFile,
           signal: controller.signal,
         },
         log,
       );
       process.stdout.write(
-        `${JSON.stringify({ run: result.runId, iteration: result.iteration, testAccuracy: result.test.accuracy, checksum: result.checksum })}\n`,
+        `${JSON.stringify({ run: result.runId, iteration: result.iteration, testAccuracy: result.test.accuracy, testLoss: result.test.loss, checksum: result.checksum })}\n`,
       );
     });
 }

@@ -10,6 +10,10 @@ export interface NodeOptions {
   /** A run to join by id: its spec comes from this node's checkpoint or from a peer. */
   readonly runId?: string;
   readonly dataDir: string;
+  /** A transformer run's Hugging Face checkpoint directory (its weights must hash to the spec's). */
+  readonly modelDir?: string;
+  /** A transformer run's text file (its bytes must hash to the spec's). */
+  readonly dataFile?: string;
   readonly backend: BackendChoice;
   readonly network: NetworkOptions;
   /** Verify the checksum with a random peer every this many iterations. */

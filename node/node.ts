@@ -23,7 +23,8 @@ import { canonicalJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { activeBackend, useBackend } from "../training/engine.js";
 import type { Replica } from "../training/replica.js";
 import type { Author } from "../training/rng/seeds.js";
-import { initialReplica, openRun, type RunContext } from "../training/run-context.js";
+import type { TrainingRun } from "../training/run-context.js";
+import { openTrainingRun } from "./store/training-run.js";
 import { stateFromBytes } from "../training/state-bytes.js";
 import { ZERO_HASH } from "./chain/commit.js";
 import { CommitLogFile } from "./chain/commit-log.js";
@@ -84,7 +85,7 @@ export class SwarmDaemon {
   // Observability: always measured (the metrics log needs libp2p's byte counts), served on --http.
   private readonly metrics: Metrics | null = createMetrics();
   private libp2p!: SwarmNode;
-  private run!: RunContext;
+  private run!: TrainingRun;
   private spec!: RunSpec;
   private replica!: Replica;
   private self!: Author;
@@ -135,7 +136,7 @@ export class SwarmDaemon {
     const open = async (spec: RunSpec) => {
       this.spec = spec;
       await useBackend(opts.backend, log);
-      this.run = await openRun(spec);
+      this.run = await openTrainingRun(spec, opts);
     };
     if (opts.spec) await open(opts.spec);
     const topics = Gossip.topicsOf(runId);
@@ -239,7 +240,7 @@ export class SwarmDaemon {
 
   /** The replica, from our checkpoint of the run when there is one; our author identity. */
   private async loadState(runId: string, peerId: string): Promise<{ hash: Uint8Array; authors: string[] }> {
-    this.replica = initialReplica(this.run);
+    this.replica = this.run.initialReplica();
     let chain: { hash: Uint8Array; authors: string[] } = { hash: ZERO_HASH, authors: [] };
     let joinedAt = Date.now();
     const path = checkpointPath(this.opts.dataDir, runId);

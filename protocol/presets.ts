@@ -218,6 +218,38 @@ export const PRESETS = {
     iterations: 200,
     roundTimeoutMs: 500,
   },
+  /**
+   * A tiny Llama-style checkpoint (test/fixtures/lm/llama-tiny, random weights, 512-token BPE)
+   * learning 48 repetitive sentences (test/fixtures/lm/tiny-text/text.jsonl) by next-token loss:
+   * transformer runs end to end in seconds, for tests and CI. Both files are named by content
+   * hash; `seedswarm train --preset tiny-lm --model-dir test/fixtures/lm/llama-tiny --data-file
+   * test/fixtures/lm/tiny-text/text.jsonl`.
+   */
+  "tiny-lm": {
+    version: 1,
+    name: "tiny-lm",
+    model: {
+      kind: "transformer",
+      architecture: "llama",
+      weightsHash: "211d227c2ec29c95874107468a4ea4860bf0b873db93a315be2745cee14d6c82",
+    },
+    dataset: {
+      kind: "text",
+      format: "jsonl",
+      contentHash: "4daaf1c7890e06060489982d577b1715a594a93e71fd5f14d0330b54ae5ea195",
+      task: { kind: "causal-lm", contextLength: 32 },
+    },
+    algorithm: {
+      kind: "spsa",
+      perturbations: 8,
+      batchSize: 8,
+      eps: 1e-3,
+      schedule: { lr: 0.05, warmup: 0, minFactor: 0.5 },
+    },
+    seed: 1,
+    iterations: 60,
+    roundTimeoutMs: 2000,
+  },
 } as const satisfies Record<string, RunSpec>;
 
 export type PresetName = keyof typeof PRESETS;

@@ -11,7 +11,23 @@ import { worstCaseSparseBytes } from "./sparse-payload.js";
 /** [height, width, channels] of one example. */
 export type InputShape = readonly [number, number, number];
 
-export type ModelSpec =
+/** Architectures of model kind `transformer` (training/hf/config.ts parses their config.json). */
+export const TRANSFORMER_ARCHITECTURES = ["gpt2", "opt", "llama"] as const;
+
+/**
+ * A decoder-only transformer fine-tuned from a Hugging Face checkpoint. The spec names the
+ * initial weights by content, not by path: every node loads (or fetches from peers) weights whose
+ * canonical bytes hash to `weightsHash`, so all start provably from the same replica.
+ */
+export interface TransformerModelSpec {
+  readonly kind: "transformer";
+  readonly architecture: (typeof TRANSFORMER_ARCHITECTURES)[number];
+  /** Hex SHA-256 of the canonical weight bytes (training/params.ts `checksum`) of the checkpoint. */
+  readonly weightsHash: string;
+}
+
+/** The image models (MLP, CNN): their inputs are [height, width, channels] and they end in class logits. */
+export type ImageModelSpec =
   | {
       readonly kind: "mlp";
       readonly inputShape: InputShape;
@@ -48,6 +64,32 @@ export interface BitMlpSpec {
   readonly logitScale: number;
 }
 
+export type ModelSpec = ImageModelSpec | TransformerModelSpec;
+
+/** What a transformer run measures on a text dataset. */
+export type TextTaskSpec =
+  | {
+      /** Next-token loss on windows of `contextLength` tokens of the (unlabelled) texts. */
+      readonly kind: "causal-lm";
+      readonly contextLength: number;
+    }
+  | {
+      /** MeZO's prompt classification: `template` holds {text}; label i scores labelWords[i]. */
+      readonly kind: "prompt-classification";
+      readonly template: string;
+      /** One single-token word per label, in the dataset's label order (sorted label strings). */
+      readonly labelWords: readonly string[];
+    };
+
+/** Text from a JSONL or CSV file (fields text, label), named by the SHA-256 of its bytes. */
+export interface TextDatasetSpec {
+  readonly kind: "text";
+  readonly format: "jsonl" | "csv";
+  /** Hex SHA-256 of the file's bytes: a node checks the file it is given against it. */
+  readonly contentHash: string;
+  readonly task: TextTaskSpec;
+}
+
 export type DatasetSpec =
   | { readonly kind: "mnist" }
   | {
@@ -64,7 +106,8 @@ export type DatasetSpec =
       readonly trainSize: number;
       readonly testSize: number;
       readonly seed: number;
-    };
+    }
+  | TextDatasetSpec;
 
 /** Learning-rate schedule: linear warmup, then linear decay to lr * minFactor at `iterations`. */
 export interface LrSchedule {
@@ -171,8 +214,17 @@ export function algorithmOf<K extends AlgorithmSpec["kind"]>(
   return spec.algorithm as Extract<AlgorithmSpec, { kind: K }>;
 }
 
+/**
+ * The spec's image model (MLP or CNN), for code that only makes sense for one.
+ * @throws RunSpecError RUNSPEC_INVALID naming model.kind otherwise.
+ */
+export function imageModelOf(spec: RunSpec): ImageModelSpec {
+  if (spec.model.kind === "transformer") fail("model.kind", 'must be "mlp", "cnn" or "bitmlp" here', spec.model.kind);
+  return spec.model;
+}
+
 /** Layers of a model, the units a Marketplace spec groups (see training/models/model.ts). */
-export function modelLayerCount(m: ModelSpec): number {
+export function modelLayerCount(m: ImageModelSpec): number {
   return m.kind === "cnn" ? 5 : m.hidden.length + 1;
 }
 
@@ -321,7 +373,50 @@ function modelSpec(v: unknown): ModelSpec {
       logitScale,
     };
   }
-  return fail("model.kind", 'must be "mlp", "cnn" or "bitmlp"', kind);
+  if (kind === "transformer") {
+    const o = obj(v, "model", ["kind", "architecture", "weightsHash"]);
+    const architecture = o.architecture;
+    if (!TRANSFORMER_ARCHITECTURES.some((a) => a === architecture))
+      fail("model.architecture", `must be one of ${TRANSFORMER_ARCHITECTURES.join(", ")}`, architecture);
+    return {
+      kind,
+      architecture: architecture as TransformerModelSpec["architecture"],
+      weightsHash: sha256(o, "weightsHash", "model"),
+    };
+  }
+  return fail("model.kind", 'must be "mlp", "cnn", "bitmlp" or "transformer"', kind);
+}
+
+function sha256(o: Obj, k: string, path: string): string {
+  const v = o[k];
+  if (typeof v !== "string" || !/^[0-9a-f]{64}$/.test(v))
+    fail(`${path}.${k}`, "must be a hex SHA-256 (64 lowercase hex digits)", v);
+  return v;
+}
+
+function textTask(v: unknown): TextTaskSpec {
+  const kind = (v as Obj | null)?.kind;
+  if (kind === "causal-lm") {
+    const o = obj(v, "dataset.task", ["kind", "contextLength"]);
+    return { kind, contextLength: int(o, "contextLength", "dataset.task", 2, 1 << 16) };
+  }
+  if (kind === "prompt-classification") {
+    const o = obj(v, "dataset.task", ["kind", "template", "labelWords"]);
+    const template = str(o, "template", "dataset.task");
+    if (!template.includes("{text}")) fail("dataset.task.template", "must contain {text}", template);
+    const words = o.labelWords;
+    if (
+      !Array.isArray(words) ||
+      words.length < 2 ||
+      words.length > 256 ||
+      !words.every((w) => typeof w === "string" && w.length > 0 && w.length <= 256) ||
+      new Set(words).size !== words.length
+    ) {
+      fail("dataset.task.labelWords", "must be 2..256 distinct non-empty strings", words);
+    }
+    return { kind, template, labelWords: [...(words as string[])] };
+  }
+  return fail("dataset.task.kind", 'must be "causal-lm" or "prompt-classification"', kind);
 }
 
 function datasetSpec(v: unknown): DatasetSpec {
@@ -351,7 +446,12 @@ function datasetSpec(v: unknown): DatasetSpec {
       seed: int(o, "seed", "dataset", 0, 0xffffffff),
     };
   }
-  return fail("dataset.kind", 'must be "mnist", "idx" or "synthetic"', kind);
+  if (kind === "text") {
+    const o = obj(v, "dataset", ["kind", "format", "contentHash", "task"]);
+    if (o.format !== "jsonl" && o.format !== "csv") fail("dataset.format", 'must be "jsonl" or "csv"', o.format);
+    return { kind, format: o.format, contentHash: sha256(o, "contentHash", "dataset"), task: textTask(o.task) };
+  }
+  return fail("dataset.kind", 'must be "mnist", "idx", "synthetic" or "text"', kind);
 }
 
 function schedule(v: unknown): LrSchedule {
@@ -364,6 +464,8 @@ function schedule(v: unknown): LrSchedule {
 }
 
 function marketplaceSpec(v: unknown, model: ModelSpec): MarketplaceSpec {
+  if (model.kind === "transformer")
+    fail("algorithm.kind", 'must be "spsa" for a transformer (Marketplace splits image models by layer)', "marketplace");
   const o = obj(v, "algorithm", [
     "kind",
     "version",
@@ -501,7 +603,13 @@ export function parseRunSpec(v: unknown): RunSpec {
     if (total !== spec.iterations)
       fail("algorithm.stages", `must add up to spec.iterations ${spec.iterations} (they add up to ${total})`, spec.algorithm.stages);
   }
-  if (spec.dataset.kind === "synthetic") {
+  if ((spec.model.kind === "transformer") !== (spec.dataset.kind === "text"))
+    fail(
+      "dataset.kind",
+      spec.model.kind === "transformer" ? 'must be "text" for a transformer' : `cannot be "text" for a ${spec.model.kind} model`,
+      spec.dataset.kind,
+    );
+  if (spec.dataset.kind === "synthetic" && spec.model.kind !== "transformer") {
     const [h, w, c] = spec.model.inputShape;
     if (h * w * c !== spec.dataset.features)
       fail(

@@ -2,14 +2,16 @@
  * Everything a RunSpec turns into before training: runId, dataset, model, algorithm and the
  * initial replica. Shared by the local trainer, the daemon, tests and benchmarks.
  */
-import { type RunSpec, runIdOf } from "../protocol/run-spec.js";
+import { imageModelOf, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import type { Algorithm } from "./algorithms/algorithm.js";
 import { createAlgorithm } from "./algorithms/create.js";
-import type { Dataset } from "./data/dataset.js";
+import { type Dataset, DatasetError } from "./data/dataset.js";
 import { loadIdxDataset, loadMnist } from "./data/mnist.js";
 import { syntheticDataset } from "./data/synthetic.js";
 import { buildModel, initialWeights, type Model } from "./models/model.js";
 import { Replica } from "./replica.js";
+import type * as tf from "@tensorflow/tfjs";
+import { evaluate } from "./evaluate.js";
 
 export interface RunContext {
   readonly runId: string;
@@ -29,27 +31,67 @@ export async function loadDataset(spec: RunSpec): Promise<Dataset> {
       return loadIdxDataset(d, "idx");
     case "synthetic":
       return syntheticDataset(d);
+    case "text":
+      throw new DatasetError("DATASET_BAD_ARGUMENT", "a text dataset is read from the file the node is given (its content hash names it), not loaded from the spec alone", { contentHash: d.contentHash });
   }
 }
 
 /** Resolves a spec into a ready run; `dataset` may be passed to share one load between replicas. */
 export async function openRun(spec: RunSpec, dataset?: Dataset): Promise<RunContext> {
+  const modelSpec = imageModelOf(spec);
   const ds = dataset ?? (await loadDataset(spec));
-  const [h, w, c] = spec.model.inputShape;
+  const [h, w, c] = modelSpec.inputShape;
   const [dh, dw, dc] = ds.inputShape;
-  if (h * w * c !== dh * dw * dc || spec.model.classes < ds.classes) {
+  if (h * w * c !== dh * dw * dc || modelSpec.classes < ds.classes) {
     throw new RangeError(
-      `model expects ${spec.model.inputShape.join("x")} inputs and ${spec.model.classes} classes; dataset ${ds.name} has ${ds.inputShape.join("x")} and ${ds.classes}`,
+      `model expects ${modelSpec.inputShape.join("x")} inputs and ${modelSpec.classes} classes; dataset ${ds.name} has ${ds.inputShape.join("x")} and ${ds.classes}`,
     );
   }
   const runId = runIdOf(spec);
-  const model = buildModel(spec.model);
+  const model = buildModel(modelSpec);
   return {
     runId,
     spec,
     dataset: ds,
     model,
     algorithm: createAlgorithm(runId, spec, model, ds.train),
+  };
+}
+
+/**
+ * What the trainers need of a run of any model kind: image runs (`imageTrainingRun`) and
+ * transformer runs (training/language-run.ts) both provide it. The local trainer takes it; the
+ * daemon (node/node.ts, rounds, run monitor) still takes an image RunContext.
+ */
+export interface TrainingRun {
+  readonly runId: string;
+  readonly spec: RunSpec;
+  readonly algorithm: Algorithm;
+  /** Parameters of the model. */
+  readonly params: number;
+  /** A replica at iteration 0 with the run's initial weights. */
+  initialReplica(): Replica;
+  /** Held-out loss (and accuracy where the task classifies) of backend weights, over at most `limit` examples. */
+  heldOut(weights: readonly tf.Tensor[], limit?: number): HeldOutScore;
+}
+
+/** Held-out score of a run: mean loss, and accuracy where the task classifies. */
+export interface HeldOutScore {
+  readonly loss: number;
+  readonly accuracy: number | null;
+  /** Examples (classification) or predicted tokens (causal LM) scored. */
+  readonly examples: number;
+}
+
+/** An image run as a TrainingRun: held-out = the test split. */
+export function imageTrainingRun(run: RunContext): TrainingRun {
+  return {
+    runId: run.runId,
+    spec: run.spec,
+    algorithm: run.algorithm,
+    params: run.model.layout.size,
+    initialReplica: () => initialReplica(run),
+    heldOut: (weights, limit) => evaluate(run.model, weights, run.dataset.test, limit),
   };
 }
 

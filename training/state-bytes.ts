@@ -12,14 +12,20 @@ import { type Weights, weightsFromBytes } from "./params.js";
 
 export class StateBytesError extends SeedswarmError<"STATE_BYTES_INVALID"> {}
 
-/** Elements of a model's state (float32 weights or packed words; 4 bytes each). */
-export function stateLength(model: ModelSpec): number {
+/**
+ * Elements of a model's state (float32 weights or packed words; 4 bytes each), or null for a
+ * transformer, whose size comes from its config.json, not the spec (its bytes are checked against
+ * the weightsHash or a verified checksum instead).
+ */
+export function stateLength(model: ModelSpec): number | null {
+  if (model.kind === "transformer") return null;
   return model.kind === "bitmlp" ? bitGeometry(model).words : buildModel(model).layout.size;
 }
 
 /** Decodes and checks a model's state. @throws StateBytesError naming what is wrong. */
 export function stateFromBytes(model: ModelSpec, bytes: Uint8Array): Weights {
-  const expected = 4 * stateLength(model);
+  const length = stateLength(model);
+  const expected = length === null ? bytes.byteLength - (bytes.byteLength % 4) : 4 * length;
   const packed = model.kind === "bitmlp";
   if (bytes.byteLength !== expected)
     throw new StateBytesError(

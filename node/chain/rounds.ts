@@ -25,7 +25,7 @@ import { compareAuthors } from "../../training/algorithms/algorithm.js";
 import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
-import type { RunContext } from "../../training/run-context.js";
+import type { TrainingRun } from "../../training/run-context.js";
 import type { Logger } from "../observe/logger.js";
 import {
   CHAIN_KEEP,
@@ -120,7 +120,7 @@ export class Rounds {
 
   constructor(
     private readonly self: Author,
-    private readonly run: RunContext,
+    private readonly run: Pick<TrainingRun, "runId" | "algorithm">,
     private readonly replica: Replica,
     private readonly transport: RoundsTransport,
     private readonly opts: RoundsOptions,

@@ -18,6 +18,10 @@ export interface LocalTrainOptions {
   readonly checkpointEvery: number;
   /** Resume from the run's checkpoint in dataDir when there is one. */
   readonly resume: boolean;
+  /** A transformer run's Hugging Face checkpoint directory (its weights must hash to the spec's). */
+  readonly modelDir?: string;
+  /** A transformer run's text file (JSONL/CSV; its bytes must hash to the spec's). */
+  readonly dataFile?: string;
   /** Stops training cleanly (checkpoint written) when aborted. */
   readonly signal?: AbortSignal;
 }

@@ -4,12 +4,12 @@
  * and a swarm fed the same contributions end with the same checksum.
  */
 import { existsSync } from "node:fs";
-import type { Contribution } from "../../training/algorithms/algorithm.js";
+import type { Algorithm, Contribution } from "../../training/algorithms/algorithm.js";
 import { useBackend } from "../../training/engine.js";
-import { type Evaluation, evaluate } from "../../training/evaluate.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
-import { initialReplica, openRun, type RunContext } from "../../training/run-context.js";
+import type { HeldOutScore, RunContext } from "../../training/run-context.js";
+import { openTrainingRun } from "../store/training-run.js";
 import { loadCheckpoint, saveCheckpoint } from "../store/checkpoint.js";
 import { checkpointPath } from "../store/data-dir.js";
 import type { Logger } from "../observe/logger.js";
@@ -24,14 +24,14 @@ export interface Progress {
   /** Mean of the training losses measured this iteration. */
   readonly trainLoss: number;
   readonly itPerSec: number;
-  readonly test?: Evaluation;
+  readonly test?: HeldOutScore;
 }
 
 export interface LocalTrainResult {
   readonly runId: string;
   readonly iteration: number;
   readonly checksum: string;
-  readonly test: Evaluation;
+  readonly test: HeldOutScore;
   readonly history: Progress[];
   readonly seconds: number;
   readonly checkpoint: string;
@@ -48,15 +48,16 @@ export function localAuthors(n: number): Author[] {
 
 /** Computes every author's contribution for the replica's iteration and applies them. */
 export function localIteration(
-  run: RunContext,
+  run: RunContext | Algorithm,
   replica: Replica,
   authors: readonly Author[],
 ): Contribution[] {
+  const algorithm = "algorithm" in run ? run.algorithm : run;
   const contributions = authors.map((author) => ({
     author,
-    payload: run.algorithm.contribute(replica, author),
+    payload: algorithm.contribute(replica, author),
   }));
-  replica.applyIteration(run.algorithm, contributions);
+  replica.applyIteration(algorithm, contributions);
   return contributions;
 }
 
@@ -66,10 +67,10 @@ export async function trainLocally(
   log: Logger,
 ): Promise<LocalTrainResult> {
   const backend = await useBackend(opts.backend, log);
-  const run = await openRun(opts.spec);
+  const run = await openTrainingRun(opts.spec, opts);
   const total = Math.min(opts.stopAt ?? opts.spec.iterations, opts.spec.iterations);
   const path = checkpointPath(opts.dataDir, run.runId);
-  const replica = initialReplica(run);
+  const replica = run.initialReplica();
   if (opts.resume && existsSync(path)) {
     const cp = await loadCheckpoint(path);
     replica.reset(cp.weights, cp.iteration);
@@ -84,7 +85,7 @@ export async function trainLocally(
     {
       run: run.runId.slice(0, 16),
       name: opts.spec.name,
-      params: run.model.layout.size,
+      params: run.params,
       backend,
       authors: opts.authors,
       from: resumedFrom,
@@ -98,7 +99,7 @@ export async function trainLocally(
   let windowIters = 0;
   let lastReport = started;
   while (replica.iteration < total && !opts.signal?.aborted) {
-    localIteration(run, replica, authors);
+    localIteration(run.algorithm, replica, authors);
     windowIters += 1;
     const t = replica.iteration;
     const stageAt = run.algorithm.stageAt?.bind(run.algorithm);
@@ -108,7 +109,7 @@ export async function trainLocally(
     reportProgress("training", t, total, `loss ${run.algorithm.lastLoss.toFixed(4)}`);
     const test =
       due(opts.evalEvery) && t < total
-        ? evaluate(run.model, replica.backend.tensors, run.dataset.test, opts.evalLimit)
+        ? run.heldOut(replica.backend.tensors, opts.evalLimit)
         : undefined;
     if (test || now - lastReport > 2000) {
       const p: Progress = {
@@ -125,7 +126,8 @@ export async function trainLocally(
           total,
           loss: round(p.trainLoss),
           itPerSec: round(p.itPerSec),
-          testAccuracy: test && round(test.accuracy),
+          testAccuracy: test?.accuracy == null ? undefined : round(test.accuracy),
+          testLoss: test && round(test.loss),
         },
         "progress",
       );
@@ -138,12 +140,12 @@ export async function trainLocally(
   }
   clearProgress();
   const cp = await saveCheckpoint(path, opts.spec, replica.iteration, replica.weights);
-  const test = evaluate(run.model, replica.backend.tensors, run.dataset.test);
+  const test = run.heldOut(replica.backend.tensors);
   const seconds = (performance.now() - started) / 1000;
   log.info(
     {
       iteration: replica.iteration,
-      testAccuracy: round(test.accuracy),
+      testAccuracy: test.accuracy === null ? undefined : round(test.accuracy),
       testLoss: round(test.loss),
       seconds: round(seconds),
       checksum: cp.checksum,

@@ -3,9 +3,8 @@
  * the dashboard draws, the metrics log and the Prometheus gauges. It only reads the daemon's state
  * (through a `DaemonView`) and never changes it; evaluating test accuracy reads the weights.
  */
-import type { RunContext } from "../../training/run-context.js";
+import type { TrainingRun } from "../../training/run-context.js";
 import type { Replica } from "../../training/replica.js";
-import { evaluate } from "../../training/evaluate.js";
 import type { Logger } from "./logger.js";
 import { MetricsLog, type MetricsRow } from "./metrics-log.js";
 import { metricsLogPath } from "../store/data-dir.js";
@@ -30,6 +29,8 @@ export interface NodeStatus {
   readonly loss: number | null;
   /** Test accuracy on the evaluation subset at the last evaluation; null before the first. */
   readonly accuracy: number | null;
+  /** Held-out loss at the last evaluation (test split; next-token loss for language models); null before the first. */
+  readonly heldOutLoss: number | null;
   readonly peers: number;
   /** Bytes received / sent on all libp2p connections since start (TCP payload: Noise + Yamux framed). */
   readonly bytesIn: number;
@@ -99,13 +100,15 @@ export class RunMonitor {
   private readonly started = Date.now();
   private lastAdvance = Date.now();
   private accuracy: number | null = null;
+  /** Held-out loss at the last evaluation; null before the first. */
+  private heldOutLoss: number | null = null;
   private readonly rows: MetricsRow[] = [];
   private readonly log: MetricsLog;
   private writing: Promise<void> = Promise.resolve();
   private lastRowAt = 0;
 
   constructor(
-    private readonly run: RunContext,
+    private readonly run: Pick<TrainingRun, "runId" | "spec" | "algorithm" | "heldOut">,
     private readonly replica: Replica,
     private readonly view: DaemonView,
     private readonly metrics: Metrics | null,
@@ -135,9 +138,12 @@ export class RunMonitor {
     // Evaluate only while training: a node replaying commits to catch up has better things to do.
     let accuracy: number | null = null;
     if (training && this.opts.evalEvery > 0 && (t % this.opts.evalEvery === 0 || this.accuracy === null)) {
-      accuracy = evaluate(this.run.model, this.replica.backend.tensors, this.run.dataset.test, this.opts.evalLimit).accuracy;
+      const score = this.run.heldOut(this.replica.backend.tensors, this.opts.evalLimit);
+      // Language-model runs without a classification task have a held-out loss and no accuracy.
+      accuracy = score.accuracy;
       this.accuracy = accuracy;
-      this.logger.info({ iteration: t, accuracy, examples: Math.min(this.opts.evalLimit, this.run.dataset.test.n) }, "evaluated");
+      this.heldOutLoss = score.loss;
+      this.logger.info({ iteration: t, accuracy, heldOutLoss: score.loss, examples: score.examples }, "evaluated");
     }
     const loss = this.lossNow();
     const peers = this.view.peers();
@@ -203,6 +209,7 @@ export class RunMonitor {
       iterations: spec.iterations,
       loss: this.lossNow(),
       accuracy: this.accuracy,
+      heldOutLoss: this.heldOutLoss,
       peers: this.view.peers(),
       bytesIn: b.in,
       bytesOut: b.out,

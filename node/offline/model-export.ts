@@ -4,24 +4,26 @@
  * from), and the test accuracy of a checkpoint or of such a directory.
  */
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import * as tf from "@tensorflow/tfjs";
 import { SeedswarmError } from "../../protocol/errors.js";
-import { parseRunSpec, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
+import { imageModelOf, parseRunSpec, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { type Evaluation, evaluate, evaluateLayersModel } from "../../training/evaluate.js";
 import { toLayersModel } from "../../training/models/export.js";
 import { fileLoadHandler, saveLayersModel } from "./layers-files.js";
 import { buildModel } from "../../training/models/model.js";
-import { toTensors } from "../../training/params.js";
+import { floatWeights, toTensors } from "../../training/params.js";
 import { loadDataset, openRun } from "../../training/run-context.js";
 import { writeFileAtomic } from "../store/atomic-file.js";
-import { loadCheckpoint } from "../store/checkpoint.js";
+import { type Checkpoint, loadCheckpoint } from "../store/checkpoint.js";
+import { CONFIG_FILE, readHfConfig, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE, writeHfCheckpoint } from "../store/hf-checkpoint.js";
+import { buildTransformer } from "../../training/models/transformer.js";
 
 /** What the export directory holds besides the TensorFlow.js files. */
 export const EXPORT_META_FILE = "seedswarm.json";
-/** The only files an export directory holds: --force replaces nothing else. */
-const EXPORT_FILES = new Set(["model.json", "weights.bin", EXPORT_META_FILE]);
+/** The only files an export directory holds (TensorFlow.js or Hugging Face): --force replaces nothing else. */
+const EXPORT_FILES = new Set(["model.json", "weights.bin", CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, EXPORT_META_FILE]);
 
 export class ExportError extends SeedswarmError<"EXPORT_EXISTS" | "EXPORT_INVALID"> {}
 
@@ -67,25 +69,72 @@ export async function checkExportDir(dir: string, force: boolean): Promise<void>
 export async function exportCheckpoint(checkpointFile: string, dir: string, force: boolean): Promise<ExportResult> {
   await checkExportDir(dir, force);
   const cp = await loadCheckpoint(checkpointFile);
-  const model = buildModel(cp.spec.model);
-  const layers = toLayersModel(cp.spec.model, model.layout, cp.weights);
+  const spec = imageModelOf(cp.spec);
+  const model = buildModel(spec);
+  const layers = toLayersModel(spec, model.layout, cp.weights);
+  try {
+    const meta = await writeExport(cp, dir, (tmp) => saveLayersModel(layers, tmp));
+    return { ...meta, modelJson: join(meta.dir, "model.json") };
+  } finally {
+    layers.dispose();
+  }
+}
+
+/**
+ * Writes a transformer run's checkpoint as a Hugging Face directory: config.json (the config of
+ * the checkpoint the run started from, in `modelDir`) and model.safetensors with Hugging Face
+ * tensor names, the tokenizer files it has, and seedswarm.json. Loads in transformers and back in seedswarm with the same
+ * weights checksum. Written to a temp directory renamed into place, like the TensorFlow.js export.
+ * @throws ExportError EXPORT_INVALID when the checkpoint is not a transformer run's, or the
+ *   config's architecture or size is not the run's.
+ */
+export async function exportTransformerCheckpoint(
+  checkpointFile: string,
+  dir: string,
+  modelDir: string,
+  force: boolean,
+): Promise<ExportMeta & { readonly dir: string; readonly weightsFile: string }> {
+  await checkExportDir(dir, force);
+  const cp = await loadCheckpoint(checkpointFile);
+  const m = cp.spec.model;
+  if (m.kind !== "transformer") {
+    throw new ExportError("EXPORT_INVALID", `${checkpointFile} is a ${m.kind} run's checkpoint; the Hugging Face export is for transformer runs`, { kind: m.kind });
+  }
+  const config = await readHfConfig(modelDir);
+  const model = buildTransformer(config);
+  if (config.architecture !== m.architecture || model.layout.size !== cp.weights.length) {
+    throw new ExportError(
+      "EXPORT_INVALID",
+      `${modelDir}/${CONFIG_FILE} describes a ${config.architecture} model of ${model.layout.size} parameters; the checkpoint holds a ${m.architecture} model of ${cp.weights.length}`,
+      { modelDir, architecture: config.architecture, params: model.layout.size },
+    );
+  }
+  const meta = await writeExport(cp, dir, async (tmp) => {
+    await writeHfCheckpoint(tmp, model, floatWeights(cp.weights));
+    // The tokenizer files travel with the weights, so the export scores and loads on its own.
+    for (const f of [TOKENIZER_FILE, TOKENIZER_CONFIG_FILE]) if (existsSync(join(modelDir, f))) await copyFile(join(modelDir, f), join(tmp, f));
+  });
+  return { ...meta, weightsFile: join(meta.dir, WEIGHTS_FILE) };
+}
+
+/** Writes `files` and seedswarm.json into a sibling temp directory, then renames it over `dir`. */
+async function writeExport(cp: Checkpoint, dir: string, files: (tmp: string) => Promise<unknown>): Promise<ExportMeta & { readonly dir: string }> {
   const out = resolve(dir);
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
   await rm(tmp, { recursive: true, force: true });
   await mkdir(dirname(out), { recursive: true });
   const meta: ExportMeta = { runId: cp.runId, iteration: cp.iteration, checksum: cp.checksum, spec: cp.spec };
   try {
-    await saveLayersModel(layers, tmp);
+    await mkdir(tmp, { recursive: true });
+    await files(tmp);
     await writeFileAtomic(join(tmp, EXPORT_META_FILE), Buffer.from(`${JSON.stringify(meta, null, 2)}\n`));
     if (existsSync(out)) await rm(out, { recursive: true });
     await rename(tmp, out);
   } catch (err) {
     await rm(tmp, { recursive: true, force: true });
     throw err;
-  } finally {
-    layers.dispose();
   }
-  return { ...meta, dir: out, modelJson: join(out, "model.json") };
+  return { ...meta, dir: out };
 }
 
 export interface EvalResult {
@@ -133,7 +182,7 @@ export async function evaluateExport(dir: string, spec?: RunSpec, limit?: number
   const model = await tf.loadLayersModel(fileLoadHandler(modelJson));
   try {
     const ds = await loadDataset(runSpec);
-    const ev = evaluateLayersModel(model, runSpec.model.inputShape, ds.test, limit);
+    const ev = evaluateLayersModel(model, imageModelOf(runSpec).inputShape, ds.test, limit);
     const runId = runIdOf(runSpec);
     return { runId, iteration: saved?.runId === runId ? saved.iteration : null, ...ev };
   } finally {

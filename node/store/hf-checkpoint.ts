@@ -22,7 +22,7 @@ export const CONFIG_FILE = "config.json";
 export const WEIGHTS_FILE = "model.safetensors";
 export const INDEX_FILE = "model.safetensors.index.json";
 export const TOKENIZER_FILE = "tokenizer.json";
-const TOKENIZER_CONFIG_FILE = "tokenizer_config.json";
+export const TOKENIZER_CONFIG_FILE = "tokenizer_config.json";
 /** GPT-2's own vocabulary size: a gpt2 checkpoint of this size without tokenizer.json uses GPT-2's BPE. */
 const GPT2_VOCAB = 50257;
 

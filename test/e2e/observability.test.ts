@@ -81,7 +81,7 @@ describe("observability of a running 2-node swarm", () => {
   it("/status: the documented fields, figures that match the node's own log", async () => {
     const s = (await (await fetch(`${urlA}/status`)).json()) as NodeStatus;
     assert.deepEqual(Object.keys(s).sort(), [
-      "accuracy", "backend", "bytesIn", "bytesOut", "checksum", "iteration", "iterations", "loss",
+      "accuracy", "backend", "bytesIn", "bytesOut", "checksum", "heldOutLoss", "iteration", "iterations", "loss",
       "peerId", "peers", "run", "state", "uptimeSeconds",
     ]);
     assert.deepEqual(s.run, { id: runId, name: "tiny-spsa", algorithm: "spsa" });
@@ -94,6 +94,7 @@ describe("observability of a running 2-node swarm", () => {
     assert.equal(s.backend, "wasm");
     assert.ok(s.loss !== null && s.loss > 0 && s.loss < 10, `loss ${s.loss}`);
     assert.ok(s.accuracy !== null && s.accuracy >= 0 && s.accuracy <= 1, `accuracy ${s.accuracy}`);
+    assert.ok(s.heldOutLoss !== null && s.heldOutLoss > 0, `held-out loss ${s.heldOutLoss}`);
     // The accuracy is the last "evaluated" line's.
     const evaluated = a.lines.filter((l) => l.msg === "evaluated");
     assert.ok(evaluated.length > 0);

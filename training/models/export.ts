@@ -4,7 +4,7 @@
  * ends in softmax, so it outputs class probabilities.
  */
 import * as tf from "@tensorflow/tfjs";
-import type { BitMlpSpec, ModelSpec } from "../../protocol/run-spec.js";
+import type { BitMlpSpec, ImageModelSpec } from "../../protocol/run-spec.js";
 import { floatWeights, type ParamLayout, toTensors, type Weights } from "../params.js";
 import { bitGeometry, STAGE_WORD, unpackLayer } from "./bit-mlp.js";
 import { INSTANCE_NORM_EPSILON } from "./model.js";
@@ -72,7 +72,7 @@ function bitLayersModel(spec: BitMlpSpec, state: Uint32Array): tf.LayersModel {
 }
 
 /** A tf.LayersModel with the same architecture and weights as our functional model. */
-export function toLayersModel(spec: ModelSpec, layout: ParamLayout, state: Weights): tf.LayersModel {
+export function toLayersModel(spec: ImageModelSpec, layout: ParamLayout, state: Weights): tf.LayersModel {
   if (spec.kind === "bitmlp") return bitLayersModel(spec, state as Uint32Array);
   const weights = floatWeights(state);
   const inputShape = [...spec.inputShape];

@@ -3,7 +3,7 @@
  * forward pass from explicit weight tensors. Knows nothing of data sources, I/O or the network.
  */
 import * as tf from "@tensorflow/tfjs";
-import type { BitMlpSpec, ModelSpec } from "../../protocol/run-spec.js";
+import type { BitMlpSpec, ImageModelSpec } from "../../protocol/run-spec.js";
 import { type LayoutEntry, layoutOf, type ParamLayout, type Weights } from "../params.js";
 import { fillUniform24 } from "../rng/noise.js";
 import { Purpose, seedFrom, streamOf } from "../rng/seeds.js";
@@ -28,7 +28,7 @@ export interface ModelLayer {
 }
 
 export interface Model {
-  readonly spec: ModelSpec;
+  readonly spec: ImageModelSpec;
   readonly layout: ParamLayout;
   /** The layers in order; their tensors cover the layout in order. */
   readonly layers: readonly ModelLayer[];
@@ -65,7 +65,7 @@ export function instanceNorm(x: tf.Tensor4D): tf.Tensor4D {
   return tf.div(tf.sub(x, mean), tf.sqrt(tf.add(variance, INSTANCE_NORM_EPSILON)));
 }
 
-function mlp(spec: Extract<ModelSpec, { kind: "mlp" }>): Model {
+function mlp(spec: Extract<ImageModelSpec, { kind: "mlp" }>): Model {
   const [h, w, c] = spec.inputShape;
   const widths = [h * w * c, ...spec.hidden, spec.classes];
   const entries = widths.slice(1).flatMap((out, i) => dense(`dense${i}`, widths[i], out));
@@ -86,7 +86,7 @@ function mlp(spec: Extract<ModelSpec, { kind: "mlp" }>): Model {
 }
 
 /** The Marketplace article's MNIST CNN (28x28 -> 24 -> 20 -> pool 10 -> 8 -> 6 -> pool 3; 3*3*64 = 576). */
-function cnn(spec: Extract<ModelSpec, { kind: "cnn" }>): Model {
+function cnn(spec: Extract<ImageModelSpec, { kind: "cnn" }>): Model {
   const cin = spec.inputShape[2];
   const entries = [
     ...conv("conv0", 5, cin, 32),
@@ -181,7 +181,7 @@ function bitMlp(spec: BitMlpSpec): Model {
 
 
 /** Builds the model a spec describes. */
-export function buildModel(spec: ModelSpec): Model {
+export function buildModel(spec: ImageModelSpec): Model {
   if (spec.kind === "bitmlp") return bitMlp(spec);
   return spec.kind === "mlp" ? mlp(spec) : cnn(spec);
 }

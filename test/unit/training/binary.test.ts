@@ -9,6 +9,7 @@ import { PRESETS } from "../../../protocol/presets.js";
 import {
   type BinarySpec,
   type BitMlpSpec,
+  imageModelOf,
   parseRunSpec,
   type RunSpec,
   RunSpecError,
@@ -379,7 +380,7 @@ describe("bitmlp export", () => {
     const state = r.weights as Uint32Array;
     for (const stage of [0, 1]) {
       state[STAGE_WORD] = stage;
-      const layers = toLayersModel(spec.model, run.model.layout, state);
+      const layers = toLayersModel(imageModelOf(spec), run.model.layout, state);
       await saveLayersModel(layers, join(dir, `s${stage}`));
       layers.dispose();
       const loaded = await tf.loadLayersModel(fileLoadHandler(join(dir, `s${stage}`, "model.json")));
@@ -398,7 +399,7 @@ describe("bitmlp export", () => {
       const viaEval = evaluate(run.model, tensors, test, 2000);
       tf.dispose(tensors);
       const loaded2 = await tf.loadLayersModel(fileLoadHandler(join(dir, `s${stage}`, "model.json")));
-      const viaExport = evaluateLayersModel(loaded2, spec.model.inputShape, test, 2000);
+      const viaExport = evaluateLayersModel(loaded2, imageModelOf(spec).inputShape, test, 2000);
       loaded2.dispose();
       assert.equal(viaExport.accuracy, viaEval.accuracy);
     }

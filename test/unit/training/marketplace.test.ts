@@ -12,7 +12,7 @@ import {
 } from "../../../protocol/marketplace-payload.js";
 import { encodeContribution } from "../../../protocol/codec.js";
 import { PRESETS } from "../../../protocol/presets.js";
-import { algorithmOf, parseRunSpec, RunSpecError, type RunSpec, runIdOf } from "../../../protocol/run-spec.js";
+import { algorithmOf, imageModelOf, parseRunSpec, RunSpecError, type RunSpec, runIdOf } from "../../../protocol/run-spec.js";
 import { toVerdict, validateContribution } from "../../../protocol/validation.js";
 import type { Contribution } from "../../../training/algorithms/algorithm.js";
 import { Marketplace } from "../../../training/algorithms/marketplace.js";
@@ -56,7 +56,7 @@ const cnnSpec = parseRunSpec({
 /** Loss of plain weights on the iteration's shared batch, as one ordinary forward pass. */
 async function sharedBatchLoss(spec: RunSpec, weights: Float32Array, iteration: number): Promise<number> {
   const run = await openRun(spec);
-  const shape = spec.model.inputShape;
+  const shape = imageModelOf(spec).inputShape;
   const batch = sampleBatch(
     run.dataset.train,
     shape[0] * shape[1] * shape[2],

@@ -1,0 +1,30 @@
+/**
+ * Opens the run a spec names, for the local trainer and the daemon alike: an image run from the
+ * spec alone, a transformer run from the spec plus the checkpoint directory and text file this
+ * node was given (checked against the spec's hashes by training/language-run.ts).
+ */
+import { SeedswarmError } from "../../protocol/errors.js";
+import type { RunSpec } from "../../protocol/run-spec.js";
+import { openLanguageRun } from "../../training/language-run.js";
+import { imageTrainingRun, openRun, type TrainingRun } from "../../training/run-context.js";
+import { readLanguageRunSource } from "./language-run-source.js";
+
+export class RunSourceError extends SeedswarmError<"RUN_SOURCE_MISSING"> {}
+
+/** Where a transformer run's files are on this machine. */
+export interface RunSources {
+  readonly modelDir?: string;
+  readonly dataFile?: string;
+}
+
+export async function openTrainingRun(spec: RunSpec, sources: RunSources): Promise<TrainingRun> {
+  if (spec.model.kind !== "transformer") return imageTrainingRun(await openRun(spec));
+  if (!sources.modelDir || !sources.dataFile) {
+    throw new RunSourceError(
+      "RUN_SOURCE_MISSING",
+      `run ${spec.name} fine-tunes a transformer: give --model-dir (its Hugging Face checkpoint) and --data-file (its text)`,
+      { run: spec.name },
+    );
+  }
+  return openLanguageRun(spec, await readLanguageRunSource(sources.modelDir, sources.dataFile));
+}
