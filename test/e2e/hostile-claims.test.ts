@@ -56,7 +56,9 @@ describe("hostile claims", () => {
       });
       await attacker.services.pubsub.publish(commitTopic, badCommit).catch(() => {});
 
-      // Item 4: heartbeats claiming far-ahead heads, every 50 ms until the run ends.
+      // Item 4: heartbeats claiming far-ahead heads, every 50 ms until the run ends. head() is what
+      // the test last read from a node's log and may lag it, so +5000 is the claim that is surely
+      // beyond the 1,024-iteration window; +1000, +500 and +2 are inside it and must stall nobody.
       const appliedAtStart = head();
       const startedAt = Date.now();
       let sent = 0;
@@ -64,7 +66,7 @@ describe("hostile claims", () => {
       let over = false;
       void exits.then(() => (over = true));
       while (!over && Date.now() - startedAt < 60_000) {
-        for (const ahead of [1000, 500, 2]) {
+        for (const ahead of [5000, 1000, 500, 2]) {
           const hb = encodeHeartbeat({ runId, iteration: head() + ahead, checksum: new Uint8Array(32).fill(9), joinedAt: 1 });
           await attacker.services.pubsub.publish(heartbeatTopic, hb).catch(() => {});
           sent++;
