@@ -7,7 +7,7 @@
  * `save_pretrained` writes, with the same tensor names.
  */
 import { existsSync } from "node:fs";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { mkdir, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { writeFileAtomic } from "./atomic-file.js";
@@ -176,32 +176,10 @@ export async function writeHfCheckpoint(
   if ("torch_dtype" in raw) raw.torch_dtype = CONFIG_DTYPE[dtype];
   const weightsPath = join(dir, WEIGHTS_FILE);
   const configPath = join(dir, CONFIG_FILE);
-  await writeStreamed(weightsPath, [header, ...tensors.map((t) => () => encodeData(weights.subarray(t.offset, t.offset + t.size), dtype))]);
+  await writeFileAtomic(weightsPath, [header, ...tensors.map((t) => () => encodeData(weights.subarray(t.offset, t.offset + t.size), dtype))]);
   await writeFileAtomic(configPath, new TextEncoder().encode(`${JSON.stringify(raw, null, 2)}\n`));
   return { config: configPath, weights: weightsPath };
 }
-
-/**
- * Writes parts (bytes, or functions making them one at a time) to a temp file, fsyncs, renames
- * over `path`: node/atomic-file.ts's writeFileAtomic for a file too large to build in memory
- * (merge the two once node/ has settled into its folders).
- */
-async function writeStreamed(path: string, parts: readonly (Uint8Array | (() => Uint8Array))[]): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  await rm(tmp, { force: true });
-  const fh = await open(tmp, "wx");
-  try {
-    for (const p of parts) await fh.write(typeof p === "function" ? p() : p);
-    await fh.sync();
-  } catch (err) {
-    await fh.close();
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  await fh.close();
-  await rename(tmp, path);
-}
-
 
 /**
  * The tokenizer of a checkpoint directory: its tokenizer.json (with tokenizer_config.json when
