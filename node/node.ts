@@ -220,7 +220,7 @@ export class SwarmDaemon {
       planner: this.planner,
       fix,
       log,
-      decode: (bytes) => stateFromBytes(this.run.spec.model, bytes),
+      decode: (bytes) => stateFromBytes(this.run.spec.model, bytes, this.replica.weights.length),
     };
     this.catchUp = new CatchUp(parts, opts, this.abort.signal);
     this.repair = new Repair(parts, this.catchUp, this.snapshots, this.metrics);

@@ -22,10 +22,16 @@ export function stateLength(model: ModelSpec): number | null {
   return model.kind === "bitmlp" ? bitGeometry(model).words : buildModel(model).layout.size;
 }
 
-/** Decodes and checks a model's state. @throws StateBytesError naming what is wrong. */
-export function stateFromBytes(model: ModelSpec, bytes: Uint8Array): Weights {
-  const length = stateLength(model);
-  const expected = length === null ? bytes.byteLength - (bytes.byteLength % 4) : 4 * length;
+/**
+ * Decodes and checks a model's state. @throws StateBytesError naming what is wrong.
+ * @param transformerLength elements of a transformer's state (its layout size, from config.json):
+ *   the spec alone does not say, and a state of the wrong length must never reach the replica.
+ */
+export function stateFromBytes(model: ModelSpec, bytes: Uint8Array, transformerLength?: number): Weights {
+  const length = stateLength(model) ?? transformerLength;
+  if (length === undefined)
+    throw new StateBytesError("STATE_BYTES_INVALID", "a transformer's state length comes from its config.json; none was given");
+  const expected = 4 * length;
   const packed = model.kind === "bitmlp";
   if (bytes.byteLength !== expected)
     throw new StateBytesError(

@@ -105,7 +105,7 @@ export async function loadCheckpoint(path: string): Promise<Checkpoint> {
     corrupt(path, `weights are ${body.length} bytes, expected ${header.params * 4}`);
   let weights: Weights;
   try {
-    weights = stateFromBytes(spec.model, body);
+    weights = stateFromBytes(spec.model, body, header.params);
   } catch (err) {
     if (err instanceof StateBytesError) corrupt(path, err.message);
     throw err;
