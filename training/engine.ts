@@ -4,6 +4,7 @@
  * loads, or exactly the one asked for.
  */
 import * as tf from "@tensorflow/tfjs";
+import { kernelsProblem } from "./algorithms/spsa-kernels.js";
 import { SeedswarmError } from "../protocol/errors.js";
 
 import { BACKENDS, type BackendChoice, type BackendName } from "./backends.js";
@@ -81,7 +82,10 @@ export async function useBackend(
     if (await tf.setBackend(registered)) {
       await tf.ready();
       active = name;
-      log?.info({ backend: name, tried: Object.keys(failures) }, "backend in use");
+      // The canonical update runs in WebAssembly where its kernels load, in plain JS otherwise
+      // (the same bytes, ~25x slower): said here, so a slow node says why.
+      const problem = kernelsProblem();
+      log?.info({ backend: name, tried: Object.keys(failures), updateKernels: problem ? `js (${problem})` : "wasm" }, "backend in use");
       return name;
     }
     failures[name] = "setBackend failed";
