@@ -10,11 +10,11 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { load } from "js-yaml";
+import { freePort } from "../helpers/free-port.js";
 import { ensureSystemPackage } from "../helpers/system-package.js";
 import { loadCheckpoint } from "../../node/store/checkpoint.js";
 
@@ -81,14 +81,6 @@ function finalStage(path: string): Stage {
 
 /** The image's /app is this checkout (dist/ built by npm run build). */
 const onHost = (argv: string[]) => argv.map((a) => a.replace(/^\/app\//, `${ROOT}/`));
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 interface Run {
   code: number | null;
