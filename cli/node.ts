@@ -17,7 +17,7 @@ import { runIdOf } from "../protocol/run-spec.js";
 import { repeatable } from "./config.js";
 import { checkHttpExposure, parseHostPort } from "./http-options.js";
 import { httpUrl, intIn, peerMultiaddr, tcpMultiaddr } from "./parse.js";
-import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
+import { defaultDataDir, iterationsOption, memberOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
 /** A runId flag: 64 lowercase hex digits. */
 function runIdArg(raw: string): string {
@@ -30,6 +30,7 @@ interface NodeFlags {
   preset: string;
   spec?: string;
   iterations?: number;
+  member?: string[];
   stopAt?: number;
   listen: string[];
   announce: string[];
@@ -65,10 +66,11 @@ export function nodeCommand(program: Command): void {
     .addOption(presetOption())
     .addOption(specOption())
     .addOption(iterationsOption())
+    .addOption(memberOption())
     .addOption(
       new Option("--run <runId>", "join a run by id: its spec comes from a peer (or our checkpoint)")
         .argParser(runIdArg)
-        .conflicts(["spec", "preset", "iterations"]),
+        .conflicts(["spec", "preset", "iterations", "member"]),
     )
     .option(
       "--stop-at <n>",

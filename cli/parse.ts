@@ -28,6 +28,18 @@ export function tcpMultiaddr(raw: string): string {
   return raw;
 }
 
+/** A peer id in its canonical string form (as `seedswarm id` prints it). */
+export function peerId(raw: string): string {
+  let canonical: string;
+  try {
+    canonical = peerIdFromString(raw).toString();
+  } catch {
+    throw new InvalidArgumentError(`"${raw}" is not a peer id (seedswarm id shows a node's id)`);
+  }
+  if (canonical !== raw) throw new InvalidArgumentError(`peer id "${raw}" must be written as ${canonical}`);
+  return raw;
+}
+
 /** A bootstrap peer: a TCP multiaddr ending in /p2p/<peer id>. */
 export function peerMultiaddr(raw: string): string {
   tcpMultiaddr(raw);

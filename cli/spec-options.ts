@@ -3,21 +3,31 @@ import { readFileSync } from "node:fs";
 import { Option } from "commander";
 import { defaultOptions } from "../node/options.js";
 import { DEFAULT_PRESET, isPresetName, PRESETS } from "../protocol/presets.js";
-import { parseRunSpec, parseRunSpecJson, type RunSpec, withIterations } from "../protocol/run-spec.js";
-import { intIn } from "./parse.js";
+import { parseRunSpec, parseRunSpecJson, type RunSpec, withIterations, withMembers } from "../protocol/run-spec.js";
+import { repeatable } from "./config.js";
+import { intIn, peerId } from "./parse.js";
 
 /** A fresh Option per command: commander keeps per-command state on options. */
 export const presetOption = () => new Option("--preset <name>", "built-in run spec").choices(Object.keys(PRESETS)).default(DEFAULT_PRESET);
 export const specOption = () => new Option("--spec <file>", "run spec JSON file (overrides --preset)");
 export const iterationsOption = () => new Option("--iterations <n>", "run length; changes the run spec, so it is a different run").argParser(intIn(1, 1e9));
+/** A member run (docs/security.md, "Membership modes"): the spec lists who may take part. */
+export const memberOption = () =>
+  repeatable(
+    new Option(
+      "--member <peerId>",
+      "make it a member run: only these peer ids take part (repeatable; replaces the spec's list; a different run)",
+    ),
+    peerId,
+  );
 
 /** Default data directory (~/.seedswarm); SEEDSWARM_DATA_DIR sets it like any flag's variable. */
 export function defaultDataDir(): string {
   return defaultOptions.dataDir;
 }
 
-/** The RunSpec from --spec FILE or --preset NAME, with --iterations applied (a new run). */
-export function resolveSpec(o: { spec?: string; preset: string; iterations?: number }): RunSpec {
+/** The RunSpec from --spec FILE or --preset NAME, with --iterations and --member applied (each a new run). */
+export function resolveSpec(o: { spec?: string; preset: string; iterations?: number; member?: string[] }): RunSpec {
   let spec: RunSpec;
   if (o.spec) {
     let text: string;
@@ -33,5 +43,6 @@ export function resolveSpec(o: { spec?: string; preset: string; iterations?: num
     }
     spec = parseRunSpec(PRESETS[o.preset]);
   }
-  return o.iterations === undefined ? spec : withIterations(spec, o.iterations);
+  if (o.iterations !== undefined) spec = withIterations(spec, o.iterations);
+  return o.member === undefined || o.member.length === 0 ? spec : withMembers(spec, o.member);
 }

@@ -19,6 +19,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { fromHex, toHex } from "../protocol/bytes.js";
 import { SeedswarmError } from "../protocol/errors.js";
+import { Membership } from "../protocol/membership.js";
 import { canonicalJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { activeBackend, useBackend } from "../training/engine.js";
 import type { Replica } from "../training/replica.js";
@@ -57,7 +58,7 @@ import { specOfRun } from "./sync/spec-of-run.js";
 
 export { defaultNodeOptions, type NodeOptions } from "./node-options.js";
 
-export class NodeError extends SeedswarmError<"NODE_BAD_OPTIONS"> {}
+export class NodeError extends SeedswarmError<"NODE_BAD_OPTIONS" | "NODE_NOT_MEMBER"> {}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -87,6 +88,8 @@ export class SwarmDaemon {
   private libp2p!: SwarmNode;
   private run!: TrainingRun;
   private spec!: RunSpec;
+  /** Who may take part: open until the spec is known (a node joining by id), then the spec's. */
+  private membership = Membership.OPEN;
   private replica!: Replica;
   private self!: Author;
   private rounds!: Rounds;
@@ -134,6 +137,15 @@ export class SwarmDaemon {
     // The run is opened before libp2p starts when its spec is known, so peers that connect find
     // this node ready to answer; a node joining by id must connect first to fetch the spec.
     const open = async (spec: RunSpec) => {
+      const membership = Membership.of(spec);
+      // Every peer would drop what we send: refuse to start rather than train alone, unheard.
+      if (!membership.admits(identity.peerId.toString()))
+        throw new NodeError(
+          "NODE_NOT_MEMBER",
+          `this node (${identity.peerId.toString()}) is not among the ${membership.size} members of run ${runIdOf(spec)}`,
+          { peerId: identity.peerId.toString(), members: membership.size },
+        );
+      this.membership = membership;
       this.spec = spec;
       await useBackend(opts.backend, log);
       this.run = await openTrainingRun(spec, opts);
@@ -146,7 +158,9 @@ export class SwarmDaemon {
       log,
       this.metrics?.libp2p,
     );
-    this.peers = new Peers(this.libp2p, runId, topics.commit, opts.network.bootstrap, log, this.abort.signal);
+    this.peers = new Peers(this.libp2p, runId, topics.commit, opts.network.bootstrap, log, this.abort.signal, (p) =>
+      this.membership.admits(p),
+    );
     this.detach(this.peers.dialProviders(), "provider dials");
     if (!opts.spec) await open(await specOfRun(this.libp2p, opts.dataDir, runId, opts.joinWaitMs, this.log));
     const chain = await this.loadState(runId, identity.peerId.toString());
@@ -162,6 +176,7 @@ export class SwarmDaemon {
         head: () => this.head,
         maxPayloadBytes: this.run.algorithm.maxPayloadBytes,
         payloadProblem: (payload, iteration) => this.run.algorithm.payloadProblem(payload, iteration),
+        admits: (peerId) => this.membership.admits(peerId),
       },
       this.faults,
       log,
@@ -201,13 +216,14 @@ export class SwarmDaemon {
           const sum = this.rounds.checksumAt(it);
           return sum ? { iteration: it, checksum: sum } : null;
         },
+        admits: (peerId) => this.membership.admits(peerId),
       },
       log,
     );
     this.restoreCommitLog();
     this.takeSnapshot(true);
     // State shards as Learning@home experts: joiners find who serves which chunk of which snapshot.
-    this.planner = new SnapshotPlanner(this.libp2p, runId, this.snapshots, this.peers, this.replica.weights.length, log);
+    this.planner = new SnapshotPlanner(this.libp2p, runId, this.snapshots, this.peers, this.replica.weights.length, log, this.membership);
     this.planner.start();
     const fix = new ChainFix(this.rounds);
     const parts: SyncParts = {
@@ -336,7 +352,7 @@ export class SwarmDaemon {
         if (this.opts.checkpointEvery > 0 && t % this.opts.checkpointEvery === 0 && this.rounds.isActive)
           this.detach(this.checkpoint(), "checkpoint");
         if (t % this.opts.checkEvery === 0 && this.rounds.isActive) {
-          if (this.peers.connected().length < 3) this.detach(this.catchUp.dialMembers(), "member dials");
+          if (this.peers.connected().length < 3) this.detach(this.catchUp.dialAuthors(), "author dials");
           this.detach(this.repair.verifyWithPeers(t, "periodic"), "periodic check");
         }
         this.maybeInjectFault(t);

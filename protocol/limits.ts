@@ -25,8 +25,13 @@ export const MAX_COMMITS_RESPONSE_BYTES = 8 * 1024 * 1024;
 export const MAX_REQUEST_BYTES = 1024;
 /** Entries in one DHT expert record: suffixes x peers under one prefix. */
 export const MAX_EXPERT_ENTRIES = 1024;
-/** Largest RunSpec JSON served: specs are small; 64 KiB leaves room for long dataset paths. */
-export const MAX_SPEC_JSON_BYTES = 64 * 1024;
+/** Most members a member run may list (RunSpec `members`): bounds the spec and the membership set. */
+export const MAX_MEMBERS = 4096;
+/**
+ * Largest RunSpec JSON served: 64 KiB leaves room for long dataset paths, plus 64 bytes per member
+ * (a quoted Ed25519 peer id and its comma take 55).
+ */
+export const MAX_SPEC_JSON_BYTES = 64 * 1024 + MAX_MEMBERS * 64;
 
 /** Bytes of a varint encoding n (n < 2^35 here). */
 function varintBytes(n: number): number {

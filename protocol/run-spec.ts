@@ -2,9 +2,10 @@
  * The RunSpec: everything that defines one training job. Its canonical JSON hashes to the runId,
  * so two nodes agree on a run exactly when they agree on every field here.
  */
+import { peerIdFromString } from "@libp2p/peer-id";
 import { sha256Hex } from "./bytes.js";
 import { SeedswarmError } from "./errors.js";
-import { MAX_PAYLOAD_BYTES } from "./limits.js";
+import { MAX_MEMBERS, MAX_PAYLOAD_BYTES } from "./limits.js";
 import { v2PayloadSize } from "./marketplace-payload.js";
 import { worstCaseSparseBytes } from "./sparse-payload.js";
 
@@ -257,6 +258,12 @@ export interface RunSpec {
   readonly iterations: number;
   /** How long a round waits for contributions before it closes. */
   readonly roundTimeoutMs: number;
+  /**
+   * A member run: the only peer ids whose messages, requests and records count (protocol/
+   * membership.ts). Sorted and without duplicates, so one set of members is one runId; the runId
+   * hashes the list, so no peer can add itself. Absent: an open run, anyone may take part.
+   */
+  readonly members?: readonly string[];
 }
 
 export type RunSpecErrorCode = "RUNSPEC_INVALID" | "RUNSPEC_PARSE";
@@ -574,6 +581,28 @@ function lrScaling(v: unknown): LrScaling {
   };
 }
 
+/**
+ * The members of a member run in canonical form: each a peer id in its canonical string (the form
+ * a signer's id takes on the wire), sorted, duplicates dropped. An empty list is refused: it would
+ * be a run nobody may take part in, not an open one.
+ */
+function members(v: unknown): string[] {
+  if (!Array.isArray(v) || v.length < 1 || v.length > MAX_MEMBERS)
+    fail("spec.members", `must be a list of 1..${MAX_MEMBERS} peer ids`, Array.isArray(v) ? v.length : v);
+  const ids = v.map((id, i) => {
+    if (typeof id !== "string" || id.length > 128) fail(`spec.members[${i}]`, "must be a peer id string", id);
+    let canonical: string;
+    try {
+      canonical = peerIdFromString(id).toString();
+    } catch {
+      return fail(`spec.members[${i}]`, "is not a peer id", id);
+    }
+    if (canonical !== id) fail(`spec.members[${i}]`, `must be written as ${canonical}`, id);
+    return id;
+  });
+  return [...new Set(ids)].sort();
+}
+
 /** Validates an untrusted value as a RunSpec; throws RunSpecError naming the first bad field. */
 export function parseRunSpec(v: unknown): RunSpec {
   const o = obj(v, "spec", [
@@ -585,6 +614,7 @@ export function parseRunSpec(v: unknown): RunSpec {
     "seed",
     "iterations",
     "roundTimeoutMs",
+    "members",
   ]);
   if (o.version !== 1) fail("spec.version", "must be 1", o.version);
   const model = modelSpec(o.model);
@@ -597,6 +627,7 @@ export function parseRunSpec(v: unknown): RunSpec {
     seed: int(o, "seed", "spec", 0, 0xffffffff),
     iterations: int(o, "iterations", "spec", 1, 1e9),
     roundTimeoutMs: int(o, "roundTimeoutMs", "spec", 10, 3_600_000),
+    ...(o.members === undefined ? {} : { members: members(o.members) }),
   };
   if (spec.algorithm.kind === "binary") {
     const total = spec.algorithm.stages.reduce((a, b) => a + b, 0);
@@ -636,6 +667,11 @@ export function withIterations(spec: RunSpec, iterations: number): RunSpec {
   if (a.kind !== "binary") return parseRunSpec({ ...spec, iterations });
   const last = a.stages[a.stages.length - 1] + iterations - spec.iterations;
   return parseRunSpec({ ...spec, iterations, algorithm: { ...a, stages: [...a.stages.slice(0, -1), last] } });
+}
+
+/** The spec as a member run of `members` (a different run: the list is part of the runId). */
+export function withMembers(spec: RunSpec, members: readonly string[]): RunSpec {
+  return parseRunSpec({ ...spec, members });
 }
 
 /** Parses RunSpec JSON text; syntax errors become RunSpecError too. */

@@ -41,6 +41,8 @@ export const GOSSIP_ERROR_VERDICTS = {
   EQUIVOCATION: "reject",
   /** A commit listing one author twice. */
   DUPLICATE_AUTHOR: "reject",
+  /** Signed by (or naming) a peer that is not a member of a member run. */
+  NOT_MEMBER: "reject",
 } as const satisfies Record<string, Exclude<GossipVerdict, "accept">>;
 
 export type GossipErrorCode = keyof typeof GOSSIP_ERROR_VERDICTS;
@@ -88,6 +90,11 @@ export interface GossipContext {
    * id (an identity multihash of non-key bytes, say). Absent: the raw bytes stand for the author.
    */
   readonly authorId?: (author: Uint8Array) => string;
+  /**
+   * Whether a peer id may take part (protocol/membership.ts): false for every non-member of a
+   * member run. Absent: everyone (an open run).
+   */
+  readonly admits?: (peerId: string) => boolean;
 }
 
 function fromWire(err: WireError): GossipValidationError {
@@ -102,6 +109,31 @@ function decode<T>(decodeFn: (data: Uint8Array) => T, data: Uint8Array): T {
   } catch (err) {
     throw err instanceof WireError ? fromWire(err) : err;
   }
+}
+
+/**
+ * The membership check, run before any validator (gossip.ts calls it first for every topic): a
+ * member run drops everything a non-member signs, before it is decoded or costs any state.
+ */
+export function checkMember(peerId: string, ctx: GossipContext): void {
+  if (ctx.admits && !ctx.admits(peerId))
+    throw new GossipValidationError("NOT_MEMBER", "signer is not a member of the run", { peer: peerId });
+}
+
+/**
+ * `authorId` that also refuses commit entries naming a non-member: an entry is a contribution the
+ * proposer relays, so in a member run its author must be a member as much as the proposer.
+ */
+export function memberAuthorId(
+  authorId: (author: Uint8Array) => string,
+  admits: (peerId: string) => boolean,
+): (author: Uint8Array) => string {
+  return (author) => {
+    const id = authorId(author);
+    if (!admits(id))
+      throw new GossipValidationError("NOT_MEMBER", "commit entry author is not a member of the run", { peer: id });
+    return id;
+  };
 }
 
 function checkRun(runId: string, ctx: GossipContext): void {
@@ -182,6 +214,8 @@ function authorKey(author: Uint8Array, entry: number, ctx: GossipContext): strin
   try {
     return ctx.authorId(author);
   } catch (err) {
+    // The node's authorId may refuse a non-member (NOT_MEMBER): that verdict stands.
+    if (err instanceof GossipValidationError) throw err;
     throw new GossipValidationError("MALFORMED", "commit entry author is not a peer id", {
       entry,
       reason: err instanceof Error ? err.message : String(err),

@@ -11,6 +11,7 @@
  */
 import type { PeerId } from "@libp2p/interface";
 import { decodeExpertRecord, type ExpertEntry, encodeExpertRecord } from "../../protocol/codec.js";
+import { Membership } from "../../protocol/membership.js";
 import {
   expertKey,
   mergeExpertRecords,
@@ -63,11 +64,17 @@ export class ExpertDirectory {
     private readonly runId: string,
     log: Logger,
     private readonly opts: ExpertOptions = defaultExpertOptions,
+    /** A member run reads only entries that name its members (protocol/membership.ts). */
+    private readonly membership: Membership = Membership.OPEN,
   ) {
     this.log = log.child({ module: "experts" });
   }
 
-  /** Every live entry under `prefix`, merged over all copies the DHT returns. */
+  /**
+   * Every live entry under `prefix`, merged over all copies the DHT returns; in a member run,
+   * entries naming a non-member (or no peer id at all) are dropped, so they are neither believed
+   * nor written back by our next announcement.
+   */
   async entries(prefix: string): Promise<ExpertEntry[]> {
     const key = expertKey(this.runId, prefix);
     const copies: Uint8Array[] = [];
@@ -89,7 +96,16 @@ export class ExpertDirectory {
         return [];
       }
     });
-    return [...mergeExpertRecords(records, Date.now()).entries];
+    const merged = mergeExpertRecords(records, Date.now()).entries;
+    return this.membership.open ? [...merged] : merged.filter((e) => this.namesMember(e.peer));
+  }
+
+  private namesMember(peer: Uint8Array): boolean {
+    try {
+      return this.membership.admits(peerIdOfBytes(peer).toString());
+    } catch {
+      return false;
+    }
   }
 
   /** The active suffixes under `prefix`, each with its holders, newest announcement first. */

@@ -1,7 +1,7 @@
 /**
- * The run's gossip, both ways. In: topic -> fault hook -> typed validator -> verdict to gossipsub
- * (rejects lower the sender's score) -> the handler of that kind, with the decoded message and
- * the bytes it came as. Out: contributions, commits, heartbeats and the leave notice. The
+ * The run's gossip, both ways. In: topic -> fault hook -> membership check -> typed validator ->
+ * verdict to gossipsub (rejects lower the sender's score) -> the handler of that kind, with the
+ * decoded message and the bytes it came as. Out: contributions, commits, heartbeats and the leave notice. The
  * application-level dedupe (author, kind, iteration -> bytes) lives here too: message ids alone
  * do not stop a replay after gossipsub's seen-cache expires.
  */
@@ -16,9 +16,11 @@ import {
 import { SeedswarmError } from "../../protocol/errors.js";
 import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../../protocol/topics.js";
 import {
+  checkMember,
   GOSSIP_VALIDATORS,
   type GossipContext,
   type GossipMessages,
+  memberAuthorId,
   toVerdict,
 } from "../../protocol/validation.js";
 import type { Logger } from "../observe/logger.js";
@@ -43,6 +45,8 @@ export interface GossipView {
   head(): number;
   readonly maxPayloadBytes: number;
   payloadProblem(payload: Uint8Array, iteration: number): string | null;
+  /** Whether a peer id may take part in the run (protocol/membership.ts). */
+  admits(peerId: string): boolean;
 }
 
 /** Distinct (kind, author, iteration) keys remembered for dedupe; the oldest goes first. */
@@ -111,7 +115,11 @@ export class Gossip {
     handlers: GossipHandlers,
     late: LateHandler,
   ): void {
-    const res = toVerdict(() => GOSSIP_VALIDATORS[kind](data, author, this.context()));
+    const ctx = this.context();
+    const res = toVerdict(() => {
+      checkMember(author, ctx);
+      return GOSSIP_VALIDATORS[kind](data, author, ctx);
+    });
     this.libp2p.services.pubsub.reportMessageValidationResult(msgId, source, VERDICT[res.verdict]);
     if (res.verdict !== "accept") {
       if (kind === "contribution" && res.code === "OLD_ITERATION" && res.error instanceof SeedswarmError)
@@ -130,7 +138,11 @@ export class Gossip {
       window: WINDOW,
       maxPayloadBytes: this.view.maxPayloadBytes,
       payloadProblem: (payload, iteration) => this.view.payloadProblem(payload, iteration),
-      authorId: (author) => peerIdOfBytes(author).toString(),
+      authorId: memberAuthorId(
+        (author) => peerIdOfBytes(author).toString(),
+        (peer) => this.view.admits(peer),
+      ),
+      admits: (peer) => this.view.admits(peer),
       seen: (kind, author, iteration, data) => {
         const key = `${kind}/${author}/${iteration}`;
         const prev = this.seen.get(key);

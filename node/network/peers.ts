@@ -1,6 +1,7 @@
 /**
  * Finding and dialling the run's peers: DHT providers of the runId, bootstrap addresses (again
- * while we know nobody), the run's members by peer id, and which connected peers take part.
+ * while we know nobody), the chain's recent authors by peer id, and which connected peers take
+ * part (in a member run, only the spec's members count).
  */
 import type { PeerId } from "@libp2p/interface";
 import { peerIdFromString } from "@libp2p/peer-id";
@@ -8,8 +9,8 @@ import { multiaddr } from "@multiformats/multiaddr";
 import type { Logger } from "../observe/logger.js";
 import { runIdCid, type SwarmNode } from "./libp2p.js";
 
-/** Members dialled at once when we want more direct peers. */
-const MEMBERS_DIALLED = 8;
+/** Authors dialled at once when we want more direct peers. */
+const AUTHORS_DIALLED = 8;
 
 export class Peers {
   constructor(
@@ -21,12 +22,17 @@ export class Peers {
     private readonly log: Logger,
     /** Aborted when the daemon stops: ends DHT queries early. */
     private readonly signal: AbortSignal,
+    /** Whether a peer may take part (a member run: its members only); read at each call. */
+    private readonly admits: (peerId: string) => boolean,
   ) {}
 
-  /** Connected peers that take part in this run (subscribed to its commit topic). */
+  /**
+   * Connected peers that take part in this run: subscribed to its commit topic and admitted, so
+   * a non-member of a member run is never asked for checksums, commits or snapshots.
+   */
   connected(): PeerId[] {
     const subs = new Set(this.libp2p.services.pubsub.getSubscribers(this.commitTopic).map(String));
-    return this.libp2p.getPeers().filter((p) => subs.has(p.toString()));
+    return this.libp2p.getPeers().filter((p) => subs.has(p.toString()) && this.admits(p.toString()));
   }
 
   /** Dials the DHT providers of the run (failures only cost discovery). */
@@ -59,22 +65,22 @@ export class Peers {
   }
 
   /**
-   * Dials the run's members (the authors of the last commit) we are not connected to, finding
+   * Dials the authors of the last commit we are not connected to, finding
    * their addresses through the DHT: more direct peers mean more independent opinions when
    * checksums disagree, and a fuller gossip mesh.
    */
-  async dialMembers(members: readonly string[], self: string): Promise<void> {
-    const missing = members
+  async dialAuthors(authors: readonly string[], self: string): Promise<void> {
+    const missing = authors
       .filter((id) => id !== self)
       .map((id) => peerIdFromString(id))
       .filter((p) => this.libp2p.getConnections(p).length === 0)
-      .slice(0, MEMBERS_DIALLED);
+      .slice(0, AUTHORS_DIALLED);
     await Promise.allSettled(
       missing.map(async (p) => {
         const signal = AbortSignal.timeout(3000);
         const info = await this.libp2p.peerRouting.findPeer(p, { signal });
         await this.libp2p.dial(info.id, { signal });
-        this.log.debug({ peer: p.toString() }, "connected to a run member");
+        this.log.debug({ peer: p.toString() }, "connected to a chain author");
       }),
     );
   }

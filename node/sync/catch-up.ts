@@ -141,7 +141,7 @@ export class CatchUp {
         }
         await this.replayCommits(best);
         log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "caught up");
-        detach(this.dialMembers(), log, "member dials");
+        detach(this.dialAuthors(), log, "author dials");
       } catch (err) {
         log.error({ err: (err as Error).message }, "catch-up failed; starting from our own state");
       }
@@ -262,10 +262,10 @@ export class CatchUp {
   }
 
   /** Dials the authors of the last applied commit that we are not connected to. */
-  async dialMembers(): Promise<void> {
+  async dialAuthors(): Promise<void> {
     const last = this.s.rounds.lastApplied();
     if (!last) return;
-    await this.s.peers.dialMembers(
+    await this.s.peers.dialAuthors(
       last.commit.entries.map((e) => e.author.id),
       this.s.self,
     );

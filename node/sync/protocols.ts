@@ -49,7 +49,7 @@ import type { Logger } from "../observe/logger.js";
 import { reportProgress } from "../observe/progress.js";
 
 export class SyncError extends SeedswarmError<
-  "SYNC_NO_PEERS" | "SYNC_NO_AGREEMENT" | "SYNC_BAD_CHUNK" | "SYNC_FAILED" | "SYNC_BAD_SPEC"
+  "SYNC_NO_PEERS" | "SYNC_NO_AGREEMENT" | "SYNC_BAD_CHUNK" | "SYNC_FAILED" | "SYNC_BAD_SPEC" | "SYNC_NOT_MEMBER"
 > {}
 
 /** What this node serves. */
@@ -66,6 +66,8 @@ export interface SyncSource {
   commitsFrom(from: number, max: number): Uint8Array[];
   /** The checksum after `iteration` applied iterations, if known; the head when iteration is -1. */
   checksumAt(iteration: number): { iteration: number; checksum: string } | null;
+  /** Whether a peer may ask (protocol/membership.ts): a member run serves its members only. */
+  admits(peerId: string): boolean;
 }
 
 export interface SyncOptions {
@@ -91,7 +93,14 @@ export async function serveSync(
   const serve = async (protocol: string, answer: (req: Uint8Array) => Uint8Array) => {
     await node.handle(
       protocol,
-      async (stream) => {
+      async (stream, connection) => {
+        const peer = connection.remotePeer.toString();
+        if (!src.admits(peer)) {
+          // Nothing read, nothing answered: a non-member learns no state, commit or spec.
+          slog.debug({ protocol, peer }, "request from a non-member refused");
+          stream.abort(new SyncError("SYNC_NOT_MEMBER", "not a member of the run", { peer }));
+          return;
+        }
         try {
           // The reader is sized by what a request may be, never by the response: a peer must not
           // make us buffer a response-sized message per stream (the limit bounds reads only).

@@ -40,7 +40,7 @@ export class Repair {
   async verifyWithPeers(iteration: number, reason: string): Promise<void> {
     const { fix, peers, rounds, libp2p, runId, log } = this.s;
     if (fix.busy) return;
-    if (reason !== "periodic" && peers.connected().length < 3) await this.catchUp.dialMembers();
+    if (reason !== "periodic" && peers.connected().length < 3) await this.catchUp.dialAuthors();
     const connected = peers.connected();
     if (connected.length === 0) return;
     const mine = rounds.checksumAt(iteration);

@@ -4,6 +4,7 @@
  * snapshot whose every chunk someone serves (a plan: who holds which chunk).
  */
 import type { PeerId } from "@libp2p/interface";
+import type { Membership } from "../../protocol/membership.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import { defaultExpertOptions, ExpertDirectory } from "../network/experts.js";
 import type { Peers } from "../network/peers.js";
@@ -31,8 +32,10 @@ export class SnapshotPlanner {
     /** Weights in the run's model. */
     private readonly weightCount: number,
     private readonly log: Logger,
+    /** Whose expert records count (a member run: its members only). */
+    membership: Membership,
   ) {
-    this.experts = new ExpertDirectory(libp2p, runId, log);
+    this.experts = new ExpertDirectory(libp2p, runId, log, defaultExpertOptions, membership);
   }
 
   /** Announces now and then every announce period, until stop. */

@@ -14,10 +14,12 @@ import { gradientPayloadProblem } from "../../../protocol/gradient-byte.js";
 import { MAX_MESSAGE_BYTES } from "../../../protocol/limits.js";
 import { TOPIC_KINDS } from "../../../protocol/topics.js";
 import {
+  checkMember,
   GOSSIP_VALIDATORS,
   type GossipContext,
   type GossipErrorCode,
   GossipValidationError,
+  memberAuthorId,
   toVerdict,
   type Validated,
   validateCommit,
@@ -27,6 +29,9 @@ import {
 } from "../../../protocol/validation.js";
 
 import { filled, OTHER_RUN, PEER_A, PEER_B, RUN } from "./fixtures.js";
+
+/** Author bytes as hex: a stand-in for peer id normalisation (the fixtures are no real keys). */
+const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
 /** The metric label of a verdict (null when accepted). */
 const codeOf = (v: Validated<unknown>) => (v.verdict === "accept" ? null : v.code);
@@ -260,6 +265,30 @@ describe("gossip validation", () => {
       },
       { verdict: "reject", run: () => twice(commit(), commit({ rank: 1 }), "commit") },
     ],
+    // A member run whose only members are AUTHOR and PEER_A: a stranger's message of any kind is
+    // refused before it is decoded (garbage included), and so is a member's commit naming PEER_B.
+    NOT_MEMBER: [
+      ...TOPIC_KINDS.map((kind) => ({
+        verdict: "reject" as const,
+        run: () =>
+          toVerdict(() => {
+            const ctx = context({ admits: (p) => p === AUTHOR });
+            checkMember("12D3KooWStranger", ctx);
+            return GOSSIP_VALIDATORS[kind](filled(10, 0xff), "12D3KooWStranger", ctx);
+          }),
+      })),
+      {
+        verdict: "reject",
+        run: () => {
+          const admits = (p: string) => p === AUTHOR || p === hex(PEER_A);
+          const ctx = context({ admits, authorId: memberAuthorId(hex, admits) });
+          return toVerdict(() => {
+            checkMember(AUTHOR, ctx);
+            return validateCommit(commit(), AUTHOR, ctx);
+          });
+        },
+      },
+    ],
     DUPLICATE_AUTHOR: [
       {
         verdict: "reject",
@@ -378,6 +407,22 @@ describe("gossip validation", () => {
     const res = toVerdict(() => validateCommit(commit(), AUTHOR, ctx));
     assert.equal(res.verdict, "reject");
     assert.equal(codeOf(res), "MALFORMED");
+  });
+
+  it("a member run accepts its members' messages, the commit entries of members included", () => {
+    const members = new Set([AUTHOR, hex(PEER_A), hex(PEER_B)]);
+    const admits = (p: string) => members.has(p);
+    const ctx = context({ admits, authorId: memberAuthorId(hex, admits) });
+    const gossiped = (kind: "contribution" | "commit", data: Uint8Array) =>
+      toVerdict(() => {
+        checkMember(AUTHOR, ctx);
+        return GOSSIP_VALIDATORS[kind](data, AUTHOR, ctx);
+      }).verdict;
+    assert.equal(gossiped("contribution", contribution()), "accept");
+    assert.equal(gossiped("commit", commit()), "accept");
+    // Dropping PEER_B from the members turns the same commit (a new iteration: no dedupe) away.
+    members.delete(hex(PEER_B));
+    assert.equal(gossiped("commit", commit({ iteration: HEAD + 1 })), "reject");
   });
 
   it("two authors that normalise to one peer id are a duplicate author", () => {

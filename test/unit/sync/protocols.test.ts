@@ -35,11 +35,14 @@ const commits = [10, 11, 12, 13].map((i) => Uint8Array.of(i, i, i));
 describe("sync protocols between two in-process hosts", () => {
   let server: SwarmNode;
   let client: SwarmNode;
+  /** A peer the server does not admit (a non-member of a member run). */
+  let stranger: SwarmNode;
   let closeSync: () => Promise<void>;
   const netOpts = { ...defaultNetworkOptions, listen: ["/ip4/127.0.0.1/tcp/0"], bootstrap: [], mdns: false };
 
   before(async () => {
-    [server, client] = await Promise.all([
+    [server, client, stranger] = await Promise.all([
+      createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log),
       createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log),
       createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log),
     ]);
@@ -53,20 +56,33 @@ describe("sync protocols between two in-process hosts", () => {
         snapshot: (iteration) => snapshots.find(iteration),
         commitsFrom: (from, max) => commits.filter((c) => c[0] >= from).slice(0, max),
         checksumAt: (iteration) => (iteration === 12 || iteration < 0 ? { iteration: 12, checksum: sum } : null),
+        admits: (peerId) => peerId !== stranger.peerId.toString(),
       },
       log,
     );
     await client.dial(server.getMultiaddrs()[0]);
+    await stranger.dial(server.getMultiaddrs()[0]);
   });
 
   after(async () => {
     await closeSync?.();
-    await Promise.all([server, client].filter((n) => n !== undefined).map((n) => n.stop()));
+    await Promise.all([server, client, stranger].filter((n) => n !== undefined).map((n) => n.stop()));
   });
 
   it("runspec: the spec that hashes to the runId; another run's is refused", async () => {
     assert.equal(runIdOf(await fetchRunSpec(client, server.peerId, runId)), runId);
     await assert.rejects(fetchRunSpec(client, server.peerId, "0".repeat(64)), SyncError);
+  });
+
+  it("a peer the server does not admit gets no answer on any protocol; an admitted one does", async () => {
+    const refused = [
+      fetchRunSpec(stranger, server.peerId, runId, 5000),
+      fetchChecksum(stranger, server.peerId, runId, 12, 5000),
+      fetchCommits(stranger, server.peerId, runId, 10, 5000),
+      fetchSnapshot(stranger, [server.peerId], runId, log, { ...defaultSyncOptions, requestTimeoutMs: 5000 }),
+    ];
+    for (const r of await Promise.allSettled(refused)) assert.equal(r.status, "rejected");
+    assert.equal((await fetchCommits(client, server.peerId, runId, 10)).length, 4);
   });
 
   it("checksum: known at 12 and at the head, unknown elsewhere", async () => {
