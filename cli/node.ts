@@ -11,6 +11,7 @@ import {
 import { checkListenAddrs, checkWritableDir, explainStartError } from "../node/ops/preflight.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import type { HttpOptions } from "../node/observe/http-server.js";
+import { readSwarmKey } from "../node/network/swarm-key.js";
 import { loadOrCreateIdentity } from "../node/store/identity.js";
 import { isRunId } from "../protocol/run-id.js";
 import { runIdOf } from "../protocol/run-spec.js";
@@ -38,6 +39,7 @@ interface NodeFlags {
   mdns: boolean;
   relay: boolean;
   behindNat: boolean;
+  swarmKey?: string;
   dataDir: string;
   modelDir?: string;
   dataFile?: string;
@@ -98,6 +100,7 @@ export function nodeCommand(program: Command): void {
     .option("--no-mdns", "do not discover peers on the local network")
     .option("--relay", "offer circuit relay v2 to nodes behind NAT (needs a reachable address)", net.relay)
     .option("--behind-nat", "reserve a slot on a relay among the peers, and ask the gateway for a UPnP port mapping", net.behindNat)
+    .option("--swarm-key <file>", "private swarm: connect only to peers with this key file (seedswarm swarm-key makes one)")
     .option("--data-dir <dir>", "identity, checkpoints", defaultDataDir())
     .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint whose weights the spec names by hash")
     .option("--data-file <file>", "transformer runs: the JSONL/CSV text file the spec names by hash")
@@ -160,6 +163,7 @@ Examples:
   $ seedswarm node --listen /ip4/0.0.0.0/tcp/4001 --announce /ip4/203.0.113.7/tcp/4001 \\
       --preemption-watch aws                     # an AWS spot instance with a public IP
   $ seedswarm node --relay --listen /ip4/0.0.0.0/tcp/4001     # a public node that relays for others
+  $ seedswarm node --swarm-key swarm.key --member 12D3KooWA... --member 12D3KooWB...   # a private member run
   $ seedswarm node --behind-nat --bootstrap /dns4/relay.example.org/tcp/4001/p2p/12D3KooW...
   $ SEEDSWARM_BOOTSTRAP=/dns4/boot/tcp/4001/p2p/12D3KooW... seedswarm node --config node.json`,
     )
@@ -169,6 +173,7 @@ Examples:
       // Before anything is written or bound: a clear error, and nothing half-made.
       await checkWritableDir(flags.dataDir, "data dir");
       await checkListenAddrs(flags.listen);
+      const swarmKey = flags.swarmKey === undefined ? undefined : await readSwarmKey(flags.swarmKey);
       // Every line names the run and this node (remote peers appear as "peer").
       const self = (await loadOrCreateIdentity(flags.dataDir)).peerId.toString();
       const runId = spec ? runIdOf(spec) : (flags.run as string);
@@ -181,6 +186,7 @@ Examples:
         mdns: flags.mdns,
         relay: flags.relay,
         behindNat: flags.behindNat,
+        ...(swarmKey ? { swarmKey } : {}),
       };
       // libp2p and TensorFlow.js load only now: --help and --print-config stay fast.
       const { SwarmDaemon } = await import("../node/node.js");

@@ -15,6 +15,7 @@ import { nodeCommand } from "./node.js";
 import { plotCommand } from "./plot.js";
 import { statusCommand } from "./status.js";
 import { swarmCommand } from "./swarm.js";
+import { swarmKeyCommand } from "./swarm-key.js";
 import { trainCommand } from "./train.js";
 
 /** The package version, for `seedswarm --version`. */
@@ -50,6 +51,7 @@ export function buildProgram(io: ProgramIo = {}): Command {
   trainCommand(program);
   nodeCommand(program);
   swarmCommand(program);
+  swarmKeyCommand(program);
   exportCommand(program);
   evalCommand(program);
   statusCommand(program);
@@ -64,8 +66,9 @@ export function buildProgram(io: ProgramIo = {}): Command {
  * print (null when commander has printed it already: its own errors, help, version).
  *
  * Exit codes: 0 success (also --help, --version, --print-config); 1 a failure while running (port
- * in use, unusable directory, unreadable spec, ...); 2 a usage error (unknown flag, bad flag value,
- * bad config file key or SEEDSWARM_* value, a run spec with a bad field).
+ * in use, unusable directory, unreadable spec or swarm key, ...); 2 a usage error (unknown flag, bad
+ * flag value, bad config file key or SEEDSWARM_* value, a run spec with a bad field, a file that is
+ * no swarm key).
  */
 export function describeFailure(err: unknown): { exitCode: number; message: string | null } {
   // InvalidArgumentError is a CommanderError too, but one thrown by our own code is not printed yet.
@@ -74,6 +77,10 @@ export function describeFailure(err: unknown): { exitCode: number; message: stri
   }
   const e = err as Error;
   const code = err instanceof SeedswarmError ? ` [${err.code}]` : "";
-  const usage = err instanceof InvalidArgumentError || err instanceof ConfigError || err instanceof RunSpecError;
+  const usage =
+    err instanceof InvalidArgumentError ||
+    err instanceof ConfigError ||
+    err instanceof RunSpecError ||
+    (err instanceof SeedswarmError && err.code === "SWARM_KEY_MALFORMED");
   return { exitCode: usage ? 2 : 1, message: `✖ ${e.message}${code}` };
 }

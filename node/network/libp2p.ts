@@ -40,6 +40,7 @@ import { type Identify, identify } from "@libp2p/identify";
 import type { PrivateKey } from "@libp2p/interface";
 import { type KadDHT, kadDHT, passthroughMapper } from "@libp2p/kad-dht";
 import { mdns } from "@libp2p/mdns";
+import { preSharedKey } from "@libp2p/pnet";
 import { type Ping, ping } from "@libp2p/ping";
 import { tcp } from "@libp2p/tcp";
 import { type UPnPNAT, uPnPNAT } from "@libp2p/upnp-nat";
@@ -220,6 +221,9 @@ export async function createSwarmNode(
     },
     // The relay transport dials `/p2p-circuit` addresses (and listens on them when behind NAT).
     transports: [tcp(), circuitRelayTransport()],
+    // A private swarm: every raw connection is wrapped in XSalsa20 under the pre-shared key before
+    // Noise starts, so a peer without the key fails the handshake and learns nothing.
+    ...(opts.swarmKey ? { connectionProtector: preSharedKey({ psk: opts.swarmKey }) } : {}),
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
     peerDiscovery,

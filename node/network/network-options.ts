@@ -23,6 +23,11 @@ export interface NetworkOptions {
   readonly relay?: boolean;
   /** Expect to be unreachable: reserve a slot on a relay and ask the gateway for a UPnP mapping. */
   readonly behindNat?: boolean;
+  /**
+   * A private swarm: the key file's bytes (`readSwarmKey` in swarm-key.ts). Every connection is
+   * encrypted with it before anything else, so only peers holding the same key can connect.
+   */
+  readonly swarmKey?: Uint8Array;
 }
 
 export const defaultNetworkOptions: NetworkOptions &

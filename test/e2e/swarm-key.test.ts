@@ -1,0 +1,85 @@
+/**
+ * A private swarm (`--swarm-key`, docs/security.md "Membership modes") with real processes over
+ * TCP: `seedswarm swarm-key` writes the key, two nodes given it connect and train; a libp2p node
+ * without it, or with another key, cannot connect to them. Bad key files fail the CLI naming the file.
+ */
+import "../../node/polyfills.js";
+import assert from "node:assert/strict";
+import { statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { generateKeyPair } from "@libp2p/crypto/keys";
+import { multiaddr } from "@multiformats/multiaddr";
+import { createSwarmNode, defaultNetworkOptions, type NetworkOptions } from "../../node/network/libp2p.js";
+import { readSwarmKey } from "../../node/network/swarm-key.js";
+import { createLogger } from "../../node/observe/logger.js";
+import { runCli } from "./cli-process.js";
+import { cleanup, startSwarm, tempDir } from "./node-process.js";
+
+after(cleanup);
+
+const log = createLogger({ level: "silent" });
+const loopback: NetworkOptions = { ...defaultNetworkOptions, listen: ["/ip4/127.0.0.1/tcp/0"], mdns: false, bootstrap: [] };
+
+describe("private swarm key", () => {
+  it("nodes with the key train together; without it, or with another key, a peer cannot connect", async () => {
+    const dir = await tempDir();
+    const keyFile = join(dir, "swarm.key");
+    const made = await runCli(["swarm-key", "-o", keyFile]);
+    assert.equal(made.code, 0, made.stderr);
+    assert.equal(statSync(keyFile).mode & 0o777, 0o600, "readable by its owner only");
+    assert.equal((await runCli(["swarm-key", "-o", keyFile])).code, 1, "no silent overwrite");
+    const otherFile = join(dir, "other.key");
+    assert.equal((await runCli(["swarm-key", "-o", otherFile])).code, 0);
+
+    const stopAt = 30;
+    // By variable, as a deployment would set it (the flag is the failure test's).
+    const nodes = await startSwarm(2, ["--stop-at", String(stopAt)], [{ SEEDSWARM_SWARM_KEY: keyFile }, { SEEDSWARM_SWARM_KEY: keyFile }]);
+    const addr = await nodes[0].address();
+
+    const dialFails = async (opts: NetworkOptions) => {
+      const n = await createSwarmNode(opts, await generateKeyPair("Ed25519"), log);
+      try {
+        await assert.rejects(n.dial(multiaddr(addr), { signal: AbortSignal.timeout(5000) }));
+        assert.equal(n.getConnections().length, 0);
+      } finally {
+        await n.stop();
+      }
+    };
+    await dialFails(loopback);
+    await dialFails({ ...loopback, swarmKey: await readSwarmKey(otherFile) });
+    // The same key from another process's view connects: the refusals above are the key's doing.
+    const friend = await createSwarmNode({ ...loopback, swarmKey: await readSwarmKey(keyFile) }, await generateKeyPair("Ed25519"), log);
+    try {
+      const conn = await friend.dial(multiaddr(addr), { signal: AbortSignal.timeout(5000) });
+      assert.equal(conn.remotePeer.toString(), addr.split("/p2p/")[1]);
+    } finally {
+      await friend.stop();
+    }
+
+    const exits = await Promise.all(nodes.map((n) => n.exit));
+    for (const e of exits) assert.equal(e.code, 0);
+    const results = nodes.map((n) => n.result());
+    assert.deepEqual(results.map((r) => r.iteration), [stopAt, stopAt]);
+    assert.equal(results[0].checksum, results[1].checksum);
+    // They trained together: commits carry both authors.
+    assert.ok(nodes[0].commits().some((c) => c.entries.length === 2), "both nodes contributed");
+  });
+
+  it("a missing key file exits 1 and a malformed one 2, each naming the file", async () => {
+    const dir = await tempDir();
+    const missing = join(dir, "nope.key");
+    const bad = join(dir, "bad.key");
+    writeFileSync(bad, "/key/swarm/psk/1.0.0/\n/base64/\nabc\n");
+    const args = ["node", "--no-mdns", "--data-dir", dir, "--listen", "/ip4/127.0.0.1/tcp/0"];
+    const a = await runCli([...args, "--swarm-key", missing]);
+    assert.equal(a.code, 1, a.stderr);
+    assert.match(a.stderr, /SWARM_KEY_MISSING/);
+    assert.ok(a.stderr.includes(missing));
+    const b = await runCli(args, { env: { SEEDSWARM_SWARM_KEY: bad } });
+    assert.equal(b.code, 2, b.stderr);
+    assert.match(b.stderr, /SWARM_KEY_MALFORMED/);
+    assert.ok(b.stderr.includes(bad));
+    assert.match(b.stderr, /second line must be \/base16\//);
+  });
+});
