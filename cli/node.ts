@@ -40,6 +40,7 @@ interface NodeFlags {
   relay: boolean;
   behindNat: boolean;
   swarmKey?: string;
+  maxConnectionsPerIp: number;
   dataDir: string;
   modelDir?: string;
   dataFile?: string;
@@ -101,6 +102,12 @@ export function nodeCommand(program: Command): void {
     .option("--relay", "offer circuit relay v2 to nodes behind NAT (needs a reachable address)", net.relay)
     .option("--behind-nat", "reserve a slot on a relay among the peers, and ask the gateway for a UPnP port mapping", net.behindNat)
     .option("--swarm-key <file>", "private swarm: connect only to peers with this key file (seedswarm swarm-key makes one)")
+    .option(
+      "--max-connections-per-ip <n>",
+      "inbound connections one remote IP (IPv6: /64) may hold open; loopback is exempt (0: no limit)",
+      intIn(0, 65536),
+      net.maxConnectionsPerIp,
+    )
     .option("--data-dir <dir>", "identity, checkpoints", defaultDataDir())
     .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint whose weights the spec names by hash")
     .option("--data-file <file>", "transformer runs: the JSONL/CSV text file the spec names by hash")
@@ -186,6 +193,7 @@ Examples:
         mdns: flags.mdns,
         relay: flags.relay,
         behindNat: flags.behindNat,
+        maxConnectionsPerIp: flags.maxConnectionsPerIp,
         ...(swarmKey ? { swarmKey } : {}),
       };
       // libp2p and TensorFlow.js load only now: --help and --print-config stay fast.

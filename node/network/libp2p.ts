@@ -53,6 +53,7 @@ import { sha256 } from "multiformats/hashes/sha2";
 import { EXPERT_NAMESPACE } from "../../protocol/experts.js";
 import { selectExpertRecord, validateExpertRecord } from "../../protocol/experts.js";
 import type { Logger } from "../observe/logger.js";
+import { ipLimitGater } from "./connection-limits.js";
 import { defaultNetworkOptions, type NetworkOptions } from "./network-options.js";
 
 export { defaultNetworkOptions, type NetworkOptions } from "./network-options.js";
@@ -226,6 +227,14 @@ export async function createSwarmNode(
     ...(opts.swarmKey ? { connectionProtector: preSharedKey({ psk: opts.swarmKey }) } : {}),
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
+    // Bounded resources (issue 11): total connections, handshakes in flight and new connections
+    // per host per second here; open inbound connections per remote IP in the gater.
+    connectionManager: {
+      maxConnections: opts.maxConnections,
+      maxIncomingPendingConnections: opts.maxIncomingPendingConnections,
+      inboundConnectionThreshold: opts.inboundConnectionThreshold,
+    },
+    connectionGater: ipLimitGater(opts),
     peerDiscovery,
     services: {
       identify: identify(),

@@ -28,6 +28,16 @@ export interface NetworkOptions {
    * encrypted with it before anything else, so only peers holding the same key can connect.
    */
   readonly swarmKey?: Uint8Array;
+  /** Most connections in all before libp2p prunes the least valuable. */
+  readonly maxConnections: number;
+  /** Most inbound connections still upgrading (protector, Noise, yamux) at once. */
+  readonly maxIncomingPendingConnections: number;
+  /** Most new inbound connections one host may open per second. */
+  readonly inboundConnectionThreshold: number;
+  /** Most inbound connections one remote IP (IPv6: /64) may hold open; 0: no limit. */
+  readonly maxConnectionsPerIp: number;
+  /** Apply maxConnectionsPerIp to loopback addresses too. */
+  readonly limitLoopback: boolean;
 }
 
 export const defaultNetworkOptions: NetworkOptions &
@@ -47,4 +57,17 @@ export const defaultNetworkOptions: NetworkOptions &
   relay: false,
   // Off: a reservation needs a relay among the peers, and UPnP changes the LAN's router.
   behindNat: false,
+  // A node needs its gossip mesh (about 12 peers) and DHT neighbours; 256 bounds the memory of
+  // connections (yamux windows, gossip queues) well above that (libp2p's default is 300).
+  maxConnections: 256,
+  // libp2p's default: ten handshakes in flight; a flood of half-open connections waits out
+  // the upgrade timeout without holding more.
+  maxIncomingPendingConnections: 10,
+  // libp2p's default: five new connections per host per second; honest nodes open one.
+  inboundConnectionThreshold: 5,
+  // One host rarely runs more than a few honest nodes (a multi-GPU machine); 8 leaves room for
+  // that and a NAT shared by a few, while one host with free identities cannot fill 256 slots.
+  maxConnectionsPerIp: 8,
+  // Exempt: local swarms (tests, benches, `seedswarm swarm`) put every node on 127.0.0.1.
+  limitLoopback: false,
 };
