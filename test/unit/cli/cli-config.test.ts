@@ -251,6 +251,10 @@ describe("bad flags: usage errors (exit 2) naming the flag and the value", () =>
     [["swarm", "--nodes", "65"], /--nodes.*from 1 to 64/],
     [["init", "--preset", "giant"], /--preset.*'giant'/],
     [["init", "--iterations", "many"], /--iterations.*'many'/],
+    [["init", "--member", "12D3KooWnope"], /--member.*is not a peer id/],
+    [["node", "--member", P.toLowerCase()], /--member.*(is not a peer id|must be written as)/],
+    [["node", "--run", "ab".repeat(32), "--member", P], /--run.*cannot be used with.*--member/],
+    [["node", "--max-connections-per-ip", "-1"], /--max-connections-per-ip.*'-1'/],
     [["eval", "--limit", "0"], /--limit.*'0'/],
     [["eval", "--backend", "gpu"], /--backend.*'gpu'/],
     [["export", "--preset", "nope"], /--preset.*'nope'/],
@@ -265,6 +269,16 @@ describe("bad flags: usage errors (exit 2) naming the flag and the value", () =>
       assert.match(r.err, message);
     });
   }
+  it("members from a comma list in SEEDSWARM_MEMBER, a swarm key path from SEEDSWARM_SWARM_KEY", async () => {
+    const r = await cli(["node", "--print-config"], { SEEDSWARM_MEMBER: `${P},${P}`, SEEDSWARM_SWARM_KEY: "/secrets/swarm.key" });
+    assert.equal(r.exitCode, 0, r.err);
+    const { config, sources } = printed(r);
+    assert.deepEqual(config.member, [P, P]);
+    // The path, never the key: --print-config output may end up in logs.
+    assert.equal(config["swarm-key"], "/secrets/swarm.key");
+    assert.equal(sources.member, "env SEEDSWARM_MEMBER");
+  });
+
   it("a bootstrap peer id is checked, not just the multiaddr", async () => {
     const ok = await cli(["node", "--bootstrap", `/ip4/10.0.0.1/tcp/4001/p2p/${P}`, "--print-config"]);
     assert.equal(ok.exitCode, 0, ok.err);
@@ -282,7 +296,7 @@ describe("help and version", () => {
 
   it("every command has --help with examples and its variables", async () => {
     const names = buildProgram().commands.map((c) => c.name());
-    assert.deepEqual(names.sort(), ["eval", "export", "id", "init", "node", "plot", "status", "swarm", "train"]);
+    assert.deepEqual(names.sort(), ["eval", "export", "id", "init", "node", "plot", "status", "swarm", "swarm-key", "train"]);
     for (const name of names) {
       const r = await cli([name, "--help"]);
       assert.equal(r.exitCode, 0, name);
@@ -292,7 +306,15 @@ describe("help and version", () => {
       assert.match(r.out, /--print-config/);
     }
     const node = await cli(["node", "--help"]);
-    for (const v of ["SEEDSWARM_LISTEN", "SEEDSWARM_BOOTSTRAP", "SEEDSWARM_DATA_DIR", "SEEDSWARM_PREEMPTION_WATCH"]) {
+    for (const v of [
+      "SEEDSWARM_LISTEN",
+      "SEEDSWARM_BOOTSTRAP",
+      "SEEDSWARM_DATA_DIR",
+      "SEEDSWARM_PREEMPTION_WATCH",
+      "SEEDSWARM_SWARM_KEY",
+      "SEEDSWARM_MEMBER",
+      "SEEDSWARM_MAX_CONNECTIONS_PER_IP",
+    ]) {
       assert.match(node.out, new RegExp(v));
     }
   });
