@@ -37,7 +37,7 @@ describe("member run", () => {
 
     // The stranger's own daemon refuses to start: it would train alone, unheard.
     const refused = new Node(dirs[2], args);
-    assert.notEqual((await refused.exit).code, 0);
+    assert.equal((await refused.exit).code, 1);
     assert.match(refused.stderr, /NODE_NOT_MEMBER/);
     assert.match(refused.stderr, new RegExp(stranger.peerId.toString()));
 
