@@ -10,6 +10,9 @@ import {
   type SwarmNode,
 } from "../../node/network/libp2p.js";
 import { createLogger } from "../../node/observe/logger.js";
+import { Membership } from "../../protocol/membership.js";
+import { PRESETS } from "../../protocol/presets.js";
+import { parseRunSpec } from "../../protocol/run-spec.js";
 import type { ExpertRecord } from "../../protocol/codec.js";
 import {
   bestExpertRecord,
@@ -121,6 +124,22 @@ describe("expert records in a real kad-dht (3 nodes, loopback TCP)", () => {
         [1, [nodes[2].peerId.toString()]],
       ],
     );
+  });
+
+  it("a member run reads only the entries that name its members", async () => {
+    // Only nodes 0 and 1 are members. Each grid has one writer (no merge race): node 1 (a member)
+    // announces "mema", node 2 (no member) "memb".
+    const members = [nodes[0], nodes[1]].map((n) => n.peerId.toString());
+    const membership = Membership.of(parseRunSpec({ ...PRESETS["tiny-spsa"], members }));
+    const dir = new ExpertDirectory(nodes[0], RUN, log, { announceEveryMs: 300, ttlMs: 5000, queryTimeoutMs: 3000 }, membership);
+    await dirs[1].declare(["mema.7"], 5000);
+    await dirs[2].declare(["memb.7"], 5000);
+    const holders = async (d: ExpertDirectory, grid: string) =>
+      [...(await d.suffixes(grid))].map(([s, h]) => [s, h.map((x) => x.peer.toString())]);
+    // The open view sees both records: the non-member's entry is in the DHT.
+    assert.deepEqual(await holders(dirs[0], "memb"), [[7, [nodes[2].peerId.toString()]]]);
+    assert.deepEqual(await holders(dir, "mema"), [[7, [nodes[1].peerId.toString()]]]);
+    assert.deepEqual(await holders(dir, "memb"), [], "the non-member's entry is dropped");
   });
 
   it("beam search walks the grid: best epochs first, then their shards", async () => {
