@@ -6,8 +6,9 @@
  * do not stop a replay after gossipsub's seen-cache expires.
  */
 import { TopicValidatorResult } from "@libp2p/gossipsub";
-import { toHex } from "../../protocol/bytes.js";
+import { sha256Hex } from "../../protocol/bytes.js";
 import {
+  type ContributionMessage,
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
@@ -24,7 +25,7 @@ import {
 import type { Logger } from "../observe/logger.js";
 import type { FaultHooks } from "../ops/fault-hooks.js";
 import type { SwarmNode } from "./libp2p.js";
-import { peerIdOfBytes } from "./peer-bytes.js";
+import { sharedVerifier } from "../chain/signatures.js";
 
 /** What a handler gets: the validated message, its signer and the exact bytes received. */
 export type GossipHandlers = {
@@ -45,8 +46,14 @@ export interface GossipView {
   payloadProblem(payload: Uint8Array, iteration: number): string | null;
 }
 
-/** Distinct (kind, author, iteration) keys remembered for dedupe; the oldest goes first. */
+/** Distinct (kind, signer, iteration) keys remembered for dedupe; the oldest goes first. */
 const SEEN_KEEP = 100_000;
+/**
+ * Different messages per (kind, signer, iteration) accepted and forwarded: the first, an honest
+ * re-contribution after a fork switch, and one more, which lets the rounds hold an equivocation
+ * pair. Beyond that an equivocator is only ignored: it cannot make the swarm carry more.
+ */
+const DIFFERENT_KEEP = 3;
 /** How far past our head a contribution or commit may be and still be kept. */
 const WINDOW = 1024;
 
@@ -59,7 +66,7 @@ const VERDICT: Readonly<Record<"accept" | "ignore" | "reject", TopicValidatorRes
 export class Gossip {
   /** The topic string of each kind for this run. */
   readonly topics: Readonly<Record<TopicKind, string>>;
-  private readonly seen = new Map<string, string>();
+  private readonly seen = new Map<string, string[]>();
   private heartbeat?: NodeJS.Timeout;
 
   constructor(
@@ -130,26 +137,26 @@ export class Gossip {
       window: WINDOW,
       maxPayloadBytes: this.view.maxPayloadBytes,
       payloadProblem: (payload, iteration) => this.view.payloadProblem(payload, iteration),
-      authorId: (author) => peerIdOfBytes(author).toString(),
-      seen: (kind, author, iteration, data) => {
-        const key = `${kind}/${author}/${iteration}`;
+      checkSignature: sharedVerifier.check,
+      seen: (kind, signer, iteration, data) => {
+        const key = `${kind}/${signer}/${iteration}`;
         const prev = this.seen.get(key);
-        const h = toHex(data);
+        const h = sha256Hex(data);
         if (prev === undefined) {
-          this.seen.set(key, h);
+          this.seen.set(key, [h]);
           if (this.seen.size > SEEN_KEEP) this.seen.delete(this.seen.keys().next().value as string);
           return "new";
         }
-        return prev === h ? "same" : "different";
+        if (prev.includes(h)) return "same";
+        if (prev.length >= DIFFERENT_KEEP) return "again";
+        prev.push(h);
+        return "different";
       },
     };
   }
 
-  publishContribution(iteration: number, joinedAt: number, payload: Uint8Array): Promise<unknown> {
-    return this.libp2p.services.pubsub.publish(
-      this.topics.contribution,
-      encodeContribution({ runId: this.runId, iteration, joinedAt, payload }),
-    );
+  publishContribution(m: ContributionMessage): Promise<unknown> {
+    return this.libp2p.services.pubsub.publish(this.topics.contribution, encodeContribution(m));
   }
 
   publishCommit(encoded: Uint8Array): Promise<unknown> {

@@ -10,6 +10,7 @@ import { after, describe, it } from "node:test";
 import { multiaddr } from "@multiformats/multiaddr";
 import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
 import { createLogger } from "../../node/observe/logger.js";
+import { peerIdBytes } from "../../node/network/peer-bytes.js";
 import { loadOrCreateIdentity } from "../../node/store/identity.js";
 import { encodeCommit, encodeHeartbeat } from "../../protocol/codec.js";
 import { PRESETS } from "../../protocol/presets.js";
@@ -52,7 +53,9 @@ describe("hostile claims", () => {
         prevHash: new Uint8Array(32),
         checksum: new Uint8Array(32),
         rank: 0,
-        entries: [{ author: bogus, joinedAt: 1, payload }],
+        proposer: peerIdBytes(peerId),
+        signature: new Uint8Array(64),
+        entries: [{ author: bogus, joinedAt: 1, payload, signature: new Uint8Array(64) }],
       });
       await attacker.services.pubsub.publish(commitTopic, badCommit).catch(() => {});
 
@@ -85,7 +88,7 @@ describe("hostile claims", () => {
           n.lines.filter((l) => l.msg === "gossip not accepted" && l.from === attackerId).map((l) => `${l.code}:${l.verdict}`),
         ),
       );
-      assert.ok(seen.has("MALFORMED:reject"), `the bogus-author commit is rejected; saw ${[...seen].join(", ")}`);
+      assert.ok(seen.has("NOT_ED25519:reject"), `the bogus-author commit is rejected; saw ${[...seen].join(", ")}`);
       assert.ok(seen.has("FUTURE_ITERATION:ignore"), "a heartbeat beyond the window is ignored");
       for (const n of nodes) {
         // Honest nodes are never past stopAt: a peers' head beyond it can only come from a claim.

@@ -9,7 +9,9 @@ import { multiaddr } from "@multiformats/multiaddr";
 import { loadOrCreateIdentity } from "../../node/store/identity.js";
 import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
 import { createLogger } from "../../node/observe/logger.js";
+import { signerOf } from "../../node/chain/signatures.js";
 import { encodeContribution } from "../../protocol/codec.js";
+import { contributionSignedBytes } from "../../protocol/signing.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { stringifyTopic } from "../../protocol/topics.js";
@@ -64,37 +66,34 @@ describe("hostile gossip", () => {
       // the nodes may already have passed would be ignored as old before its payload is checked.)
       const future = 100_000 - 10;
       const payload = new Uint8Array(8).fill(90);
-      const ok = encodeContribution({ runId, iteration: 600, joinedAt: 1, payload });
-      const other = encodeContribution({
-        runId,
-        iteration: 600,
-        joinedAt: 1,
-        payload: new Uint8Array(8).fill(91),
-      });
+      const sign = signerOf(privateKey);
+      // Signed by the attacker over the start of the chain's parent, as its own contributions.
+      const signed = (iteration: number, p: Uint8Array, run = runId) => {
+        const m = { runId: run, iteration, joinedAt: 1, payload: p, parentHash: new Uint8Array(32), signature: new Uint8Array(0) };
+        return { ...m, signature: sign(contributionSignedBytes(m)) };
+      };
+      const ok = encodeContribution(signed(600, payload));
+      const other = encodeContribution(signed(600, new Uint8Array(8).fill(91)));
       const sends: [string, Uint8Array][] = [
         ["malformed", Uint8Array.from([0xff, 0xff, 0xff, 0x01, 0x02])],
         ["oversized", new Uint8Array(200_000).fill(7)],
         [
           "wrong run",
-          encodeContribution({ runId: "ab".repeat(32), iteration: 601, joinedAt: 1, payload }),
+          encodeContribution(signed(601, payload, "ab".repeat(32))),
         ],
         [
           "bad payload",
-          encodeContribution({
-            runId,
-            iteration: 601,
-            joinedAt: 1,
-            payload: new Uint8Array(8).fill(0x80),
-          }),
+          encodeContribution(signed(601, new Uint8Array(8).fill(0x80))),
         ],
         [
           "short payload",
-          encodeContribution({ runId, iteration: 601, joinedAt: 1, payload: new Uint8Array(3) }),
+          encodeContribution(signed(601, new Uint8Array(3))),
         ],
+        ["forged signature", encodeContribution({ ...signed(602, payload), signature: new Uint8Array(64).fill(3) })],
         ["first", ok],
         ["duplicate", ok],
         ["equivocation", other],
-        ["far future", encodeContribution({ runId, iteration: future, joinedAt: 1, payload })],
+        ["far future", encodeContribution(signed(future, payload))],
       ];
       for (const [, data] of sends) {
         await attacker.services.pubsub.publish(topic, data).catch(() => {});
@@ -129,10 +128,19 @@ describe("hostile gossip", () => {
         "WRONG_RUN:reject",
         "BAD_PAYLOAD:reject",
         "DUPLICATE:ignore",
-        "EQUIVOCATION:reject",
+        "BAD_SIGNATURE:reject",
         "FUTURE_ITERATION:ignore",
       ]) {
         assert.ok(codes.has(want), `expected ${want}; saw ${[...codes].join(", ")}`);
+      }
+      // The equivocation is no reject (that would charge relayers): each node holds the pair as
+      // evidence and charges the attacker, its signer.
+      for (const n of nodes) {
+        assert.ok(
+          n.lines.some((l) => l.msg === "equivocation: two signed messages for one slot" && l.signer === attackerId && l.iteration === 600),
+          "evidence held against the attacker",
+        );
+        assert.ok(n.lines.some((l) => l.msg === "peer penalised" && l.peer === attackerId), "the attacker is penalised");
       }
     } finally {
       await attacker.stop();
