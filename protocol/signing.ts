@@ -86,9 +86,20 @@ export function ed25519KeyOfPeerId(peerIdBytes: Uint8Array): Uint8Array | null {
   return peerIdBytes.subarray(ED25519_PEER_ID_PREFIX.byteLength);
 }
 
-/** The peer id string ("12D3KooW...") of Ed25519 peer id bytes: base58btc of the multihash. */
+/** Peer id strings memoised by their bytes' hex: base58 costs tens of microseconds, hex one. */
+const ID_STRINGS = new Map<string, string>();
+const ID_STRINGS_KEEP = 4096;
+
+/** The peer id string ("12D3KooW...") of peer id bytes: base58btc of the multihash. */
 export function peerIdString(peerIdBytes: Uint8Array): string {
-  return base58btc.baseEncode(peerIdBytes);
+  const hex = Buffer.from(peerIdBytes.buffer, peerIdBytes.byteOffset, peerIdBytes.byteLength).toString("hex");
+  let id = ID_STRINGS.get(hex);
+  if (id === undefined) {
+    id = base58btc.baseEncode(peerIdBytes);
+    ID_STRINGS.set(hex, id);
+    if (ID_STRINGS.size > ID_STRINGS_KEEP) ID_STRINGS.delete(ID_STRINGS.keys().next().value as string);
+  }
+  return id;
 }
 
 /** The multihash bytes of a peer id string (any key type); throws on text that is no base58btc. */

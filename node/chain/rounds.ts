@@ -355,6 +355,8 @@ export class Rounds {
       this.contributions.set(iteration, byKey);
     }
     byKey.set(key, { c, parent: parentHash });
+    if (iteration === this.head && !equalBytes(parentHash, this.lastHash))
+      this.logger.debug({ iteration, author: c.author.id, parent: toHex(parentHash).slice(0, 12), ours: toHex(this.lastHash).slice(0, 12) }, "contribution on another parent");
     if (iteration === this.head) this.maybeProposeEarly();
   }
 

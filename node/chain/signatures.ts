@@ -3,9 +3,9 @@
  * node's identity key, and a verifier that remembers what it verified, so a contribution checked
  * on gossip is not checked again when it comes back inside a commit, and a key is imported once.
  */
-import { createPrivateKey, type KeyObject, sign } from "node:crypto";
+import { createHash, createPrivateKey, type KeyObject, sign } from "node:crypto";
 import type { PrivateKey } from "@libp2p/interface";
-import { sha256, toHex } from "../../protocol/bytes.js";
+import { toHex } from "../../protocol/bytes.js";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { ed25519KeyOfPeerId, ed25519PublicKey, type SignatureCheck, verifyEd25519 } from "../../protocol/signing.js";
 
@@ -69,8 +69,7 @@ export class SignatureVerifier {
   readonly check: SignatureCheck = (signer, message, signature) => {
     const raw = ed25519KeyOfPeerId(signer);
     if (!raw) return false;
-    const h = sha256(concat3(signer, signature, message));
-    const key = toHex(h);
+    const key = createHash("sha256").update(signer).update(signature).update(message).digest("hex");
     if (this.verified.get(key)) {
       this.counts.cached++;
       return true;
@@ -86,14 +85,6 @@ export class SignatureVerifier {
     if (ok) this.verified.set(key, true);
     return ok;
   };
-}
-
-function concat3(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.byteLength + b.byteLength + c.byteLength);
-  out.set(a, 0);
-  out.set(b, a.byteLength);
-  out.set(c, a.byteLength + b.byteLength);
-  return out;
 }
 
 /** The one verifier of a process: gossip and the commits protocol share its cache. */
