@@ -420,7 +420,7 @@ export class Rounds {
    * protocol and fork resolution: the same check). Here, what needs the chain: its run, its
    * rank against the authors of the commit it chains to, and its checksum, by applying it.
    */
-  onCommit(received: EncodedCommit, _signer?: string): void {
+  onCommit(received: EncodedCommit): void {
     if (this.stopped) return;
     const { commit } = received;
     if (commit.runId !== this.run.runId) {

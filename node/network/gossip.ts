@@ -2,8 +2,9 @@
  * The run's gossip, both ways. In: topic -> fault hook -> typed validator -> verdict to gossipsub
  * (rejects lower the sender's score) -> the handler of that kind, with the decoded message and
  * the bytes it came as. Out: contributions, commits, heartbeats and the leave notice. The
- * application-level dedupe (author, kind, iteration -> bytes) lives here too: message ids alone
- * do not stop a replay after gossipsub's seen-cache expires.
+ * application-level dedupe ((kind, signer, iteration) -> SHA-256 of up to DIFFERENT_KEEP
+ * different messages) lives here too: message ids alone do not stop a replay after gossipsub's
+ * seen-cache expires. A commit's signer is its proposer, checked by its signature.
  */
 import { TopicValidatorResult } from "@libp2p/gossipsub";
 import { sha256Hex } from "../../protocol/bytes.js";
