@@ -79,10 +79,11 @@ export function proposerOrder(runId: string, iteration: number, candidates: Iter
  * outside that set may still commit, at the "anyone" fallback rank |eligible| + 1, if it is an
  * author of one of its own entries (it did the round's work; a stranger may not).
  *
- * Start of the chain (prevHash = ZERO_HASH), or a predecessor whose authors this node does not
- * know (a snapshot no peer served the anchor commit for): `eligible` is null, and the eligible
- * set is the commit's own authors. That is the weakest point of the chain: whoever contributes
- * first may rank; it lasts one iteration, after which ranks come from verified commits.
+ * Start of the chain (prevHash = ZERO_HASH): `eligible` is null, and the eligible set is the
+ * commit's own authors. That is the weakest point of the chain: whoever contributes first may
+ * rank; it lasts one iteration, after which ranks come from verified commits. (A node that does
+ * not know the predecessor's authors, after a snapshot without its anchor, cannot check a rank
+ * at all: see Rounds.rankHolds.)
  */
 export function rankOf(
   runId: string,

@@ -21,8 +21,9 @@
  *   - every commit is signed by its proposer, and its rank is checked, never believed: rank r
  *     is valid only if the proposer is r-th in proposerOrder over the authors of the verified
  *     commit t-1 (or, at the fallback rank n + 1, an author of one of its own entries);
- *   - start of chain (prevHash = ZERO_HASH), or a predecessor whose authors we do not know (a
- *     snapshot without its anchor commit): the eligible set is the commit's own authors;
+ *   - start of chain (prevHash = ZERO_HASH): the eligible set is the commit's own authors; a
+ *     predecessor whose authors we do not know (a snapshot without its anchor commit): the rank
+ *     cannot be checked, the commit is taken on its signatures and checksum alone;
  *   - the checksum is verified by applying: when ours differs, we check our pre-state against
  *     the previous commit's checksum. If that holds, the update is deterministic, so the proposer
  *     lied: the commit is rejected (state rolled back, proposer penalised) and the fallback rank
@@ -403,11 +404,19 @@ export class Rounds {
 
   /**
    * True when the commit's rank is the one its proposer holds over `eligible` (the authors of
-   * the commit it chains to; empty when unknown or at the start of the chain); otherwise the
-   * commit is rejected and its proposer charged.
+   * the commit it chains to); otherwise the commit is rejected and its proposer charged. At the
+   * start of the chain (prevHash = ZERO_HASH) the eligible set is the commit's own authors. When
+   * the predecessor's authors are unknown (a snapshot whose anchor commit no peer served), the
+   * rank cannot be checked: the commit is taken on its signatures and its checksum alone, and
+   * nobody is charged (an honest proposer's rank would look wrong from here).
    */
   private rankHolds(received: EncodedCommit, eligible: readonly string[]): boolean {
     const { commit } = received;
+    const start = equalBytes(commit.prevHash, ZERO_HASH);
+    if (eligible.length === 0 && !start) {
+      this.logger.debug({ iteration: commit.iteration, rank: commit.rank }, "rank not checkable: predecessor's authors unknown");
+      return true;
+    }
     const authors = commit.entries.map((e) => e.author.id);
     const rank = rankOf(this.run.runId, commit.iteration, eligible.length > 0 ? eligible : null, commit.proposer, authors);
     if (rank === commit.rank) return true;
@@ -423,10 +432,9 @@ export class Rounds {
   onCommit(received: EncodedCommit): void {
     if (this.stopped) return;
     const { commit } = received;
-    if (commit.runId !== this.run.runId) {
-      this.reject(received, "commit of another run");
-      return;
-    }
+    // Another run's commit (served over /commits: gossip validation already drops them) is no
+    // fault of its signer, who may be honest in that run: ignored, nobody charged.
+    if (commit.runId !== this.run.runId) return;
     if (this.rejected.has(toHex(chained(received).hash))) return;
     if (commit.iteration === this.head - 1) {
       this.maybeSwitch(received);

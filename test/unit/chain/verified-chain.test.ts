@@ -94,7 +94,7 @@ describe("rank is computed, never claimed", () => {
     f.rounds.stop();
   });
 
-  it("a commit from another run is rejected", () => {
+  it("a commit from another run is ignored, and its signer not charged", () => {
     const f = follower();
     const other = signedCommit(
       order[0],
@@ -103,7 +103,16 @@ describe("rank is computed, never claimed", () => {
     );
     f.rounds.onCommit(other);
     assert.equal(f.rounds.head, 0);
-    assert.equal(f.of("rejected")[0]?.reason, "commit of another run");
+    assert.equal(f.of("rejected").length, 0);
+  });
+
+  it("predecessor's authors unknown (a snapshot without anchor): an honest rank-1 commit applies, nobody is charged", () => {
+    const f = follower();
+    f.rounds.resumeChain(H0, []);
+    f.rounds.onCommit(commit(order[1], 1, keys.slice(0, 3)));
+    assert.equal(f.rounds.head, 1);
+    assert.equal(f.of("rejected").length, 0);
+    f.rounds.stop();
   });
 });
 
