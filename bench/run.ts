@@ -15,6 +15,7 @@ import { lmSection } from "./lm.js";
 import { type Section, writeReport } from "./report.js";
 import { joinSection, scalingSection, wireSection } from "./swarm.js";
 import { costSection, forwardSection, mnistSection } from "./training.js";
+import { verifySection } from "./verify.js";
 
 const SECTIONS: Record<string, () => Promise<Section>> = {
   forward: forwardSection,
@@ -30,6 +31,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   docker: dockerSection,
   lm: lmSection,
   binary: binarySection,
+  verify: verifySection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

@@ -49,7 +49,14 @@ const MNIST_SPEC = parseRunSpec({ ...PRESETS["mnist-mlp-spsa"], iterations: 100_
 export async function wireSection(): Promise<Section> {
   const spec = MNIST_SPEC;
   const k = algorithmOf(spec, "spsa").perturbations;
-  const payload = encodeContribution({ runId: runIdOf(spec), iteration: 123_456, joinedAt: Date.now(), payload: new Uint8Array(k) }).length;
+  const payload = encodeContribution({
+    runId: runIdOf(spec),
+    iteration: 123_456,
+    joinedAt: Date.now(),
+    payload: new Uint8Array(k),
+    parentHash: new Uint8Array(32),
+    signature: new Uint8Array(64),
+  }).length;
   const path = await specFile(spec);
   const nodes = await startSwarm(3, ["--spec", path, "--stop-at", "400", "--log-level", "info"]);
   try {

@@ -29,8 +29,10 @@ import { openTrainingRun } from "./store/training-run.js";
 import { stateFromBytes } from "../training/state-bytes.js";
 import { ZERO_HASH } from "./chain/commit.js";
 import { CommitLogFile } from "./chain/commit-log.js";
-import { commitFromWire, commitToBytes } from "./chain/commit-wire.js";
+import { commitFromWire } from "./chain/commit-wire.js";
+import { PENALTY, Penalties } from "./chain/penalties.js";
 import { Rounds, type RoundsEvent } from "./chain/rounds.js";
+import { signerOf } from "./chain/signatures.js";
 import { Gossip } from "./network/gossip.js";
 import { createSwarmNode, type SwarmNode } from "./network/libp2p.js";
 import { Peers } from "./network/peers.js";
@@ -78,8 +80,10 @@ export type DaemonStatus = "starting" | "joining" | "running" | "finishing" | "s
 export class SwarmDaemon {
   private status: DaemonStatus = "starting";
   private readonly abort = new AbortController();
-  /** When a heartbeat last made us fetch commits (one fetch a round at most). */
+  /** When a heartbeat or an early commit last made us fetch commits (one fetch a round at most). */
   private heartbeatPullAt = 0;
+  /** Charges against peers that signed provably bad messages (never their relayers). */
+  readonly penalties = new Penalties();
   private readonly log: Logger;
   private readonly faults = faultHooks();
   private readonly snapshots = new SnapshotStore();
@@ -186,14 +190,14 @@ export class SwarmDaemon {
       this.run,
       this.replica,
       {
-        publishContribution: async (iteration, payload) => {
-          await this.gossip.publishContribution(iteration, this.self.joinedAt, payload);
+        publishContribution: async (m) => {
+          await this.gossip.publishContribution(m);
         },
         publishCommit: async (encoded) => {
           this.metrics?.commitsProposed.inc();
           await this.gossip.publishCommit(encoded);
         },
-        encodeCommit: (c) => commitToBytes(runId, c),
+        sign: signerOf(identity.privateKey),
       },
       { roundTimeoutMs: this.spec.roundTimeoutMs, stopAt: Math.min(opts.stopAt, this.spec.iterations), contribute: true },
       log.child({ module: "rounds" }),
@@ -237,6 +241,7 @@ export class SwarmDaemon {
       fix,
       log,
       decode: (bytes) => stateFromBytes(this.run.spec.model, bytes, this.replica.weights.length),
+      blame: (peer, reason) => this.penalise(peer, PENALTY.badReply, reason),
     };
     this.catchUp = new CatchUp(parts, opts, this.abort.signal);
     this.repair = new Repair(parts, this.catchUp, this.snapshots, this.metrics);
@@ -307,9 +312,14 @@ export class SwarmDaemon {
   private listenToGossip(): void {
     this.gossip.listen({
       contribution: (m, author) =>
-        this.rounds.onContribution({ author: { id: author, joinedAt: m.joinedAt }, payload: m.payload }, m.iteration),
-      // A copy: gossip hands a view into its frame, and these bytes are kept and served.
-      commit: (m, author, data) => this.rounds.onCommit({ commit: commitFromWire(m), encoded: data.slice() }, author),
+        this.rounds.onContribution(
+          { author: { id: author, joinedAt: m.joinedAt }, payload: m.payload, signature: m.signature },
+          m.iteration,
+          m.parentHash,
+        ),
+      // A copy: gossip hands a view into its frame, and these bytes are kept and served. The
+      // validator ran checkCommit (signatures); the rounds check rank and checksum.
+      commit: (m, _signer, data) => this.rounds.onCommit({ commit: commitFromWire(m), encoded: data.slice() }),
       leave: (_m, author) => this.log.info({ peer: author }, "peer left"),
       heartbeat: (h, author) => {
         // Same iteration, other weights: a fork or a fault; find out now, not at the next check.
@@ -322,10 +332,7 @@ export class SwarmDaemon {
         // A peer claims to be two or more iterations ahead: a hint, not proof. Fetch its commits
         // (at most once a round) and apply those that chain onto ours; the claim itself neither
         // stops our proposing nor starts a catch-up.
-        if (h.iteration > this.head + 1 && this.rounds.isActive && now - this.heartbeatPullAt > this.spec.roundTimeoutMs) {
-          this.heartbeatPullAt = now;
-          this.detach(this.catchUp.pullFrom(peerIdFromString(author)), "commits pulled on a heartbeat hint");
-        }
+        if (h.iteration > this.head + 1) this.pullOnHint(author, "commits pulled on a heartbeat hint");
       },
     }, (author, iteration) => this.rounds.noteLate(author, iteration));
   }
@@ -347,7 +354,7 @@ export class SwarmDaemon {
         );
         this.takeSnapshot();
         const last = this.rounds.lastApplied();
-        if (last) this.commitLog.append(last.commit, last.hash);
+        if (last) this.commitLog.append(last);
         const t = e.iteration;
         if (this.opts.checkpointEvery > 0 && t % this.opts.checkpointEvery === 0 && this.rounds.isActive)
           this.detach(this.checkpoint(), "checkpoint");
@@ -372,10 +379,40 @@ export class SwarmDaemon {
         this.log.debug({ iteration: e.iteration, peersHead: e.peersHead }, "behind a peer: not proposing");
         this.detach(this.catchUp.catchUp("a peer is past our head"), "catch-up");
         return;
+      case "ahead":
+        // A signed commit past our head is a hint, like a heartbeat: fetch and verify, no more.
+        if (e.iteration > this.head + 1) this.pullOnHint(e.proposer, "commits pulled on an early commit");
+        return;
+      case "rejected":
+        this.penalise(e.proposer, e.reason.startsWith("checksum") ? PENALTY.lie : PENALTY.usurp, e.reason);
+        return;
+      case "equivocation":
+        this.penalise(e.evidence.signer, PENALTY.equivocation, `equivocating ${e.evidence.kind}`);
+        return;
       case "done":
         this.detach(this.finish(), "finish");
         return;
     }
+  }
+
+  /**
+   * A claim that `peer` is ahead: fetch its commits from our head (at most once a round, only
+   * while training) and apply those that verify and chain onto ours. The claim changes nothing else.
+   */
+  private pullOnHint(peer: string, what: string): void {
+    const now = Date.now();
+    if (!this.rounds.isActive || now - this.heartbeatPullAt <= this.spec.roundTimeoutMs) return;
+    this.heartbeatPullAt = now;
+    this.detach(this.catchUp.pullFrom(peerIdFromString(peer)), what);
+  }
+
+  /** Charges the signer of a provably bad message; disconnects it past the threshold. */
+  private penalise(peer: string, cost: number, reason: string): void {
+    if (peer === this.self.id) return;
+    const score = this.penalties.charge(peer, cost);
+    this.log.warn({ peer, score, reason }, "peer penalised");
+    if (this.penalties.shunned(peer))
+      this.detach(this.libp2p.hangUp(peerIdFromString(peer)), "disconnect a penalised peer");
   }
 
   /**
@@ -400,8 +437,8 @@ export class SwarmDaemon {
    */
   private restoreCommitLog(): void {
     const commits = this.commitLog.read(this.head);
-    this.rounds.restoreLog(commits.map((commit) => ({ commit, encoded: commitToBytes(this.run.runId, commit) })));
-    if (commits.length > 0) this.log.info({ commits: commits.length, from: commits[0].iteration }, "commit log restored");
+    this.rounds.restoreLog(commits);
+    if (commits.length > 0) this.log.info({ commits: commits.length, from: commits[0].commit.iteration }, "commit log restored");
   }
 
   /**

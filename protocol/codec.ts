@@ -20,6 +20,7 @@ import {
   MAX_PEER_ID_BYTES,
   MAX_SNAPSHOT_CHUNK_BYTES,
   type MessageName,
+  SIGNATURE_BYTES,
 } from "./limits.js";
 import * as pb from "./messages.js";
 
@@ -32,6 +33,10 @@ export interface ContributionMessage {
   /** Author's join timestamp (ms). The author itself is the gossip signer. */
   readonly joinedAt: number;
   readonly payload: Uint8Array;
+  /** Hash of the commit the work was measured on (32 zero bytes at the start of the chain). */
+  readonly parentHash: Uint8Array;
+  /** The author's Ed25519 signature over contributionSignedBytes (protocol/signing.ts). */
+  readonly signature: Uint8Array;
 }
 
 export interface CommitEntry {
@@ -39,6 +44,8 @@ export interface CommitEntry {
   readonly author: Uint8Array;
   readonly joinedAt: number;
   readonly payload: Uint8Array;
+  /** The author's signature, with the commit's iteration and prevHash as iteration and parent. */
+  readonly signature: Uint8Array;
 }
 
 export interface CommitMessage {
@@ -49,8 +56,12 @@ export interface CommitMessage {
   readonly entries: readonly CommitEntry[];
   /** Proposer's weight checksum after applying this commit. */
   readonly checksum: Uint8Array;
-  /** 0 = primary proposer, 1.. = fallbacks. */
+  /** 0 = primary proposer, 1.. = fallbacks; checked against the proposer order, never believed. */
   readonly rank: number;
+  /** Peer id (multihash bytes) of the signing proposer. */
+  readonly proposer: Uint8Array;
+  /** The proposer's Ed25519 signature over commitSignedBytes(encodeCommitBody(...)). */
+  readonly signature: Uint8Array;
 }
 
 export interface Leave {
@@ -161,6 +172,11 @@ function hash(b: Uint8Array, at: string): Uint8Array {
   return b;
 }
 
+function signature(b: Uint8Array, at: string): Uint8Array {
+  if (b.byteLength !== SIGNATURE_BYTES) bad(at, `must be ${SIGNATURE_BYTES} bytes`, { length: b.byteLength });
+  return b;
+}
+
 function upTo(b: Uint8Array, max: number, at: string): Uint8Array {
   if (b.byteLength > max) bad(at, `must be at most ${max} bytes`, { length: b.byteLength });
   return b;
@@ -245,6 +261,8 @@ export function encodeContribution(m: ContributionMessage): Uint8Array {
     iteration: toU64(m.iteration, "contribution.iteration"),
     joinedAt: toU64(m.joinedAt, "contribution.joinedAt"),
     payload: out(upTo(m.payload, MAX_PAYLOAD_BYTES, "contribution.payload")),
+    parentHash: out(hash(m.parentHash, "contribution.parentHash")),
+    signature: out(signature(m.signature, "contribution.signature")),
   });
 }
 
@@ -256,17 +274,21 @@ export function decodeContribution(bytes: Uint8Array): ContributionMessage {
     iteration: fromU64(w.iteration, "contribution.iteration"),
     joinedAt: fromU64(w.joinedAt, "contribution.joinedAt"),
     payload: upTo(w.payload, MAX_PAYLOAD_BYTES, "contribution.payload").slice(),
+    parentHash: hash(w.parentHash, "contribution.parentHash").slice(),
+    signature: signature(w.signature, "contribution.signature").slice(),
   };
 }
 
-/** Encodes a commit; its bytes are what commitHash chains. */
-export function encodeCommit(m: CommitMessage): Uint8Array {
+/** A commit before its proposer signs it. */
+export type UnsignedCommit = Omit<CommitMessage, "signature">;
+
+function commitToPb(m: UnsignedCommit, sig: Uint8Array): Partial<pb.Commit> {
   if (m.entries.length > MAX_COMMIT_ENTRIES) {
     bad("commit.entries", `must hold at most ${MAX_COMMIT_ENTRIES}`, {
       count: m.entries.length,
     });
   }
-  return encodeWire("commit", pb.Commit, {
+  return {
     runId: out(runIdBytes(m.runId)),
     iteration: toU64(m.iteration, "commit.iteration"),
     prevHash: out(hash(m.prevHash, "commit.prevHash")),
@@ -274,13 +296,29 @@ export function encodeCommit(m: CommitMessage): Uint8Array {
       author: out(peerId(e.author, `commit.entries[${i}].author`)),
       joinedAt: toU64(e.joinedAt, `commit.entries[${i}].joinedAt`),
       payload: out(upTo(e.payload, MAX_PAYLOAD_BYTES, `commit.entries[${i}].payload`)),
+      signature: out(signature(e.signature, `commit.entries[${i}].signature`)),
     })),
     checksum: out(hash(m.checksum, "commit.checksum")),
     rank: u32(m.rank, 0, U32_MAX, "commit.rank"),
-  });
+    proposer: out(peerId(m.proposer, "commit.proposer")),
+    signature: out(sig),
+  };
 }
 
-/** Decodes a commit: at most MAX_COMMIT_ENTRIES entries, each author a peer id multihash. */
+/**
+ * The bytes a proposer signs (behind the domain tag): the commit encoded with no signature
+ * field. Protobuf omits an empty bytes field, so these are the signed commit's bytes minus it.
+ */
+export function encodeCommitBody(m: UnsignedCommit): Uint8Array {
+  return encodeWire("commit", pb.Commit, commitToPb(m, new Uint8Array(0)) as pb.Commit);
+}
+
+/** Encodes a signed commit; its bytes are what commitHash chains. */
+export function encodeCommit(m: CommitMessage): Uint8Array {
+  return encodeWire("commit", pb.Commit, commitToPb(m, signature(m.signature, "commit.signature")) as pb.Commit);
+}
+
+/** Decodes a commit: at most MAX_COMMIT_ENTRIES entries, each author and the proposer a peer id multihash, 64-byte signatures. */
 export function decodeCommit(bytes: Uint8Array): CommitMessage {
   const w = decodeWire("commit", pb.Commit, bytes, { limits: { entries: MAX_COMMIT_ENTRIES } });
   return {
@@ -291,9 +329,12 @@ export function decodeCommit(bytes: Uint8Array): CommitMessage {
       author: peerId(e.author, `commit.entries[${i}].author`).slice(),
       joinedAt: fromU64(e.joinedAt, `commit.entries[${i}].joinedAt`),
       payload: upTo(e.payload, MAX_PAYLOAD_BYTES, `commit.entries[${i}].payload`).slice(),
+      signature: signature(e.signature, `commit.entries[${i}].signature`).slice(),
     })),
     checksum: hash(w.checksum, "commit.checksum").slice(),
     rank: w.rank,
+    proposer: peerId(w.proposer, "commit.proposer").slice(),
+    signature: signature(w.signature, "commit.signature").slice(),
   };
 }
 

@@ -9,6 +9,8 @@ import type { TopicKind } from "./topics.js";
 
 /** Largest contribution payload: an SPSA payload is one byte per perturbation (spec max 1024). */
 export const MAX_PAYLOAD_BYTES = 4096;
+/** An Ed25519 signature's length: contributions, commit entries and commits each carry one. */
+export const SIGNATURE_BYTES = 64;
 /** Most entries in one commit: bounds the swarm size a single round can include. */
 export const MAX_COMMIT_ENTRIES = 1024;
 /** Largest peer id multihash: identity inlines keys up to 42 bytes (+2 header), others are sha2-256. */
@@ -56,17 +58,26 @@ const BOOL_FIELD = 2;
 /** A 32-byte hash (run id, checksum, commit hash). */
 const HASH_FIELD = lenField(32);
 
-const COMMIT_ENTRY_BYTES = lenField(MAX_PEER_ID_BYTES) + U64_FIELD + lenField(MAX_PAYLOAD_BYTES);
+/** An Ed25519 signature. */
+const SIGNATURE_FIELD = lenField(SIGNATURE_BYTES);
+
+const COMMIT_ENTRY_BYTES =
+  lenField(MAX_PEER_ID_BYTES) + U64_FIELD + lenField(MAX_PAYLOAD_BYTES) + SIGNATURE_FIELD;
 
 /**
  * Largest encoded message of each kind, checked before any parsing. Gossip kinds are named as
  * their topics, so `MAX_MESSAGE_BYTES[topic.kind]` is the guard for a topic.
  */
 export const MAX_MESSAGE_BYTES = {
-  contribution: HASH_FIELD + 2 * U64_FIELD + lenField(MAX_PAYLOAD_BYTES),
-  /** ~4.08 MiB at the limits: gossipsub's inbound frame limit must sit above it. */
+  contribution: 2 * HASH_FIELD + 2 * U64_FIELD + lenField(MAX_PAYLOAD_BYTES) + SIGNATURE_FIELD,
+  /** ~4.15 MiB at the limits: gossipsub's inbound frame limit must sit above it. */
   commit:
-    3 * HASH_FIELD + U64_FIELD + U32_FIELD + MAX_COMMIT_ENTRIES * lenField(COMMIT_ENTRY_BYTES),
+    3 * HASH_FIELD +
+    U64_FIELD +
+    U32_FIELD +
+    lenField(MAX_PEER_ID_BYTES) +
+    SIGNATURE_FIELD +
+    MAX_COMMIT_ENTRIES * lenField(COMMIT_ENTRY_BYTES),
   leave: HASH_FIELD + U64_FIELD,
   heartbeat: 2 * HASH_FIELD + 2 * U64_FIELD,
   runSpecRequest: MAX_REQUEST_BYTES,

@@ -8,6 +8,8 @@ export interface Contribution {
   iteration: bigint
   joinedAt: bigint
   payload: Uint8Array<ArrayBuffer>
+  parentHash: Uint8Array<ArrayBuffer>
+  signature: Uint8Array<ArrayBuffer>
 }
 
 export namespace Contribution {
@@ -40,6 +42,16 @@ export namespace Contribution {
           w.bytes(obj.payload)
         }
 
+        if ((obj.parentHash != null && obj.parentHash.byteLength > 0)) {
+          w.uint32(42)
+          w.bytes(obj.parentHash)
+        }
+
+        if ((obj.signature != null && obj.signature.byteLength > 0)) {
+          w.uint32(50)
+          w.bytes(obj.signature)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -48,7 +60,9 @@ export namespace Contribution {
           runId: uint8ArrayAlloc(0),
           iteration: 0n,
           joinedAt: 0n,
-          payload: uint8ArrayAlloc(0)
+          payload: uint8ArrayAlloc(0),
+          parentHash: uint8ArrayAlloc(0),
+          signature: uint8ArrayAlloc(0)
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -71,6 +85,14 @@ export namespace Contribution {
             }
             case 4: {
               obj.payload = reader.bytes()
+              break
+            }
+            case 5: {
+              obj.parentHash = reader.bytes()
+              break
+            }
+            case 6: {
+              obj.signature = reader.bytes()
               break
             }
             default: {
@@ -116,6 +138,20 @@ export namespace Contribution {
               }
               break
             }
+            case 5: {
+              yield {
+                field: `${prefix}.parentHash`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 6: {
+              yield {
+                field: `${prefix}.signature`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -148,6 +184,16 @@ export namespace Contribution {
     value: Uint8Array<ArrayBuffer>
   }
 
+  export interface ContributionParentHashFieldEvent {
+    field: '$.parentHash'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface ContributionSignatureFieldEvent {
+    field: '$.signature'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<Contribution>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Contribution.codec())
   }
@@ -156,7 +202,7 @@ export namespace Contribution {
     return decodeMessage(buf, Contribution.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Contribution>): Generator<ContributionRunIdFieldEvent | ContributionIterationFieldEvent | ContributionJoinedAtFieldEvent | ContributionPayloadFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Contribution>): Generator<ContributionRunIdFieldEvent | ContributionIterationFieldEvent | ContributionJoinedAtFieldEvent | ContributionPayloadFieldEvent | ContributionParentHashFieldEvent | ContributionSignatureFieldEvent> {
     return streamMessage(buf, Contribution.codec(), opts)
   }
 }
@@ -165,6 +211,7 @@ export interface CommitEntry {
   author: Uint8Array<ArrayBuffer>
   joinedAt: bigint
   payload: Uint8Array<ArrayBuffer>
+  signature: Uint8Array<ArrayBuffer>
 }
 
 export namespace CommitEntry {
@@ -192,6 +239,11 @@ export namespace CommitEntry {
           w.bytes(obj.payload)
         }
 
+        if ((obj.signature != null && obj.signature.byteLength > 0)) {
+          w.uint32(34)
+          w.bytes(obj.signature)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -199,7 +251,8 @@ export namespace CommitEntry {
         const obj: any = {
           author: uint8ArrayAlloc(0),
           joinedAt: 0n,
-          payload: uint8ArrayAlloc(0)
+          payload: uint8ArrayAlloc(0),
+          signature: uint8ArrayAlloc(0)
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -218,6 +271,10 @@ export namespace CommitEntry {
             }
             case 3: {
               obj.payload = reader.bytes()
+              break
+            }
+            case 4: {
+              obj.signature = reader.bytes()
               break
             }
             default: {
@@ -256,6 +313,13 @@ export namespace CommitEntry {
               }
               break
             }
+            case 4: {
+              yield {
+                field: `${prefix}.signature`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -283,6 +347,11 @@ export namespace CommitEntry {
     value: Uint8Array<ArrayBuffer>
   }
 
+  export interface CommitEntrySignatureFieldEvent {
+    field: '$.signature'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<CommitEntry>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, CommitEntry.codec())
   }
@@ -291,7 +360,7 @@ export namespace CommitEntry {
     return decodeMessage(buf, CommitEntry.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<CommitEntry>): Generator<CommitEntryAuthorFieldEvent | CommitEntryJoinedAtFieldEvent | CommitEntryPayloadFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<CommitEntry>): Generator<CommitEntryAuthorFieldEvent | CommitEntryJoinedAtFieldEvent | CommitEntryPayloadFieldEvent | CommitEntrySignatureFieldEvent> {
     return streamMessage(buf, CommitEntry.codec(), opts)
   }
 }
@@ -303,6 +372,8 @@ export interface Commit {
   entries: CommitEntry[]
   checksum: Uint8Array<ArrayBuffer>
   rank: number
+  proposer: Uint8Array<ArrayBuffer>
+  signature: Uint8Array<ArrayBuffer>
 }
 
 export namespace Commit {
@@ -347,6 +418,16 @@ export namespace Commit {
           w.uint32(obj.rank)
         }
 
+        if ((obj.proposer != null && obj.proposer.byteLength > 0)) {
+          w.uint32(58)
+          w.bytes(obj.proposer)
+        }
+
+        if ((obj.signature != null && obj.signature.byteLength > 0)) {
+          w.uint32(66)
+          w.bytes(obj.signature)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -357,7 +438,9 @@ export namespace Commit {
           prevHash: uint8ArrayAlloc(0),
           entries: [],
           checksum: uint8ArrayAlloc(0),
-          rank: 0
+          rank: 0,
+          proposer: uint8ArrayAlloc(0),
+          signature: uint8ArrayAlloc(0)
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -394,6 +477,14 @@ export namespace Commit {
             }
             case 6: {
               obj.rank = reader.uint32()
+              break
+            }
+            case 7: {
+              obj.proposer = reader.bytes()
+              break
+            }
+            case 8: {
+              obj.signature = reader.bytes()
               break
             }
             default: {
@@ -468,6 +559,20 @@ export namespace Commit {
               }
               break
             }
+            case 7: {
+              yield {
+                field: `${prefix}.proposer`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 8: {
+              yield {
+                field: `${prefix}.signature`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -513,6 +618,12 @@ export namespace Commit {
     index: number
   }
 
+  export interface CommitEntriesSignatureFieldEvent {
+    field: '$.entries[].signature'
+    value: Uint8Array<ArrayBuffer>
+    index: number
+  }
+
   export interface CommitChecksumFieldEvent {
     field: '$.checksum'
     value: Uint8Array<ArrayBuffer>
@@ -523,6 +634,16 @@ export namespace Commit {
     value: number
   }
 
+  export interface CommitProposerFieldEvent {
+    field: '$.proposer'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface CommitSignatureFieldEvent {
+    field: '$.signature'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<Commit>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Commit.codec())
   }
@@ -531,7 +652,7 @@ export namespace Commit {
     return decodeMessage(buf, Commit.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Commit>): Generator<CommitRunIdFieldEvent | CommitIterationFieldEvent | CommitPrevHashFieldEvent | CommitEntriesAuthorFieldEvent | CommitEntriesJoinedAtFieldEvent | CommitEntriesPayloadFieldEvent | CommitChecksumFieldEvent | CommitRankFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Commit>): Generator<CommitRunIdFieldEvent | CommitIterationFieldEvent | CommitPrevHashFieldEvent | CommitEntriesAuthorFieldEvent | CommitEntriesJoinedAtFieldEvent | CommitEntriesPayloadFieldEvent | CommitEntriesSignatureFieldEvent | CommitChecksumFieldEvent | CommitRankFieldEvent | CommitProposerFieldEvent | CommitSignatureFieldEvent> {
     return streamMessage(buf, Commit.codec(), opts)
   }
 }

@@ -5,12 +5,13 @@
  * into the gossipsub result and a metric label. Rejects lower the sender's score, so only what an
  * honest node can never send is rejected; what an honest but late or early node sends is ignored.
  */
-import { toHex } from "./bytes.js";
+import { equalBytes } from "./bytes.js";
 import {
   type CommitMessage,
   type ContributionMessage,
   decodeCommit,
   decodeContribution,
+  encodeContribution,
   decodeHeartbeat,
   decodeLeave,
   type Heartbeat,
@@ -18,6 +19,7 @@ import {
 } from "./codec.js";
 import { WireError } from "./errors.js";
 import { SeedswarmError } from "./errors.js";
+import { ChainCheckError, checkCommit, checkContribution, peerIdString, peerIdStringBytes, type SignatureCheck } from "./signing.js";
 import type { TopicKind } from "./topics.js";
 
 /** gossipsub's TopicValidatorResult values. */
@@ -37,12 +39,24 @@ export const GOSSIP_ERROR_VERDICTS = {
   BAD_PAYLOAD: "reject",
   /** The same message again (a replay after the seen-cache expired, or a republish). */
   DUPLICATE: "ignore",
-  /** A second, different message from the same author for the same iteration. */
-  EQUIVOCATION: "reject",
+  /**
+   * A further different message from one signer for one iteration, past the few an honest node
+   * can send (a re-contribution after a fork switch). Ignored, never rejected: a reject would be
+   * charged to the relayer, who cannot know; the node charges the signer from the evidence.
+   */
+  EQUIVOCATION: "ignore",
   /** A commit listing one author twice. */
   DUPLICATE_AUTHOR: "reject",
   /** Signed by (or naming) a peer that is not a member of a member run. */
   NOT_MEMBER: "reject",
+  /** A signer (author, proposer) that is no Ed25519 peer id: its signature cannot be checked. */
+  NOT_ED25519: "reject",
+  /** A signature that does not verify: a forged or altered message. */
+  BAD_SIGNATURE: "reject",
+  /** Bytes that are not the message's one canonical encoding (a re-encoding under the same signature). */
+  NOT_CANONICAL: "reject",
+  /** Commit entries out of timestamp order. */
+  ENTRY_ORDER: "reject",
 } as const satisfies Record<string, Exclude<GossipVerdict, "accept">>;
 
 export type GossipErrorCode = keyof typeof GOSSIP_ERROR_VERDICTS;
@@ -75,21 +89,19 @@ export interface GossipContext {
    */
   readonly payloadProblem: (payload: Uint8Array, iteration: number) => string | null;
   /**
-   * Whether this author already sent a message of this kind for this iteration, and whether it
-   * had these exact bytes (kinds are kept apart: a proposer also contributes). Called last, only
-   * for a message that passed every other check, so it may record `data` when it answers "new".
+   * Whether this signer already sent a message of this kind for this iteration: "same" for the
+   * same bytes, "different" for a second or third different one (an honest node re-contributes
+   * once after a fork switch; the rounds tell equivocation from that with both in hand), "again"
+   * past that. Called last, only for a message that passed every other check, so it may record.
    */
   readonly seen: (
     kind: "contribution" | "commit",
-    author: string,
+    signer: string,
     iteration: number,
     data: Uint8Array,
-  ) => "new" | "same" | "different";
-  /**
-   * A commit entry's author bytes -> its normalised peer id; throws when the bytes are no peer
-   * id (an identity multihash of non-key bytes, say). Absent: the raw bytes stand for the author.
-   */
-  readonly authorId?: (author: Uint8Array) => string;
+  ) => "new" | "same" | "different" | "again";
+  /** The Ed25519 check (the node's is cached: a contribution is verified once, not again in its commit). */
+  readonly checkSignature: SignatureCheck;
   /**
    * Whether a peer id may take part (protocol/membership.ts): false for every non-member of a
    * member run. Absent: everyone (an open run).
@@ -118,22 +130,6 @@ function decode<T>(decodeFn: (data: Uint8Array) => T, data: Uint8Array): T {
 export function checkMember(peerId: string, ctx: GossipContext): void {
   if (ctx.admits && !ctx.admits(peerId))
     throw new GossipValidationError("NOT_MEMBER", "signer is not a member of the run", { peer: peerId });
-}
-
-/**
- * `authorId` that also refuses commit entries naming a non-member: an entry is a contribution the
- * proposer relays, so in a member run its author must be a member as much as the proposer.
- */
-export function memberAuthorId(
-  authorId: (author: Uint8Array) => string,
-  admits: (peerId: string) => boolean,
-): (author: Uint8Array) => string {
-  return (author) => {
-    const id = authorId(author);
-    if (!admits(id))
-      throw new GossipValidationError("NOT_MEMBER", "commit entry author is not a member of the run", { peer: id });
-    return id;
-  };
 }
 
 function checkRun(runId: string, ctx: GossipContext): void {
@@ -174,26 +170,37 @@ function checkPayload(payload: Uint8Array, iteration: number, ctx: GossipContext
 
 function checkSeen(
   kind: "contribution" | "commit",
-  author: string,
+  signer: string,
   iteration: number,
   data: Uint8Array,
   ctx: GossipContext,
 ): void {
-  const seen = ctx.seen(kind, author, iteration, data);
+  const seen = ctx.seen(kind, signer, iteration, data);
   if (seen === "same") {
-    throw new GossipValidationError("DUPLICATE", `${kind} already seen`, { author, iteration });
+    throw new GossipValidationError("DUPLICATE", `${kind} already seen`, { signer, iteration });
   }
-  if (seen === "different") {
-    throw new GossipValidationError("EQUIVOCATION", `second, different ${kind} for the iteration`, {
-      author,
+  if (seen === "again") {
+    throw new GossipValidationError("EQUIVOCATION", `yet another different ${kind} for the iteration`, {
+      signer,
       iteration,
     });
   }
 }
 
+/** The signature checks (protocol/signing.ts); their failures become rejects. */
+function signed(fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ChainCheckError) throw new GossipValidationError(err.code, err.message, err.context);
+    throw err;
+  }
+}
+
 /**
- * Validates a contribution signed by `author` (the gossipsub signer, as a peer id string).
- * Order matters: cheap stateless checks first, the dedupe (which may record) last.
+ * Validates a contribution signed by `author` (the gossipsub signer, as a peer id string): its
+ * own Ed25519 signature by that author must verify. Order matters: cheap stateless checks
+ * first, the signature next, the dedupe (which may record) last.
  */
 export function validateContribution(
   data: Uint8Array,
@@ -204,47 +211,32 @@ export function validateContribution(
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
   checkPayload(m.payload, m.iteration, ctx, "contribution");
+  if (!equalBytes(encodeContribution(m), data))
+    throw new GossipValidationError("NOT_CANONICAL", "contribution is not in its canonical encoding", { iteration: m.iteration });
+  signed(() => checkContribution(m, peerIdStringBytes(author), ctx.checkSignature));
   checkSeen("contribution", author, m.iteration, data, ctx);
   return m;
 }
 
-/** The author an entry names, as the chain will see it; bytes that name no peer are malformed. */
-function authorKey(author: Uint8Array, entry: number, ctx: GossipContext): string {
-  if (!ctx.authorId) return toHex(author);
-  try {
-    return ctx.authorId(author);
-  } catch (err) {
-    // The node's authorId may refuse a non-member (NOT_MEMBER): that verdict stands.
-    if (err instanceof GossipValidationError) throw err;
-    throw new GossipValidationError("MALFORMED", "commit entry author is not a peer id", {
-      entry,
-      reason: err instanceof Error ? err.message : String(err),
-    });
-  }
-}
-
 /**
- * Validates a commit signed by `proposer`. Entry order (timestamp order) is the node's to check;
- * here: authors that are peer ids (with ctx.authorId), unique once normalised (two byte forms of
- * one peer id would make the replica's timestamp order throw), and valid payloads. One proposer sending
- * two different commits for one iteration is equivocation, as for contributions.
+ * Validates a commit. The gossip signer does not matter (relayers relay): the commit names its
+ * proposer, whose signature must verify, as must every entry's author's (checkCommit, the same
+ * check the commits protocol runs). What needs the chain (rank, parent, checksum) the rounds
+ * check. Payloads must be valid for the run. Deduped per proposer, not per gossip signer.
  */
-export function validateCommit(data: Uint8Array, proposer: string, ctx: GossipContext): CommitMessage {
+export function validateCommit(data: Uint8Array, _signer: string, ctx: GossipContext): CommitMessage {
   const m = decode(decodeCommit, data);
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
-  const authors = new Set<string>();
-  m.entries.forEach((e, i) => {
-    const key = authorKey(e.author, i, ctx);
-    if (authors.has(key)) {
-      throw new GossipValidationError("DUPLICATE_AUTHOR", "commit lists an author twice", {
-        entry: i,
-      });
-    }
-    authors.add(key);
-    checkPayload(e.payload, m.iteration, ctx, `commit.entries[${i}]`);
-  });
-  checkSeen("commit", proposer, m.iteration, data, ctx);
+  m.entries.forEach((e, i) => checkPayload(e.payload, m.iteration, ctx, `commit.entries[${i}]`));
+  signed(() => checkCommit(m, data, ctx.checkSignature));
+  if (ctx.admits) {
+    // In a member run an entry is a member's contribution relayed by a member proposer (the
+    // signatures are checked first: they prove every id is an Ed25519 key).
+    checkMember(peerIdString(m.proposer), ctx);
+    for (const e of m.entries) checkMember(peerIdString(e.author), ctx);
+  }
+  checkSeen("commit", peerIdString(m.proposer), m.iteration, data, ctx);
   return m;
 }
 

@@ -1,64 +1,72 @@
 /**
- * Commits between the rounds' form (peer id strings) and the wire's (peer id multihash bytes).
- * A commit is hashed as the bytes it came as (see EncodedCommit); a commit this node makes is
- * encoded once, here.
+ * Commits between the rounds' form (peer id strings) and the wire's (peer id multihash bytes,
+ * signatures). A commit is hashed as the bytes it came as (see EncodedCommit); a commit this node
+ * makes is signed and encoded once, here. Every commit that comes in as bytes (gossip, the commits
+ * protocol, a fork resolution) passes the same stateless check, protocol/signing.ts checkCommit.
  */
-import { type CommitMessage, decodeCommit, encodeCommit } from "../../protocol/codec.js";
-import { SeedswarmError } from "../../protocol/errors.js";
-import { peerIdBytes, peerIdOfBytes } from "../network/peer-bytes.js";
+import { type CommitMessage, decodeCommit, encodeCommit, encodeCommitBody, type UnsignedCommit } from "../../protocol/codec.js";
+import { checkCommit, commitSignedBytes, peerIdString, type SignatureCheck } from "../../protocol/signing.js";
+import { peerIdBytes } from "../network/peer-bytes.js";
 import type { Commit, EncodedCommit } from "./commit.js";
+import { sharedVerifier, type Signer } from "./signatures.js";
 
-
-export function commitToWire(runId: string, c: Commit): CommitMessage {
+function unsignedToWire(c: Commit): UnsignedCommit {
   return {
-    runId,
+    runId: c.runId,
     iteration: c.iteration,
     prevHash: c.prevHash,
     checksum: c.checksum,
     rank: c.rank,
+    proposer: peerIdBytes(c.proposer),
     entries: c.entries.map((e) => ({
       author: peerIdBytes(e.author.id),
       joinedAt: e.author.joinedAt,
       payload: e.payload,
+      signature: e.signature,
     })),
   };
 }
 
-/** A commit whose entries do not name distinct peers: it can never be applied. */
-export class CommitAuthorError extends SeedswarmError<"COMMIT_BAD_AUTHOR" | "COMMIT_DUPLICATE_AUTHOR"> {}
-
 /**
- * The wire form -> the chain's. Throws CommitAuthorError when an author is no peer id or two
- * entries name one peer (the replica's timestamp order would throw on them mid-apply): commits
- * served over /commits reach here without gossip validation.
+ * The wire form -> the chain's. Only for a message that passed checkCommit (gossip validation
+ * did, or commitFromBytes does): its authors and proposer are Ed25519 peer ids, distinct.
  */
 export function commitFromWire(c: CommitMessage): Commit {
-  const ids = new Set<string>();
-  const entries = c.entries.map((e, entry) => {
-    let id: string;
-    try {
-      id = peerIdOfBytes(e.author).toString();
-    } catch (err) {
-      throw new CommitAuthorError("COMMIT_BAD_AUTHOR", "commit entry author is not a peer id", {
-        iteration: c.iteration,
-        entry,
-        reason: err instanceof Error ? err.message : String(err),
-      });
-    }
-    if (ids.has(id))
-      throw new CommitAuthorError("COMMIT_DUPLICATE_AUTHOR", "commit names one author twice", { iteration: c.iteration, entry, author: id });
-    ids.add(id);
-    return { author: { id, joinedAt: e.joinedAt }, payload: e.payload };
-  });
-  return { iteration: c.iteration, prevHash: c.prevHash, checksum: c.checksum, rank: c.rank, entries };
+  return {
+    runId: c.runId,
+    iteration: c.iteration,
+    prevHash: c.prevHash,
+    checksum: c.checksum,
+    rank: c.rank,
+    proposer: peerIdString(c.proposer),
+    entries: c.entries.map((e) => ({
+      author: { id: peerIdString(e.author), joinedAt: e.joinedAt },
+      payload: e.payload,
+      signature: e.signature,
+    })),
+  };
 }
 
-/** Encoded commit bytes (as gossiped or served) -> the chain's form, with those bytes kept. */
+/**
+ * Encoded commit bytes (as served over the commits protocol, or read back) -> the chain's form,
+ * with those bytes kept, after the same signature checks gossip runs (with the process's shared
+ * verifier; one argument only, so `list.map(commitFromBytes)` stays right). Throws WireError or
+ * ChainCheckError.
+ */
 export function commitFromBytes(bytes: Uint8Array): EncodedCommit {
-  return { commit: commitFromWire(decodeCommit(bytes)), encoded: bytes };
+  return checkedCommit(bytes, sharedVerifier.check);
 }
 
-/** The chain's form -> the exact bytes that are gossiped, served and hashed. */
-export function commitToBytes(runId: string, c: Commit): Uint8Array {
-  return encodeCommit(commitToWire(runId, c));
+/** commitFromBytes with a given signature check. */
+export function checkedCommit(bytes: Uint8Array, check: SignatureCheck): EncodedCommit {
+  const m = decodeCommit(bytes);
+  checkCommit(m, bytes, check);
+  return { commit: commitFromWire(m), encoded: bytes };
+}
+
+/** Signs a commit this node proposes (c.proposer must be the signer's id) and encodes it once. */
+export function signCommit(c: Commit, sign: Signer): EncodedCommit {
+  const unsigned = unsignedToWire(c);
+  const signature = sign(commitSignedBytes(encodeCommitBody(unsigned)));
+  return { commit: c, encoded: encodeCommit({ ...unsigned, signature }) };
 }

@@ -1,19 +1,29 @@
 /**
  * The commit: what one iteration applied, signed by its proposer and chained by hash (brief
- * section 5). This file holds its type and the two orders every node computes the same way: who
- * may propose an iteration, and which of two commits for one iteration wins.
+ * section 5). This file holds its type and the orders every node computes the same way from
+ * verified data alone: who may propose an iteration at which rank, and which of two valid
+ * commits for one iteration wins.
  */
 import { sha256Hex, toHex } from "../../protocol/bytes.js";
 import { commitHash } from "../../protocol/codec.js";
 import type { Contribution } from "../../training/algorithms/contribution.js";
 
+/** A contribution with its author's signature (over the iteration and parent it was made for). */
+export interface SignedContribution extends Contribution {
+  readonly signature: Uint8Array;
+}
+
 /** A commit as the chain holds it (author ids are peer id strings; the wire form is CommitMessage). */
 export interface Commit {
+  readonly runId: string;
   readonly iteration: number;
   readonly prevHash: Uint8Array;
-  readonly entries: readonly Contribution[];
+  readonly entries: readonly SignedContribution[];
   readonly checksum: Uint8Array;
+  /** The rank the proposer signed; valid only when it is rankOf(...) (see there). */
   readonly rank: number;
+  /** The peer id that signed the commit. */
+  readonly proposer: string;
 }
 
 /**
@@ -44,10 +54,13 @@ export function chained(c: EncodedCommit): ChainedCommit {
   return { ...c, hash: commitHash(c.encoded) };
 }
 
-/** The fork choice between two commits for the same iteration: lower rank, then more entries, then lower hash. */
+/**
+ * The fork choice between two valid commits for the same iteration and prevHash: lower rank,
+ * then lower hash. Never the entry count: entries cost a Sybil nothing, so "more" would let one
+ * win by padding. The ranks compared must be verified (rankOf), which is what makes this safe.
+ */
 export function isBetter(a: Commit, ha: Uint8Array, b: Commit, hb: Uint8Array): boolean {
   if (a.rank !== b.rank) return a.rank < b.rank;
-  if (a.entries.length !== b.entries.length) return a.entries.length > b.entries.length;
   return toHex(ha) < toHex(hb);
 }
 
@@ -58,4 +71,33 @@ export function proposerOrder(runId: string, iteration: number, candidates: Iter
     .map((p) => [key(p), p] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, p]) => p);
+}
+
+/**
+ * The rank `proposer` holds for iteration t, or null when it may not propose t at all. Rank r is
+ * the r-th of `eligible` (the authors of the verified commit t-1) in proposerOrder. A proposer
+ * outside that set may still commit, at the "anyone" fallback rank |eligible| + 1, if it is an
+ * author of one of its own entries (it did the round's work; a stranger may not).
+ *
+ * Start of the chain (prevHash = ZERO_HASH): `eligible` is null, and the eligible set is the
+ * commit's own authors. That is the weakest point of the chain: whoever contributes first may
+ * rank; it lasts one iteration, after which ranks come from verified commits. (A node that does
+ * not know the predecessor's authors, after a snapshot without its anchor, cannot check a rank
+ * at all: see Rounds.rankHolds.)
+ */
+export function rankOf(
+  runId: string,
+  iteration: number,
+  eligible: readonly string[] | null,
+  proposer: string,
+  authors: readonly string[],
+): number | null {
+  if (eligible === null || eligible.length === 0) {
+    const r = proposerOrder(runId, iteration, authors).indexOf(proposer);
+    return r >= 0 ? r : null;
+  }
+  const order = proposerOrder(runId, iteration, eligible);
+  const r = order.indexOf(proposer);
+  if (r >= 0) return r;
+  return authors.includes(proposer) ? order.length + 1 : null;
 }

@@ -12,17 +12,38 @@
  * Nodes apply commits only, in chain order, so every honest node applies the same contributions
  * in the same (timestamp) order. A dead author is missing from commit t and so from the waits of
  * t + 1: it costs at most one 0.5 x roundTimeout wait; a dead primary proposer is replaced by rank
- * 1 at 0.75 x roundTimeout. A commit whose checksum differs from ours after applying, or a commit
- * chained to a commit we did not apply, means divergence: the node asks to be repaired.
+ * 1 at 0.75 x roundTimeout.
+ *
+ * The verified chain (issue 11; docs/security.md): a commit is valid by local checks alone.
+ *   - every contribution is signed by its author over (runId, t, parentHash, joinedAt, payload),
+ *     parentHash = the hash of commit t-1 it was measured on; a proposer can only include
+ *     contributions made on the commit it chains to, and cannot invent, alter or re-parent one;
+ *   - every commit is signed by its proposer, and its rank is checked, never believed: rank r
+ *     is valid only if the proposer is r-th in proposerOrder over the authors of the verified
+ *     commit t-1 (or, at the fallback rank n + 1, an author of one of its own entries);
+ *   - start of chain (prevHash = ZERO_HASH): the eligible set is the commit's own authors; a
+ *     predecessor whose authors we do not know (a snapshot without its anchor commit): the rank
+ *     cannot be checked, the commit is taken on its signatures and checksum alone;
+ *   - the checksum is verified by applying: when ours differs, we check our pre-state against
+ *     the previous commit's checksum. If that holds, the update is deterministic, so the proposer
+ *     lied: the commit is rejected (state rolled back, proposer penalised) and the fallback rank
+ *     commits; if not, we are the corrupted one ("diverged": repair);
+ *   - fork choice between two valid commits for one iteration and prevHash: lower rank, then
+ *     lower hash (the same proposer signing both is equivocation, kept as evidence); never the
+ *     entry count; within the one-step window only;
+ *   - a commit for a later iteration is a hint (the daemon fetches and verifies what leads to
+ *     it), never a reason to stop proposing.
+ * A commit chained to a commit we did not apply means divergence: the node asks to be repaired.
  *
  * This class owns no sockets: the daemon feeds it decoded, validated messages and gives it the
  * publish functions, so it can be driven in tests without a network.
  */
 import { equalBytes, fromHex, toHex } from "../../protocol/bytes.js";
+import type { ContributionMessage } from "../../protocol/codec.js";
 import { MAX_COMMIT_ENTRIES } from "../../protocol/limits.js";
-import type { Contribution } from "../../training/algorithms/algorithm.js";
+import { contributionSignedBytes } from "../../protocol/signing.js";
 import { compareAuthors } from "../../training/algorithms/algorithm.js";
-import type { Weights } from "../../training/params.js";
+import { checksum as checksumOf, type Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { TrainingRun } from "../../training/run-context.js";
@@ -35,15 +56,21 @@ import {
   type EncodedCommit,
   isBetter,
   proposerOrder,
+  rankOf,
+  type SignedContribution,
   ZERO_HASH,
 } from "./commit.js";
+import { signCommit } from "./commit-wire.js";
+import { type Equivocation, EvidenceStore } from "./evidence.js";
+import type { Signer } from "./signatures.js";
 
 export interface RoundsTransport {
-  publishContribution(iteration: number, payload: Uint8Array): Promise<void>;
-  /** Publishes an encoded commit. */
+  /** Publishes this node's signed contribution. */
+  publishContribution(m: ContributionMessage): Promise<void>;
+  /** Publishes an encoded, signed commit. */
   publishCommit(encoded: Uint8Array): Promise<void>;
-  /** The canonical wire encoding of a commit; its SHA-256 is the next commit's prevHash. */
-  encodeCommit(commit: Commit): Uint8Array;
+  /** Signs with this node's identity key (the key of `self.id`). */
+  sign: Signer;
 }
 
 export interface RoundsOptions {
@@ -65,8 +92,17 @@ export type RoundsEvent =
       ms: number;
     }
   | { kind: "diverged"; iteration: number; reason: string; unchained?: EncodedCommit }
-  /** This node would have proposed `iteration`, but a peer is known to be past it. */
+  /** This node would have proposed `iteration`, but it holds a verified commit past it. */
   | { kind: "behind"; iteration: number; peersHead: number }
+  /**
+   * A commit rejected by the chain rules, and the signer to charge: a rank the proposer does not
+   * hold (usurping), another run, a checksum that our verified pre-state disproves (a lie).
+   */
+  | { kind: "rejected"; iteration: number; proposer: string; reason: string }
+  /** Two signed messages one signer must never sign both of (see evidence.ts). */
+  | { kind: "equivocation"; evidence: Equivocation }
+  /** A validly signed commit for a later iteration: a hint to fetch what leads to it, nothing more. */
+  | { kind: "ahead"; iteration: number; proposer: string }
   | { kind: "done"; iteration: number };
 
 /** How many iterations back a late contribution still makes its author expected. */
@@ -85,7 +121,20 @@ export const ROUND_CAPS = {
   contributionsPerIteration: 2 * MAX_COMMIT_ENTRIES,
   pendingCommitsPerSigner: 16,
   pendingCommitsPerIteration: 4,
+  /** Hashes of commits rejected as lies or usurpations, so a replay is refused without applying. */
+  rejectedCommits: 256,
 } as const;
+
+/** A contribution held for a round, with the parent it was signed over. */
+interface Held {
+  readonly c: SignedContribution;
+  readonly parent: Uint8Array;
+}
+
+/** Key of a held contribution: one per author and parent (a re-contribution after a fork switch has another parent). */
+function heldKey(author: string, parent: Uint8Array): string {
+  return `${author}/${toHex(parent)}`;
+}
 
 
 
@@ -99,8 +148,12 @@ export class Rounds {
    * node gets included instead of chasing a fast swarm forever.
    */
   private readonly late = new Map<string, number>();
-  private readonly contributions = new Map<number, Map<string, Contribution>>();
-  private readonly pendingCommits = new Map<number, { commit: EncodedCommit; signer?: string }[]>();
+  private readonly contributions = new Map<number, Map<string, Held>>();
+  private readonly pendingCommits = new Map<number, EncodedCommit[]>();
+  /** Equivocation evidence this node holds (bounded). */
+  readonly evidence = new EvidenceStore();
+  /** Commits refused by the chain rules, by hash hex (bounded, oldest first). */
+  private readonly rejected = new Set<string>();
   private timers: NodeJS.Timeout[] = [];
   private roundStart = 0;
   /**
@@ -213,7 +266,10 @@ export class Rounds {
     return { contributions, commits };
   }
 
-  /** A peer reports having applied `iteration` iterations (heartbeat, checksum answer). */
+  /**
+   * This node holds a verified commit past `iteration - 1`: some peer applied it. Only for
+   * proof (a commit that verified against our chain), never for a claim such as a heartbeat.
+   */
   notePeerHead(iteration: number): void {
     if (iteration > this.peersHead) this.peersHead = iteration;
   }
@@ -264,8 +320,13 @@ export class Rounds {
       this.late.set(author, this.head);
   }
 
-  /** A validated contribution from gossip (author = gossip signer). */
-  onContribution(c: Contribution, iteration: number): void {
+  /**
+   * A contribution whose signature verified (gossip validation), made for `iteration` on the
+   * commit `parentHash`. Only those made on the commit we chain to can enter our commit; others
+   * are kept (bounded) in case a one-step fork switch makes their parent ours. Two valid ones
+   * from one author for one (iteration, parent) that differ are equivocation.
+   */
+  onContribution(c: SignedContribution, iteration: number, parentHash: Uint8Array): void {
     if (iteration < this.head) {
       // Too late for its commit: wait for this author next round. A joiner, or a node that was
       // behind, contributes for an iteration already committed; waiting for it once (at most
@@ -273,52 +334,128 @@ export class Rounds {
       this.noteLate(c.author.id, iteration);
       return;
     }
-    let byAuthor = this.contributions.get(iteration);
-    if (byAuthor?.has(c.author.id)) return;
-    if ((byAuthor?.size ?? 0) >= ROUND_CAPS.contributionsPerIteration) return;
-    if (iteration > this.head && this.futureContributions(c.author.id) >= ROUND_CAPS.futureContributionsPerSigner) return;
-    if (!byAuthor) {
-      byAuthor = new Map();
-      this.contributions.set(iteration, byAuthor);
+    let byKey = this.contributions.get(iteration);
+    const key = heldKey(c.author.id, parentHash);
+    const have = byKey?.get(key);
+    if (have) {
+      if (have.c.author.joinedAt !== c.author.joinedAt || !equalBytes(have.c.payload, c.payload))
+        this.equivocation({
+          kind: "contribution",
+          signer: c.author.id,
+          iteration,
+          parentHash,
+          first: { joinedAt: have.c.author.joinedAt, payload: have.c.payload, signature: have.c.signature },
+          second: { joinedAt: c.author.joinedAt, payload: c.payload, signature: c.signature },
+        });
+      return;
     }
-    byAuthor.set(c.author.id, c);
+    if ((byKey?.size ?? 0) >= ROUND_CAPS.contributionsPerIteration) return;
+    if (iteration > this.head && this.futureContributions(c.author.id) >= ROUND_CAPS.futureContributionsPerSigner) return;
+    if (!byKey) {
+      byKey = new Map();
+      this.contributions.set(iteration, byKey);
+    }
+    byKey.set(key, { c, parent: parentHash });
+    if (iteration === this.head && !equalBytes(parentHash, this.lastHash))
+      this.logger.debug({ iteration, author: c.author.id, parent: toHex(parentHash).slice(0, 12), ours: toHex(this.lastHash).slice(0, 12) }, "contribution on another parent");
     if (iteration === this.head) this.maybeProposeEarly();
+  }
+
+  /** The contributions for `t` made on the commit we chain to, by author. */
+  private usable(t: number): Map<string, SignedContribution> {
+    const out = new Map<string, SignedContribution>();
+    for (const h of this.contributions.get(t)?.values() ?? [])
+      if (equalBytes(h.parent, this.lastHash)) out.set(h.c.author.id, h.c);
+    return out;
   }
 
   /** Contributions held from `author` for iterations past our head. */
   private futureContributions(author: string): number {
     let n = 0;
-    for (const [t, byAuthor] of this.contributions) if (t > this.head && byAuthor.has(author)) n++;
+    for (const [t, byKey] of this.contributions)
+      if (t > this.head) for (const h of byKey.values()) if (h.c.author.id === author) n++;
     return n;
   }
 
-  /** Commits held from `signer` for iterations past our head. */
-  private pendingFrom(signer: string): number {
+  /** Commits held from `proposer` for iterations past our head. */
+  private pendingFrom(proposer: string): number {
     let n = 0;
-    for (const list of this.pendingCommits.values()) for (const p of list) if (p.signer === signer) n++;
+    for (const list of this.pendingCommits.values()) for (const p of list) if (p.commit.proposer === proposer) n++;
     return n;
+  }
+
+  private equivocation(evidence: Equivocation): void {
+    if (!this.evidence.add(evidence)) return;
+    this.logger.warn(
+      { kind: evidence.kind, signer: evidence.signer, iteration: evidence.iteration, parent: toHex(evidence.parentHash).slice(0, 12) },
+      "equivocation: two signed messages for one slot",
+    );
+    this.onEvent({ kind: "equivocation", evidence });
+  }
+
+  private reject(received: EncodedCommit, reason: string, hash?: Uint8Array): void {
+    const { commit } = received;
+    const h = toHex(hash ?? chained(received).hash);
+    this.rejected.add(h);
+    if (this.rejected.size > ROUND_CAPS.rejectedCommits) this.rejected.delete(this.rejected.values().next().value as string);
+    this.logger.warn({ iteration: commit.iteration, proposer: commit.proposer, rank: commit.rank, reason }, "commit rejected");
+    this.onEvent({ kind: "rejected", iteration: commit.iteration, proposer: commit.proposer, reason });
   }
 
   /**
-   * A validated commit, with the bytes it came as (gossip, the commits protocol, a fork switch)
-   * and, from gossip, its signer (for the per-signer cap on commits held for later).
+   * True when the commit's rank is the one its proposer holds over `eligible` (the authors of
+   * the commit it chains to); otherwise the commit is rejected and its proposer charged. At the
+   * start of the chain (prevHash = ZERO_HASH) the eligible set is the commit's own authors. When
+   * the predecessor's authors are unknown (a snapshot whose anchor commit no peer served), the
+   * rank cannot be checked: the commit is taken on its signatures and its checksum alone, and
+   * nobody is charged (an honest proposer's rank would look wrong from here).
    */
-  onCommit(received: EncodedCommit, signer?: string): void {
+  private rankHolds(received: EncodedCommit, eligible: readonly string[]): boolean {
+    const { commit } = received;
+    const start = equalBytes(commit.prevHash, ZERO_HASH);
+    if (eligible.length === 0 && !start) {
+      this.logger.debug({ iteration: commit.iteration, rank: commit.rank }, "rank not checkable: predecessor's authors unknown");
+      return true;
+    }
+    const authors = commit.entries.map((e) => e.author.id);
+    const rank = rankOf(this.run.runId, commit.iteration, eligible.length > 0 ? eligible : null, commit.proposer, authors);
+    if (rank === commit.rank) return true;
+    this.reject(received, rank === null ? "proposer may not propose this iteration" : `claims rank ${commit.rank}, holds ${rank}`);
+    return false;
+  }
+
+  /**
+   * A commit whose signatures verified (gossip validation, or commitFromBytes for the commits
+   * protocol and fork resolution: the same check). Here, what needs the chain: its run, its
+   * rank against the authors of the commit it chains to, and its checksum, by applying it.
+   */
+  onCommit(received: EncodedCommit): void {
     if (this.stopped) return;
     const { commit } = received;
+    // Another run's commit (served over /commits: gossip validation already drops them) is no
+    // fault of its signer, who may be honest in that run: ignored, nobody charged.
+    if (commit.runId !== this.run.runId) return;
+    if (this.rejected.has(toHex(chained(received).hash))) return;
     if (commit.iteration === this.head - 1) {
       this.maybeSwitch(received);
       return;
     }
     if (commit.iteration < this.head) return;
     if (commit.iteration > this.head) {
-      // A commit for a later iteration: its proposer applied everything before it.
-      this.notePeerHead(commit.iteration + 1);
+      // A commit for a later iteration cannot be verified yet (its rank needs the commit before
+      // it): kept for its turn, and a hint to fetch what leads to it. Never "behind" on it.
       const list = this.pendingCommits.get(commit.iteration) ?? [];
+      const hash = chained(received).hash;
+      for (const p of list) {
+        if (equalBytes(chained(p).hash, hash)) return;
+        if (p.commit.proposer === commit.proposer && equalBytes(p.commit.prevHash, commit.prevHash))
+          this.commitEquivocation(p, received);
+      }
       if (list.length >= ROUND_CAPS.pendingCommitsPerIteration) return;
-      if (signer !== undefined && this.pendingFrom(signer) >= ROUND_CAPS.pendingCommitsPerSigner) return;
-      list.push({ commit: received, signer });
+      if (this.pendingFrom(commit.proposer) >= ROUND_CAPS.pendingCommitsPerSigner) return;
+      list.push(received);
       this.pendingCommits.set(commit.iteration, list);
+      this.onEvent({ kind: "ahead", iteration: commit.iteration, proposer: commit.proposer });
       return;
     }
     if (!equalBytes(commit.prevHash, this.lastHash)) {
@@ -330,23 +467,38 @@ export class Rounds {
       });
       return;
     }
-    this.apply(commit, received.encoded);
+    if (!this.rankHolds(received, this.lastAuthors)) return;
+    this.apply(received);
+  }
+
+  private commitEquivocation(a: EncodedCommit, b: EncodedCommit): void {
+    this.equivocation({
+      kind: "commit",
+      signer: a.commit.proposer,
+      iteration: a.commit.iteration,
+      parentHash: a.commit.prevHash,
+      first: { encoded: a.encoded },
+      second: { encoded: b.encoded },
+    });
   }
 
   /**
-   * One-step fork choice. Two commits for one iteration can exist (two nodes that each believed
-   * they were the proposer at the start of a chain, or a fallback racing a slow primary). Every
-   * node keeps the better one by the same rule: lower rank, then more entries, then lower hash.
-   * A node that applied the worse one rolls back one iteration and applies the better one; deeper
-   * forks are left to checksum verification and repair.
+   * One-step fork choice. Two valid commits for one iteration can exist (two nodes that each
+   * believed they were the proposer at the start of a chain, or a fallback racing a slow
+   * primary). Every node keeps the better one by the same rule: lower verified rank, then lower
+   * hash. A node that applied the worse one rolls back one iteration and applies the better one
+   * (checked by applying like any other); deeper forks are never resolved here.
    */
   private maybeSwitch(received: EncodedCommit): void {
-    const { commit, encoded } = received;
+    const { commit } = received;
     const last = this.chainLog[this.chainLog.length - 1];
     const prev = this.prev;
     if (!last || !prev || last.commit.iteration !== commit.iteration || !equalBytes(commit.prevHash, prev.hash)) return;
     const hash = chained(received).hash;
-    if (equalBytes(hash, last.hash) || !isBetter(commit, hash, last.commit, last.hash)) return;
+    if (equalBytes(hash, last.hash)) return;
+    if (!this.rankHolds(received, prev.authors)) return;
+    if (commit.proposer === last.commit.proposer) this.commitEquivocation(last, received);
+    if (!isBetter(commit, hash, last.commit, last.hash)) return;
     this.logger.info({ iteration: commit.iteration, rank: commit.rank, entries: commit.entries.length }, "switching to a better commit");
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
@@ -356,7 +508,8 @@ export class Rounds {
     this.lastHash = prev.hash;
     this.lastAuthors = prev.authors;
     this.prev = null;
-    this.apply(commit, encoded);
+    // The better commit's checksum is a lie: back to the commit we had (it verified before).
+    if (!this.apply(received)) this.apply(last);
   }
 
   /** Remembers the state before applying a commit, for a one-step fork switch. */
@@ -382,7 +535,7 @@ export class Rounds {
    */
   private proposers(t: number): string[] {
     if (this.lastAuthors.length > 0) return proposerOrder(this.run.runId, t, this.lastAuthors);
-    const seen = [...(this.contributions.get(t)?.keys() ?? [])];
+    const seen = [...this.usable(t).keys()];
     return proposerOrder(this.run.runId, t, this.opts.contribute ? [...seen, this.self.id] : seen);
   }
 
@@ -411,22 +564,35 @@ export class Rounds {
     if (!this.active) {
       const early = this.pendingCommits.get(t);
       this.pendingCommits.delete(t);
-      for (const c of early ?? []) if (this.head === t) this.onCommit(c.commit, c.signer);
+      for (const c of early ?? []) if (this.head === t) this.onCommit(c);
       return;
     }
-    if (this.opts.contribute) {
-      const payload = this.run.algorithm.contribute(this.replica, this.self);
-      this.onContribution({ author: this.self, payload }, t);
-      this.transport
-        .publishContribution(t, payload)
-        .catch((err) => this.logger.warn({ err, iteration: t }, "contribution publish failed"));
-    }
+    if (this.opts.contribute) this.contribute(t);
     this.scheduleTick(t, 0);
     // Commits that arrived early for this iteration.
     const early = this.pendingCommits.get(t);
     this.pendingCommits.delete(t);
-    for (const c of early ?? []) if (this.head === t) this.onCommit(c.commit, c.signer);
+    for (const c of early ?? []) if (this.head === t) this.onCommit(c);
     if (this.head === t) this.maybeProposeEarly();
+  }
+
+  /** Computes, signs (over the commit we chain to) and publishes this node's contribution for t. */
+  private contribute(t: number): void {
+    const payload = this.run.algorithm.contribute(this.replica, this.self);
+    const parentHash = this.lastHash;
+    const m: ContributionMessage = {
+      runId: this.run.runId,
+      iteration: t,
+      joinedAt: this.self.joinedAt,
+      payload,
+      parentHash,
+      signature: new Uint8Array(0),
+    };
+    const signature = this.transport.sign(contributionSignedBytes(m));
+    this.onContribution({ author: this.self, payload, signature }, t, parentHash);
+    this.transport
+      .publishContribution({ ...m, signature })
+      .catch((err) => this.logger.warn({ err, iteration: t }, "contribution publish failed"));
   }
 
   /** Tick k fires at (0.5 + 0.25 k) x roundTimeout: rank k and better may propose from then on. */
@@ -439,7 +605,7 @@ export class Rounds {
           const order = this.proposers(t);
           const rank = order.indexOf(this.self.id);
           const mayPropose = (rank >= 0 && rank <= k) || (k > order.length && this.opts.contribute);
-          if (mayPropose && this.propose(t, rank >= 0 ? rank : k)) return;
+          if (mayPropose && this.propose(t, k)) return;
           this.scheduleTick(t, k + 1);
         },
         Math.max(0, due),
@@ -452,40 +618,48 @@ export class Rounds {
     if (!this.isActive || this.lastAuthors.length === 0) return;
     const t = this.head;
     if (this.proposers(t)[0] !== this.self.id) return;
-    const have = this.contributions.get(t);
-    if (have && this.expected().every((a) => have.has(a))) this.propose(t, 0);
+    const have = this.usable(t);
+    if (this.expected().every((a) => have.has(a))) this.propose(t, 0);
   }
 
-  /** Commits iteration t with the contributions held; false when there are none yet. */
-  private propose(t: number, rank: number): boolean {
+  /**
+   * Commits iteration t with the usable contributions held, at the rank this node holds (never
+   * above `maxRank`, the tick's); false when it holds none or may not propose.
+   */
+  private propose(t: number, maxRank: number): boolean {
     if (!this.isActive || this.head !== t || this.proposing) return false;
     if (this.behind) {
-      // Peers already committed t: a commit of ours would fork. The daemon catches up instead.
+      // A verified commit past t exists: a commit of ours would fork. The daemon catches up instead.
       this.onEvent({ kind: "behind", iteration: t, peersHead: this.peersHead });
       return false;
     }
     // At most what a commit may carry (the codec refuses more): the first in timestamp order,
     // the same choice whoever proposes.
-    const entries = [...(this.contributions.get(t)?.values() ?? [])]
+    const entries = [...this.usable(t).values()]
       .sort((a, b) => compareAuthors(a.author, b.author))
       .slice(0, MAX_COMMIT_ENTRIES);
     if (entries.length === 0) return false;
+    const eligible = this.lastAuthors.length > 0 ? this.lastAuthors : null;
+    const rank = rankOf(this.run.runId, t, eligible, this.self.id, entries.map((e) => e.author.id));
+    if (rank === null || rank > maxRank) return false;
     this.proposing = true;
     try {
       this.rememberPrev();
       this.replica.applyIteration(this.run.algorithm, entries);
       const sum = this.replica.checksum();
       const commit: Commit = {
+        runId: this.run.runId,
         iteration: t,
         prevHash: this.lastHash,
         entries,
         checksum: fromHex(sum),
         rank,
+        proposer: this.self.id,
       };
-      const encoded = this.transport.encodeCommit(commit);
-      this.recordApplied(commit, encoded, sum);
+      const signed = signCommit(commit, this.transport.sign);
+      this.recordApplied(chained(signed), sum);
       this.transport
-        .publishCommit(encoded)
+        .publishCommit(signed.encoded)
         .catch((err) => this.logger.warn({ err, iteration: t }, "commit publish failed"));
     } finally {
       this.proposing = false;
@@ -494,35 +668,60 @@ export class Rounds {
     return true;
   }
 
-  private apply(commit: Commit, encoded: Uint8Array): void {
+  /** The checksum the state before applying iteration t must have: commit t-1's, or the one we started from. */
+  private checksumBefore(t: number): string | undefined {
+    const last = this.chainLog[this.chainLog.length - 1];
+    if (last && last.commit.iteration === t - 1) return toHex(last.commit.checksum);
+    return this.checksums.get(t);
+  }
+
+  /**
+   * Applies a commit whose rank holds and that chains to our head, verifying its checksum by the
+   * result. False when it was rejected as a lie (state rolled back, nothing recorded).
+   */
+  private apply(received: EncodedCommit): boolean {
+    const { commit } = received;
+    const expectedBefore = this.checksumBefore(commit.iteration);
     this.rememberPrev();
     this.replica.applyIteration(this.run.algorithm, commit.entries);
     const sum = this.replica.checksum();
-    this.recordApplied(commit, encoded, sum);
     if (toHex(commit.checksum) !== sum) {
-      // Either side may be wrong: the daemon asks other peers and repairs if it is us. Rounds go
-      // on meanwhile, so an honest node never stalls on a faulty proposer.
+      const prev = this.prev;
+      if (prev && expectedBefore !== undefined && checksumOf(prev.weights) === expectedBefore) {
+        // Our pre-state is the verified one and the update is deterministic: the proposer lied.
+        // Every honest node reaches this same verdict alone; the fallback rank commits instead.
+        this.replica.reset(prev.weights, commit.iteration);
+        this.prev = null;
+        this.reject(received, `checksum ${toHex(commit.checksum).slice(0, 12)} is not the result ${sum.slice(0, 12)}`);
+        return false;
+      }
+      // Our own state was wrong before this commit: we are the corrupted one. Repair.
+      this.recordApplied(chained(received), sum);
       this.onEvent({
         kind: "diverged",
         iteration: commit.iteration,
-        reason: `checksum after applying ${sum.slice(0, 12)} != proposer's ${toHex(commit.checksum).slice(0, 12)}`,
+        reason: `checksum after applying ${sum.slice(0, 12)} != proposer's ${toHex(commit.checksum).slice(0, 12)}, and our state before it did not match the chain`,
       });
+      this.nextRound();
+      return true;
     }
+    this.recordApplied(chained(received), sum);
     this.nextRound();
+    return true;
   }
 
-  private recordApplied(commit: Commit, encoded: Uint8Array, sum: string): void {
-    const { hash } = chained({ commit, encoded });
+  private recordApplied(entry: ChainedCommit, sum: string): void {
+    const { commit, hash } = entry;
     this.lastHash = hash;
     this.lastAuthors = commit.entries.map((e) => e.author.id);
     const included = new Set(this.lastAuthors);
     for (const a of included) this.late.delete(a);
     // Contributions that arrived for this iteration but are not in its commit (a fallback
     // proposer's view, a race): their authors are late too.
-    for (const a of this.contributions.get(commit.iteration)?.keys() ?? [])
-      if (!included.has(a)) this.late.set(a, commit.iteration + 1);
+    for (const h of this.contributions.get(commit.iteration)?.values() ?? [])
+      if (!included.has(h.c.author.id)) this.late.set(h.c.author.id, commit.iteration + 1);
     for (const [a, at] of this.late) if (at < commit.iteration) this.late.delete(a);
-    this.chainLog.push({ commit, hash, encoded });
+    this.chainLog.push(entry);
     if (this.chainLog.length > CHAIN_KEEP) this.chainLog.shift();
     this.checksums.set(this.replica.iteration, sum);
     this.checksums.delete(this.replica.iteration - CHAIN_KEEP);

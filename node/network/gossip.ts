@@ -1,13 +1,15 @@
 /**
  * The run's gossip, both ways. In: topic -> fault hook -> membership check -> typed validator ->
  * verdict to gossipsub (rejects lower the sender's score) -> the handler of that kind, with the
- * decoded message and the bytes it came as. Out: contributions, commits, heartbeats and the leave notice. The
- * application-level dedupe (author, kind, iteration -> bytes) lives here too: message ids alone
- * do not stop a replay after gossipsub's seen-cache expires.
+ * decoded message and the bytes it came as. Out: contributions, commits, heartbeats and the leave
+ * notice. The application-level dedupe ((kind, signer, iteration) -> SHA-256 of up to
+ * DIFFERENT_KEEP different messages) lives here too: message ids alone do not stop a replay after
+ * gossipsub's seen-cache expires. A commit's signer is its proposer, checked by its signature.
  */
 import { TopicValidatorResult } from "@libp2p/gossipsub";
-import { toHex } from "../../protocol/bytes.js";
+import { sha256Hex } from "../../protocol/bytes.js";
 import {
+  type ContributionMessage,
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
@@ -20,13 +22,12 @@ import {
   GOSSIP_VALIDATORS,
   type GossipContext,
   type GossipMessages,
-  memberAuthorId,
   toVerdict,
 } from "../../protocol/validation.js";
 import type { Logger } from "../observe/logger.js";
 import type { FaultHooks } from "../ops/fault-hooks.js";
 import type { SwarmNode } from "./libp2p.js";
-import { peerIdOfBytes } from "./peer-bytes.js";
+import { sharedVerifier } from "../chain/signatures.js";
 
 /** What a handler gets: the validated message, its signer and the exact bytes received. */
 export type GossipHandlers = {
@@ -49,8 +50,14 @@ export interface GossipView {
   admits(peerId: string): boolean;
 }
 
-/** Distinct (kind, author, iteration) keys remembered for dedupe; the oldest goes first. */
+/** Distinct (kind, signer, iteration) keys remembered for dedupe; the oldest goes first. */
 const SEEN_KEEP = 100_000;
+/**
+ * Different messages per (kind, signer, iteration) accepted and forwarded: the first, an honest
+ * re-contribution after a fork switch, and one more, which lets the rounds hold an equivocation
+ * pair. Beyond that an equivocator is only ignored: it cannot make the swarm carry more.
+ */
+const DIFFERENT_KEEP = 3;
 /** How far past our head a contribution or commit may be and still be kept. */
 const WINDOW = 1024;
 
@@ -63,7 +70,7 @@ const VERDICT: Readonly<Record<"accept" | "ignore" | "reject", TopicValidatorRes
 export class Gossip {
   /** The topic string of each kind for this run. */
   readonly topics: Readonly<Record<TopicKind, string>>;
-  private readonly seen = new Map<string, string>();
+  private readonly seen = new Map<string, string[]>();
   private heartbeat?: NodeJS.Timeout;
 
   constructor(
@@ -138,30 +145,27 @@ export class Gossip {
       window: WINDOW,
       maxPayloadBytes: this.view.maxPayloadBytes,
       payloadProblem: (payload, iteration) => this.view.payloadProblem(payload, iteration),
-      authorId: memberAuthorId(
-        (author) => peerIdOfBytes(author).toString(),
-        (peer) => this.view.admits(peer),
-      ),
       admits: (peer) => this.view.admits(peer),
-      seen: (kind, author, iteration, data) => {
-        const key = `${kind}/${author}/${iteration}`;
+      checkSignature: sharedVerifier.check,
+      seen: (kind, signer, iteration, data) => {
+        const key = `${kind}/${signer}/${iteration}`;
         const prev = this.seen.get(key);
-        const h = toHex(data);
+        const h = sha256Hex(data);
         if (prev === undefined) {
-          this.seen.set(key, h);
+          this.seen.set(key, [h]);
           if (this.seen.size > SEEN_KEEP) this.seen.delete(this.seen.keys().next().value as string);
           return "new";
         }
-        return prev === h ? "same" : "different";
+        if (prev.includes(h)) return "same";
+        if (prev.length >= DIFFERENT_KEEP) return "again";
+        prev.push(h);
+        return "different";
       },
     };
   }
 
-  publishContribution(iteration: number, joinedAt: number, payload: Uint8Array): Promise<unknown> {
-    return this.libp2p.services.pubsub.publish(
-      this.topics.contribution,
-      encodeContribution({ runId: this.runId, iteration, joinedAt, payload }),
-    );
+  publishContribution(m: ContributionMessage): Promise<unknown> {
+    return this.libp2p.services.pubsub.publish(this.topics.contribution, encodeContribution(m));
   }
 
   publishCommit(encoded: Uint8Array): Promise<unknown> {

@@ -42,6 +42,8 @@ export interface SyncParts {
   readonly log: Logger;
   /** The state from a snapshot's verified bytes (float32 weights, or a packed model's words). */
   readonly decode: (bytes: Uint8Array) => Weights;
+  /** Charges a peer that served a commit failing verification (absent: nobody is charged). */
+  readonly blame?: (peer: string, reason: string) => void;
 }
 
 export interface JoinOptions {
@@ -149,22 +151,60 @@ export class CatchUp {
   }
 
   /**
-   * A hint (a heartbeat) that `peer` is ahead: fetch its commits from our head and apply those
-   * that chain onto ours. The claim alone changes nothing: no passive mode, no snapshot; only
-   * commits that chain by hash to the one we applied last move us. Returns how many applied.
+   * A commits reply, verified exactly like gossip: each commit's signatures here (commitFromBytes,
+   * the check gossip validation runs), its rank and checksum by the rounds. Stops at the first
+   * commit that fails (its server is charged) or that does not chain onto our head; returns the
+   * commits that verified, in order, for the caller to hand to the rounds.
+   */
+  private verifiedReply(peer: PeerId, got: readonly Uint8Array[]): EncodedCommit[] {
+    const out: EncodedCommit[] = [];
+    for (const bytes of got) {
+      try {
+        out.push(commitFromBytes(bytes));
+      } catch (err) {
+        const reason = `served a commit that does not verify: ${(err as Error).message}`;
+        this.s.log.warn({ peer: peer.toString(), reason }, "commits reply refused");
+        this.s.blame?.(peer.toString(), reason);
+        break;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Feeds verified commits to the rounds in chain order from our head; returns how many applied.
+   * A commit for our head must chain onto the one we applied last and pass the rounds' checks
+   * (rank, checksum by applying), or nothing moves.
+   */
+  private applyReply(commits: readonly EncodedCommit[]): number {
+    const before = this.head;
+    for (const received of commits) {
+      if (received.commit.iteration < this.head) continue;
+      if (received.commit.iteration > this.head) break;
+      if (!this.chainKnown) {
+        // A snapshot whose producing commit no peer served: it sits exactly before this commit.
+        this.s.rounds.resumeChain(received.commit.prevHash, []);
+        this.chainKnown = true;
+      }
+      if (!equalBytes(received.commit.prevHash, this.s.rounds.headHash)) break;
+      const at = this.head;
+      this.s.rounds.onCommit(received);
+      if (this.head === at) break;
+    }
+    return this.head - before;
+  }
+
+  /**
+   * A hint (a heartbeat, a commit past our head) that `peer` is ahead: fetch its commits from our
+   * head and apply those that verify and chain onto ours. The claim alone changes nothing: no
+   * passive mode, no snapshot; only verified commits chained by hash to ours move us. Returns
+   * how many applied.
    */
   async pullFrom(peer: PeerId): Promise<number> {
     if (this.s.fix.busy) return 0;
-    const before = this.head;
     // A claimant that serves nothing (a liar, or a peer not ready) costs one failed request.
     const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, this.head).catch(() => []);
-    for (const bytes of got) {
-      const received = commitFromBytes(bytes);
-      if (received.commit.iteration !== this.head) continue;
-      if (!equalBytes(received.commit.prevHash, this.s.rounds.headHash)) break;
-      this.s.rounds.onCommit(received);
-    }
-    return this.head - before;
+    return this.applyReply(this.verifiedReply(peer, got));
   }
 
   /**
@@ -176,25 +216,15 @@ export class CatchUp {
     while (this.head < target) {
       const connected = this.s.peers.connected();
       if (connected.length === 0) return;
-      let got: Uint8Array[] = [];
+      let got: EncodedCommit[] = [];
       for (const p of connected) {
-        got = await fetchCommits(this.s.libp2p, p, this.s.runId, this.head).catch(() => []);
+        const bytes = await fetchCommits(this.s.libp2p, p, this.s.runId, this.head).catch(() => []);
+        got = this.verifiedReply(p, bytes);
         if (got.length > 0) break;
       }
       if (got.length === 0) return;
-      const before = this.head;
-      for (const bytes of got) {
-        const received = commitFromBytes(bytes);
-        if (received.commit.iteration !== this.head) continue;
-        if (!this.chainKnown) {
-          // A snapshot whose producing commit no peer served: it sits exactly before this commit.
-          this.s.rounds.resumeChain(received.commit.prevHash, []);
-          this.chainKnown = true;
-        }
-        this.s.rounds.onCommit(received);
-      }
       // Nothing applied (the commits do not chain onto our head): stop; gossip or repair goes on.
-      if (this.head === before) return;
+      if (this.applyReply(got) === 0) return;
     }
   }
 
@@ -233,9 +263,8 @@ export class CatchUp {
     let anchor: EncodedCommit | null = null;
     for (const peer of snap.iteration > 0 ? this.s.peers.connected() : []) {
       const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, snap.iteration - 1).catch(() => []);
-      const encoded = got[0];
-      if (!encoded) continue;
-      const received = commitFromBytes(encoded);
+      const received = this.verifiedReply(peer, got.slice(0, 1))[0];
+      if (!received) continue;
       if (received.commit.iteration === snap.iteration - 1 && toHex(received.commit.checksum) === snap.checksum) {
         anchor = received;
         break;

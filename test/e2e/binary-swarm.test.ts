@@ -13,7 +13,11 @@ import { loadCheckpoint } from "../../node/store/checkpoint.js";
 import { loadOrCreateIdentity } from "../../node/store/identity.js";
 import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
 import { createLogger } from "../../node/observe/logger.js";
+import { type Signer, signerOf } from "../../node/chain/signatures.js";
 import { encodeContribution } from "../../protocol/codec.js";
+import * as pb from "../../protocol/messages.js";
+import { runIdBytes } from "../../protocol/run-id.js";
+import { contributionSignedBytes } from "../../protocol/signing.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { encodeSparsePayload } from "../../protocol/sparse-payload.js";
@@ -31,16 +35,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const spec = parseRunSpec(PRESETS["tiny-binary"]);
 
 /**
- * A contribution message; one longer than the wire allows (the encoder refuses those) is a
- * 4096-byte one with its payload length patched to 4097 and one more byte: payload is the last field.
+ * A contribution message signed by the attacker over the start of the chain's parent (its
+ * payload is what is checked: payload checks run before the signature). One longer than the wire
+ * allows is built with the raw protobuf encoder, which has no limits.
  */
-function contribution(runId: string, iteration: number, payload: Uint8Array): Uint8Array {
-  if (payload.length <= 4096) return encodeContribution({ runId, iteration, joinedAt: 1, payload });
-  const ok = encodeContribution({ runId, iteration, joinedAt: 1, payload: payload.subarray(0, 4096) });
-  const out = Uint8Array.from([...ok, payload[4096]]);
-  assert.deepEqual([...out.subarray(ok.length - 4098, ok.length - 4096)], [0x80, 0x20]);
-  out[ok.length - 4098] = 0x81;
-  return out;
+function contribution(sign: Signer, runId: string, iteration: number, payload: Uint8Array): Uint8Array {
+  const m = { runId, iteration, joinedAt: 1, payload, parentHash: new Uint8Array(32), signature: new Uint8Array(0) };
+  const signature = sign(contributionSignedBytes(m));
+  if (payload.length <= 4096) return encodeContribution({ ...m, signature });
+  return pb.Contribution.encode({
+    runId: runIdBytes(runId) as Uint8Array<ArrayBuffer>,
+    iteration: BigInt(iteration),
+    joinedAt: 1n,
+    payload: payload as Uint8Array<ArrayBuffer>,
+    parentHash: m.parentHash,
+    signature: signature as Uint8Array<ArrayBuffer>,
+  });
 }
 
 function jsonLines(path: string): Line[] {
@@ -163,6 +173,7 @@ describe("binary swarm of real node processes", () => {
     const runId = runIdOf(long);
     const topic = stringifyTopic({ runId, kind: "contribution" });
     const { privateKey, peerId } = await loadOrCreateIdentity(await tempDir());
+    const sign = signerOf(privateKey);
     const attacker = await createSwarmNode(
       { ...defaultNetworkOptions, listen: ["/ip4/127.0.0.1/tcp/0"], mdns: false, bootstrap: [], gossipHeartbeatMs: 100 },
       privateKey,
@@ -189,12 +200,12 @@ describe("binary swarm of real node processes", () => {
         ["trailing bytes", Uint8Array.from([...header([1]), 5, 1, 9]), at + 8, /bytes after the 1 entries/],
       ];
       for (const [, payload, iteration] of bad) {
-        await attacker.services.pubsub.publish(topic, contribution(runId, iteration, payload)).catch(() => {});
+        await attacker.services.pubsub.publish(topic, contribution(sign, runId, iteration, payload)).catch(() => {});
         await sleep(30);
       }
       const zeroAt = head + 12;
       const zero = encodeSparsePayload([3, 40, 600], [0, 0, 0]);
-      await attacker.services.pubsub.publish(topic, encodeContribution({ runId, iteration: zeroAt, joinedAt: 1, payload: zero })).catch(() => {});
+      await attacker.services.pubsub.publish(topic, contribution(sign, runId, zeroAt, zero)).catch(() => {});
 
       const exits = await Promise.all(nodes.map((n) => n.exit));
       for (const e of exits) assert.equal(e.code, 0, "no node crashed");

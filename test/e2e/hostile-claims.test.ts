@@ -7,15 +7,13 @@
 import "../../node/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { multiaddr } from "@multiformats/multiaddr";
-import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
-import { createLogger } from "../../node/observe/logger.js";
-import { loadOrCreateIdentity } from "../../node/store/identity.js";
+import { peerIdBytes } from "../../node/network/peer-bytes.js";
 import { encodeCommit, encodeHeartbeat } from "../../protocol/codec.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { stringifyTopic } from "../../protocol/topics.js";
-import { cleanup, startSwarm, tempDir } from "./node-process.js";
+import { startAttacker } from "./attacker.js";
+import { cleanup, startSwarm } from "./node-process.js";
 
 after(cleanup);
 
@@ -30,17 +28,9 @@ describe("hostile claims", () => {
     const commitTopic = stringifyTopic({ runId, kind: "commit" });
     const heartbeatTopic = stringifyTopic({ runId, kind: "heartbeat" });
 
-    const { privateKey, peerId } = await loadOrCreateIdentity(await tempDir());
-    const attacker = await createSwarmNode(
-      { ...defaultNetworkOptions, listen: ["/ip4/127.0.0.1/tcp/0"], mdns: false, bootstrap: [], gossipHeartbeatMs: 100 },
-      privateKey,
-      createLogger({ level: "silent" }),
-    );
+    const attacker = await startAttacker(nodes, [heartbeatTopic, commitTopic]);
     try {
-      for (const n of nodes) await attacker.dial(multiaddr(await n.address()));
-      for (const t of [commitTopic, heartbeatTopic]) attacker.services.pubsub.subscribe(t);
       await nodes[0].waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= 10, 30_000, "iteration 10");
-      for (let i = 0; i < 50 && attacker.services.pubsub.getSubscribers(heartbeatTopic).length < 2; i++) await sleep(100);
       const head = () => Math.max(...nodes[0].lines.filter((l) => l.msg === "applied").map((l) => l.iteration ?? 0));
 
       // Item 1: the author is an identity multihash of 36 bytes that are no public key.
@@ -52,9 +42,11 @@ describe("hostile claims", () => {
         prevHash: new Uint8Array(32),
         checksum: new Uint8Array(32),
         rank: 0,
-        entries: [{ author: bogus, joinedAt: 1, payload }],
+        proposer: peerIdBytes(attacker.id),
+        signature: new Uint8Array(64),
+        entries: [{ author: bogus, joinedAt: 1, payload, signature: new Uint8Array(64) }],
       });
-      await attacker.services.pubsub.publish(commitTopic, badCommit).catch(() => {});
+      await attacker.publish(commitTopic, badCommit);
 
       // Item 4: heartbeats claiming far-ahead heads, every 50 ms until the run ends. head() is what
       // the test last read from a node's log and may lag it, so +5000 is the claim that is surely
@@ -68,7 +60,7 @@ describe("hostile claims", () => {
       while (!over && Date.now() - startedAt < 60_000) {
         for (const ahead of [5000, 1000, 500, 2]) {
           const hb = encodeHeartbeat({ runId, iteration: head() + ahead, checksum: new Uint8Array(32).fill(9), joinedAt: 1 });
-          await attacker.services.pubsub.publish(heartbeatTopic, hb).catch(() => {});
+          await attacker.publish(heartbeatTopic, hb);
           sent++;
         }
         await sleep(50);
@@ -79,13 +71,13 @@ describe("hostile claims", () => {
       assert.equal(results[0].checksum, results[1].checksum, "honest nodes agree");
       assert.equal(results[0].iteration, stopAt, "the run reached its end under the claims");
       assert.ok(sent > 30, `attack ran (${sent} heartbeats)`);
-      const attackerId = peerId.toString();
+      const attackerId = attacker.id;
       const seen = new Set(
         nodes.flatMap((n) =>
           n.lines.filter((l) => l.msg === "gossip not accepted" && l.from === attackerId).map((l) => `${l.code}:${l.verdict}`),
         ),
       );
-      assert.ok(seen.has("MALFORMED:reject"), `the bogus-author commit is rejected; saw ${[...seen].join(", ")}`);
+      assert.ok(seen.has("NOT_ED25519:reject"), `the bogus-author commit is rejected; saw ${[...seen].join(", ")}`);
       assert.ok(seen.has("FUTURE_ITERATION:ignore"), "a heartbeat beyond the window is ignored");
       for (const n of nodes) {
         // Honest nodes are never past stopAt: a peers' head beyond it can only come from a claim.

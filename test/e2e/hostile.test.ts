@@ -5,15 +5,13 @@
 import "../../node/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { multiaddr } from "@multiformats/multiaddr";
-import { loadOrCreateIdentity } from "../../node/store/identity.js";
-import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
-import { createLogger } from "../../node/observe/logger.js";
 import { encodeContribution } from "../../protocol/codec.js";
+import { contributionSignedBytes } from "../../protocol/signing.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { stringifyTopic } from "../../protocol/topics.js";
-import { cleanup, startSwarm, tempDir } from "./node-process.js";
+import { startAttacker } from "./attacker.js";
+import { cleanup, startSwarm } from "./node-process.js";
 
 after(cleanup);
 
@@ -28,88 +26,60 @@ describe("hostile gossip", () => {
     const topic = stringifyTopic({ runId, kind: "contribution" });
     const commitTopic = stringifyTopic({ runId, kind: "commit" });
 
-    const { privateKey, peerId } = await loadOrCreateIdentity(await tempDir());
-    const attacker = await createSwarmNode(
-      {
-        ...defaultNetworkOptions,
-        listen: ["/ip4/127.0.0.1/tcp/0"],
-        mdns: false,
-        bootstrap: [],
-        gossipHeartbeatMs: 100,
-      },
-      privateKey,
-      createLogger({ level: "silent" }),
-    );
+    const attacker = await startAttacker(nodes, [topic, commitTopic]);
     try {
-      for (const n of nodes) await attacker.dial(multiaddr(await n.address()));
-      attacker.services.pubsub.subscribe(topic);
-      attacker.services.pubsub.subscribe(commitTopic);
-      attacker.services.pubsub.addEventListener("gossipsub:message", (e) =>
-        attacker.services.pubsub.reportMessageValidationResult(
-          e.detail.msgId,
-          e.detail.propagationSource.toString(),
-          "accept" as never,
-        ),
-      );
       await nodes[0].waitFor(
         (l) => l.msg === "applied" && (l.iteration ?? 0) >= 10,
         30_000,
         "iteration 10",
       );
-      for (let i = 0; i < 50 && attacker.services.pubsub.getSubscribers(topic).length < 2; i++)
-        await sleep(100);
 
       // Beyond the acceptance window (head + 1024): ignored. Iterations 600 and 601 are inside it but
       // past the end of this run (150): checked, stored when valid, never applied. (An iteration
       // the nodes may already have passed would be ignored as old before its payload is checked.)
       const future = 100_000 - 10;
       const payload = new Uint8Array(8).fill(90);
-      const ok = encodeContribution({ runId, iteration: 600, joinedAt: 1, payload });
-      const other = encodeContribution({
-        runId,
-        iteration: 600,
-        joinedAt: 1,
-        payload: new Uint8Array(8).fill(91),
-      });
+      const { sign } = attacker;
+      // Signed by the attacker over the start of the chain's parent, as its own contributions.
+      const signed = (iteration: number, p: Uint8Array, run = runId) => {
+        const m = { runId: run, iteration, joinedAt: 1, payload: p, parentHash: new Uint8Array(32), signature: new Uint8Array(0) };
+        return { ...m, signature: sign(contributionSignedBytes(m)) };
+      };
+      const ok = encodeContribution(signed(600, payload));
+      const other = encodeContribution(signed(600, new Uint8Array(8).fill(91)));
       const sends: [string, Uint8Array][] = [
         ["malformed", Uint8Array.from([0xff, 0xff, 0xff, 0x01, 0x02])],
         ["oversized", new Uint8Array(200_000).fill(7)],
         [
           "wrong run",
-          encodeContribution({ runId: "ab".repeat(32), iteration: 601, joinedAt: 1, payload }),
+          encodeContribution(signed(601, payload, "ab".repeat(32))),
         ],
         [
           "bad payload",
-          encodeContribution({
-            runId,
-            iteration: 601,
-            joinedAt: 1,
-            payload: new Uint8Array(8).fill(0x80),
-          }),
+          encodeContribution(signed(601, new Uint8Array(8).fill(0x80))),
         ],
         [
           "short payload",
-          encodeContribution({ runId, iteration: 601, joinedAt: 1, payload: new Uint8Array(3) }),
+          encodeContribution(signed(601, new Uint8Array(3))),
         ],
+        ["forged signature", encodeContribution({ ...signed(602, payload), signature: new Uint8Array(64).fill(3) })],
         ["first", ok],
         ["duplicate", ok],
         ["equivocation", other],
-        ["far future", encodeContribution({ runId, iteration: future, joinedAt: 1, payload })],
+        ["far future", encodeContribution(signed(future, payload))],
       ];
       for (const [, data] of sends) {
-        await attacker.services.pubsub.publish(topic, data).catch(() => {});
+        await attacker.publish(topic, data);
         await sleep(30);
       }
-      await attacker.services.pubsub
-        .publish(commitTopic, Uint8Array.from([1, 2, 3]))
-        .catch(() => {});
+      await attacker.publish(commitTopic, Uint8Array.from([1, 2, 3]));
 
       const exits = await Promise.all(nodes.map((n) => n.exit));
       for (const e of exits) assert.equal(e.code, 0, "no node crashed");
       const results = nodes.map((n) => n.result());
       assert.equal(results[0].checksum, results[1].checksum);
       assert.equal(results[0].iteration, 150);
-      const attackerId = peerId.toString();
+      const attackerId = attacker.id;
       for (const n of nodes) {
         assert.ok(
           n.commits().every((c) => c.entries.every((e) => e.author !== attackerId)),
@@ -129,10 +99,19 @@ describe("hostile gossip", () => {
         "WRONG_RUN:reject",
         "BAD_PAYLOAD:reject",
         "DUPLICATE:ignore",
-        "EQUIVOCATION:reject",
+        "BAD_SIGNATURE:reject",
         "FUTURE_ITERATION:ignore",
       ]) {
         assert.ok(codes.has(want), `expected ${want}; saw ${[...codes].join(", ")}`);
+      }
+      // The equivocation is no reject (that would charge relayers): each node holds the pair as
+      // evidence and charges the attacker, its signer.
+      for (const n of nodes) {
+        assert.ok(
+          n.lines.some((l) => l.msg === "equivocation: two signed messages for one slot" && l.signer === attackerId && l.iteration === 600),
+          "evidence held against the attacker",
+        );
+        assert.ok(n.lines.some((l) => l.msg === "peer penalised" && l.peer === attackerId), "the attacker is penalised");
       }
     } finally {
       await attacker.stop();

@@ -10,11 +10,13 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { multiaddr } from "@multiformats/multiaddr";
 import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
-import { peerIdBytes } from "../../node/network/peer-bytes.js";
 import { createLogger } from "../../node/observe/logger.js";
 import { loadOrCreateIdentity } from "../../node/store/identity.js";
 import { fetchChecksum, fetchRunSpec } from "../../node/sync/protocols.js";
-import { encodeCommit, encodeContribution, encodeHeartbeat } from "../../protocol/codec.js";
+import { signCommit } from "../../node/chain/commit-wire.js";
+import { signerOf } from "../../node/chain/signatures.js";
+import { encodeContribution, encodeHeartbeat } from "../../protocol/codec.js";
+import { contributionSignedBytes } from "../../protocol/signing.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { stringifyTopic, TOPIC_KINDS } from "../../protocol/topics.js";
@@ -62,27 +64,37 @@ describe("member run", () => {
       // Well-formed messages for the live iterations, as a member would send them, until the run ends.
       // One of each kind first: after a few rejects gossipsub graylists the sender and drops its
       // messages before they reach validation (and the log).
-      const self = peerIdBytes(attacker.peerId);
+      // Signed with the stranger's real key: only the membership check can refuse them.
+      const sign = signerOf(stranger.privateKey);
       const payload = new Uint8Array(8).fill(100);
+      const parentHash = new Uint8Array(32);
+      const contribution = (iteration: number) => {
+        const m = { runId, iteration, joinedAt: 1, payload, parentHash, signature: new Uint8Array(0) };
+        return { ...m, signature: sign(contributionSignedBytes(m)) };
+      };
       let sent = 0;
       const flood = (async () => {
         while (nodes.some((n) => n.child.exitCode === null) && head() < stopAt - 2) {
           const t = head() + 1;
           const pubs = [
-            [topics.contribution, encodeContribution({ runId, iteration: t, joinedAt: 1, payload })],
+            [topics.contribution, encodeContribution(contribution(t))],
             [
               topics.commit,
-              encodeCommit({
-                runId,
-                iteration: t,
-                prevHash: new Uint8Array(32),
-                checksum: new Uint8Array(32),
-                rank: 0,
-                entries: [{ author: self, joinedAt: 1, payload }],
-              }),
+              signCommit(
+                {
+                  runId,
+                  iteration: t,
+                  prevHash: parentHash,
+                  checksum: new Uint8Array(32),
+                  rank: 0,
+                  proposer: attacker.peerId.toString(),
+                  entries: [{ author: { id: attacker.peerId.toString(), joinedAt: 1 }, payload, signature: contribution(t).signature }],
+                },
+                sign,
+              ).encoded,
             ],
             [topics.heartbeat, encodeHeartbeat({ runId, iteration: t + 2, checksum: new Uint8Array(32), joinedAt: 1 })],
-            [topics.contribution, encodeContribution({ runId, iteration: t + 1, joinedAt: 1, payload })],
+            [topics.contribution, encodeContribution(contribution(t + 1))],
           ] as const;
           for (const [topic, data] of pubs) {
             await attacker.services.pubsub.publish(topic, data).catch(() => {});

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { chained, type Commit, isBetter, proposerOrder, ZERO_HASH } from "../../../node/chain/commit.js";
+import { chained, type Commit, isBetter, proposerOrder, rankOf, ZERO_HASH } from "../../../node/chain/commit.js";
 import { sha256Hex } from "../../../protocol/bytes.js";
 import { commitHash } from "../../../protocol/codec.js";
 
 const RUN = "ab".repeat(32);
 const commit = (rank: number, entries: number): Commit => ({
+  runId: RUN,
+  proposer: "peer-0",
   iteration: 7,
   prevHash: ZERO_HASH,
   checksum: new Uint8Array(32),
@@ -13,6 +15,7 @@ const commit = (rank: number, entries: number): Commit => ({
   entries: Array.from({ length: entries }, (_, i) => ({
     author: { id: `peer-${i}`, joinedAt: i },
     payload: Uint8Array.of(i),
+    signature: new Uint8Array(64),
   })),
 });
 const LOW = new Uint8Array(32).fill(1);
@@ -24,9 +27,9 @@ describe("fork choice (isBetter)", () => {
     assert.equal(isBetter(commit(1, 5), LOW, commit(0, 1), HIGH), false);
   });
 
-  it("at equal rank, more entries win over a lower hash", () => {
-    assert.equal(isBetter(commit(0, 3), HIGH, commit(0, 2), LOW), true);
-    assert.equal(isBetter(commit(0, 2), LOW, commit(0, 3), HIGH), false);
+  it("at equal rank the lower hash wins, never the entry count (a padded commit loses)", () => {
+    assert.equal(isBetter(commit(0, 3), HIGH, commit(0, 2), LOW), false);
+    assert.equal(isBetter(commit(0, 2), LOW, commit(0, 1000), HIGH), true);
   });
 
   it("at equal rank and entries, the lower hash wins; a commit is not better than itself", () => {
@@ -51,6 +54,27 @@ describe("proposer order", () => {
     const firsts = new Set(Array.from({ length: 20 }, (_, t) => proposerOrder(RUN, t, peers)[0]));
     assert.ok(firsts.size > 3, `only ${firsts.size} distinct primaries over 20 iterations`);
     assert.notDeepEqual(proposerOrder(RUN, 5, peers), proposerOrder("cd".repeat(32), 5, peers));
+  });
+});
+
+describe("rankOf (rank is computed, never claimed)", () => {
+  const eligible = Array.from({ length: 5 }, (_, i) => `12D3KooPeer${i}`);
+  const order = proposerOrder(RUN, 9, eligible);
+
+  it("an eligible proposer holds exactly its place in the proposer order", () => {
+    order.forEach((p, r) => assert.equal(rankOf(RUN, 9, eligible, p, []), r));
+  });
+
+  it("a stranger holds the fallback rank n + 1 only as an author of its own commit; otherwise none", () => {
+    assert.equal(rankOf(RUN, 9, eligible, "stranger", ["stranger", eligible[0]]), eligible.length + 1);
+    assert.equal(rankOf(RUN, 9, eligible, "stranger", [eligible[0]]), null);
+  });
+
+  it("start of the chain: the eligible set is the commit's own authors", () => {
+    const authors = ["x", "y", "z"];
+    const own = proposerOrder(RUN, 0, authors);
+    assert.equal(rankOf(RUN, 0, null, own[1], authors), 1);
+    assert.equal(rankOf(RUN, 0, null, "w", authors), null);
   });
 });
 

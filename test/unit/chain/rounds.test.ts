@@ -1,34 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { generateKeyPair } from "@libp2p/crypto/keys";
-import { peerIdFromPrivateKey } from "@libp2p/peer-id";
-import { localAuthors } from "../../../node/local/local-trainer.js";
 import { createLogger } from "../../../node/observe/logger.js";
-import type { Commit } from "../../../node/chain/commit.js";
-import { commitFromBytes, commitToBytes } from "../../../node/chain/commit-wire.js";
+import { commitFromBytes } from "../../../node/chain/commit-wire.js";
 import { ROUND_CAPS, Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
 import { MAX_COMMIT_ENTRIES } from "../../../protocol/limits.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";
-import { compareAuthors, type Contribution } from "../../../training/algorithms/algorithm.js";
+import { compareAuthors } from "../../../training/algorithms/algorithm.js";
 import { useBackend } from "../../../training/engine.js";
-import type { Author } from "../../../training/rng/seeds.js";
 import { initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
+import { signedCommit, signedContribution, type TestKey, testKeys } from "../../helpers/chain-keys.js";
 
 const log = createLogger({ level: "silent" });
-const encodeOf = (c: Commit) =>
-  Buffer.from(
-    JSON.stringify({
-      ...c,
-      prevHash: Buffer.from(c.prevHash).toString("hex"),
-      checksum: Buffer.from(c.checksum).toString("hex"),
-      entries: c.entries.map((e) => [
-        e.author.id,
-        e.author.joinedAt,
-        Buffer.from(e.payload).toString("hex"),
-      ]),
-    }),
-  );
 
 /** In-memory gossip: every message reaches every other live node on a later tick. */
 class Bus {
@@ -42,19 +25,17 @@ class Bus {
   }
 }
 
-/** Test stand-in for the wire: encoded bytes map back to the commit they encode. */
-const commits = new Map<string, Commit>();
-
+/** Nodes on a Bus speaking the real wire: signed contributions, signed commits checked by commitFromBytes. */
 async function swarm(
   run: RunContext,
-  authors: Author[],
+  keys: TestKey[],
   stopAt: number,
   bus = new Bus(),
   roundTimeoutMs = 200,
 ) {
   const events = new Map<string, RoundsEvent[]>();
-  const done = authors.map(
-    (self) =>
+  const done = keys.map(
+    ({ author: self, sign }) =>
       new Promise<Rounds>((resolve) => {
         const replica = initialReplica(run);
         const evs: RoundsEvent[] = [];
@@ -64,17 +45,12 @@ async function swarm(
           run,
           replica,
           {
-            publishContribution: async (iteration, payload) =>
-              bus.deliver(self.id, (r) => r.onContribution({ author: self, payload }, iteration)),
-            publishCommit: async (bytes) => {
-              const c = commits.get(Buffer.from(bytes).toString("hex"));
-              if (c) bus.deliver(self.id, (r) => r.onCommit({ commit: c, encoded: bytes }));
-            },
-            encodeCommit: (c) => {
-              const bytes = encodeOf(c);
-              commits.set(bytes.toString("hex"), c);
-              return bytes;
-            },
+            publishContribution: async (m) =>
+              bus.deliver(self.id, (r) =>
+                r.onContribution({ author: { id: self.id, joinedAt: m.joinedAt }, payload: m.payload, signature: m.signature }, m.iteration, m.parentHash),
+              ),
+            publishCommit: async (bytes) => bus.deliver(self.id, (r) => r.onCommit(commitFromBytes(bytes))),
+            sign,
           },
           { roundTimeoutMs, stopAt, contribute: true },
           log,
@@ -94,7 +70,7 @@ describe("rounds (in-memory transport)", () => {
   it("3 nodes apply the same commits and match a single-process replay", async () => {
     await useBackend("wasm");
     const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
-    const authors = localAuthors(3).map((a, i) => ({ ...a, joinedAt: 1000 + i }));
+    const authors = await testKeys(3);
     // A generous deadline: the three nodes share one thread here, and on a loaded machine a 100 ms
     // wait for the others' contributions was sometimes shorter than computing them.
     const { done, events } = await swarm(run, authors, 30, new Bus(), 600);
@@ -106,7 +82,7 @@ describe("rounds (in-memory transport)", () => {
     // Replay every commit in one process: same checksum.
     const replay = initialReplica(run);
     for (const { commit } of rounds[0].appliedCommits())
-      replay.applyIteration(run.algorithm, commit.entries as Contribution[]);
+      replay.applyIteration(run.algorithm, commit.entries);
     assert.equal(replay.checksum(), sums[0]);
     // Everyone contributed to (nearly) every iteration.
     const included = rounds[0].appliedCommits().reduce((s, l) => s + l.commit.entries.length, 0);
@@ -117,12 +93,12 @@ describe("rounds (in-memory transport)", () => {
   it("a node that dies stalls the others for at most about one deadline", async () => {
     await useBackend("wasm");
     const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
-    const authors = localAuthors(3).map((a, i) => ({ ...a, joinedAt: 1000 + i }));
+    const authors = await testKeys(3);
     const bus = new Bus();
     const { done, events } = await swarm(run, authors, 20, bus);
     // After 5 iterations one node stops answering: the survivors must go on.
-    const victim = authors[1].id;
-    const evs0 = events.get(authors[0].id) ?? [];
+    const victim = authors[1].author.id;
+    const evs0 = events.get(authors[0].author.id) ?? [];
     await new Promise<void>((resolve) => {
       const check = setInterval(() => {
         if (evs0.filter((e) => e.kind === "applied").length >= 5) {
@@ -148,25 +124,15 @@ describe("rounds (in-memory transport)", () => {
 });
 
 describe("rounds under a flood", () => {
-  /** `n` authors with real Ed25519 peer ids (the wire encoding parses them). */
-  async function realAuthors(n: number): Promise<Author[]> {
-    return Promise.all(
-      Array.from({ length: n }, async (_, i) => ({
-        id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(),
-        // Some share a join time, so the peer id breaks ties in the order.
-        joinedAt: 1000 + (i % 7),
-      })),
-    );
-  }
-
   it("more than MAX_COMMIT_ENTRIES contributions: the proposer commits the first ones in timestamp order, no throw", async () => {
     await useBackend("wasm");
     const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
-    const [self, ...others] = await realAuthors(MAX_COMMIT_ENTRIES + 77);
+    // Some share a join time, so the peer id breaks ties in the order.
+    const [self, ...others] = await testKeys(MAX_COMMIT_ENTRIES + 77, (i) => 1000 + (i % 7));
     const published: Uint8Array[] = [];
     const events: RoundsEvent[] = [];
     const rounds = new Rounds(
-      self,
+      self.author,
       run,
       initialReplica(run),
       {
@@ -174,23 +140,23 @@ describe("rounds under a flood", () => {
         publishCommit: async (bytes) => {
           published.push(bytes);
         },
-        // The real wire encoding: it refuses more than MAX_COMMIT_ENTRIES entries.
-        encodeCommit: (c) => commitToBytes(run.runId, c),
+        sign: self.sign,
       },
       { roundTimeoutMs: 10_000, stopAt: 1, contribute: true },
       log,
       (e) => events.push(e),
     );
     // This node is the only author of the last commit: it proposes as soon as it contributed.
-    rounds.resumeChain(new Uint8Array(32), [self.id]);
+    rounds.resumeChain(new Uint8Array(32), [self.author.id]);
     const payload = new Uint8Array(run.algorithm.maxPayloadBytes);
-    for (const a of others) rounds.onContribution({ author: a, payload }, 0);
+    for (const k of others) rounds.onContribution(signedContribution(k, run.runId, 0, payload).c, 0, new Uint8Array(32));
     rounds.start();
     rounds.stop();
     assert.equal(published.length, 1, "one commit published");
+    // The real wire check: every entry's signature, the proposer's, the order.
     const commit = commitFromBytes(published[0]).commit;
     assert.equal(commit.entries.length, MAX_COMMIT_ENTRIES);
-    const first = [self, ...others].sort(compareAuthors).slice(0, MAX_COMMIT_ENTRIES);
+    const first = [self, ...others].map((k) => k.author).sort(compareAuthors).slice(0, MAX_COMMIT_ENTRIES);
     assert.deepEqual(
       commit.entries.map((e) => e.author.id),
       first.map((a) => a.id),
@@ -201,27 +167,27 @@ describe("rounds under a flood", () => {
 
   it("caps what one signer and one iteration may hold for later iterations", async () => {
     const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
-    const transport = { publishContribution: async () => {}, publishCommit: async () => {}, encodeCommit: encodeOf };
-    const rounds = new Rounds(localAuthors(1)[0], run, initialReplica(run), transport, { roundTimeoutMs: 1000, stopAt: 10, contribute: false }, log);
+    const [self, flooder, ...signers] = await testKeys(22);
+    const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: self.sign };
+    const rounds = new Rounds(self.author, run, initialReplica(run), transport, { roundTimeoutMs: 1000, stopAt: 10, contribute: false }, log);
     const payload = new Uint8Array(run.algorithm.maxPayloadBytes);
-    const flooder: Author = { id: "flooder", joinedAt: 1 };
+    const parent = new Uint8Array(32);
     // One signer, a contribution for each of the next 100 iterations.
-    for (let t = 1; t <= 100; t++) rounds.onContribution({ author: flooder, payload }, t);
+    for (let t = 1; t <= 100; t++) rounds.onContribution(signedContribution(flooder, run.runId, t, payload).c, t, parent);
     assert.equal(rounds.held().contributions, ROUND_CAPS.futureContributionsPerSigner);
-    // Many signers for one iteration.
+    // Many signers for one iteration (signatures are the validator's: not checked here).
     const many = ROUND_CAPS.contributionsPerIteration + 50;
-    for (let i = 0; i < many; i++) rounds.onContribution({ author: { id: `a${i}`, joinedAt: 2 }, payload }, 0);
+    const sig = new Uint8Array(64);
+    for (let i = 0; i < many; i++) rounds.onContribution({ author: { id: `a${i}`, joinedAt: 2 }, payload, signature: sig }, 0, parent);
     assert.equal(rounds.held().contributions, ROUND_CAPS.futureContributionsPerSigner + ROUND_CAPS.contributionsPerIteration);
 
-    const commitAt = (iteration: number, n: number) => {
-      const c: Commit = { iteration, prevHash: new Uint8Array(32), checksum: new Uint8Array(32), rank: n, entries: [] };
-      return { commit: c, encoded: encodeOf(c) };
-    };
-    // One signer, commits for 100 later iterations.
-    for (let t = 1; t <= 100; t++) rounds.onCommit(commitAt(t, 0), "flooder");
+    const commitAt = (proposer: TestKey, iteration: number, rank: number) =>
+      signedCommit(proposer, { runId: run.runId, iteration, checksum: new Uint8Array(32), rank }, [{ key: proposer, payload }]);
+    // One proposer, commits for 100 later iterations.
+    for (let t = 1; t <= 100; t++) rounds.onCommit(commitAt(flooder, t, 0));
     assert.equal(rounds.held().commits, ROUND_CAPS.pendingCommitsPerSigner);
-    // Many signers, competing commits for one later iteration (200 is past the flooder's).
-    for (let i = 0; i < 20; i++) rounds.onCommit(commitAt(200, i), `signer${i}`);
+    // Many proposers, competing commits for one later iteration (200 is past the flooder's).
+    for (const [i, k] of signers.entries()) rounds.onCommit(commitAt(k, 200, i));
     assert.equal(rounds.held().commits, ROUND_CAPS.pendingCommitsPerSigner + ROUND_CAPS.pendingCommitsPerIteration);
   });
 });

@@ -49,14 +49,16 @@ import * as pb from "../../../protocol/messages.js";
 import { filled, PEER_A, PEER_B, RUN, throwsWire } from "./fixtures.js";
 
 describe("codec round trips", () => {
-  const entry: CommitEntry = { author: PEER_A, joinedAt: 1_700_000_000_000, payload: filled(8, 3) };
+  const entry: CommitEntry = { author: PEER_A, joinedAt: 1_700_000_000_000, payload: filled(8, 3), signature: filled(64, 4) };
   const commit: CommitMessage = {
     runId: RUN,
     iteration: 42,
     prevHash: filled(32, 0),
-    entries: [entry, { author: PEER_B, joinedAt: 1_700_000_000_001, payload: filled(8, 0xfd) }],
+    entries: [entry, { author: PEER_B, joinedAt: 1_700_000_000_001, payload: filled(8, 0xfd), signature: filled(64, 5) }],
     checksum: filled(32, 9),
     rank: 2,
+    proposer: PEER_A,
+    signature: filled(64, 6),
   };
 
   function roundTrip<T>(value: T, encode: (m: T) => Uint8Array, decode: (b: Uint8Array) => T) {
@@ -66,7 +68,7 @@ describe("codec round trips", () => {
   // Typed over every message: a new message without a round trip does not compile.
   const cases: Record<MessageName, () => void> = {
     contribution: roundTrip(
-      { runId: RUN, iteration: 7, joinedAt: 1_700_000_000_000, payload: filled(16, 0x7f) },
+      { runId: RUN, iteration: 7, joinedAt: 1_700_000_000_000, payload: filled(16, 0x7f), parentHash: filled(32, 2), signature: filled(64, 3) },
       encodeContribution,
       decodeContribution,
     ),
@@ -143,6 +145,8 @@ describe("codec round trips", () => {
       iteration: 1,
       joinedAt: 1,
       payload: filled(4, 1),
+      parentHash: filled(32, 0),
+      signature: filled(64, 1),
     });
     const m = decodeContribution(bytes);
     bytes.fill(0);
@@ -184,6 +188,8 @@ describe("decode guards", () => {
     iteration: 3,
     joinedAt: 4,
     payload: filled(8, 1),
+    parentHash: filled(32, 0),
+    signature: filled(64, 1),
   };
 
   it("rejects an oversized buffer before parsing it", () => {
@@ -233,7 +239,7 @@ describe("decode guards", () => {
     }
     throwsWire(() => decodeContribution(filled(20, 0xff)), "WIRE_MALFORMED");
     // Wire type 7 does not exist (protons only checks it on fields it skips).
-    throwsWire(() => decodeContribution(Uint8Array.of((5 << 3) | 7, 0)), "WIRE_MALFORMED");
+    throwsWire(() => decodeContribution(Uint8Array.of((15 << 3) | 7, 0)), "WIRE_MALFORMED");
     assert.throws(() => decodeContribution(new Uint8Array(0)), WireError, "empty: no run id");
     const c = encodeCommit({
       runId: RUN,
@@ -242,6 +248,8 @@ describe("decode guards", () => {
       entries: [],
       checksum: filled(32, 1),
       rank: 0,
+      proposer: PEER_A,
+      signature: filled(64, 1),
     });
     for (let n = 0; n < c.length; n++)
       assert.throws(() => decodeCommit(c.subarray(0, n)), WireError);
@@ -257,6 +265,8 @@ describe("decode guards", () => {
       entries: [],
       checksum: h(32),
       rank: 0,
+      proposer: PEER_A as Uint8Array<ArrayBuffer>,
+      signature: h(64),
     };
     const cases: Array<[string, () => unknown]> = [
       ["short run id", () => decodeLeave(pb.Leave.encode({ runId: h(31), iteration: 1n }))],
@@ -276,9 +286,25 @@ describe("decode guards", () => {
           decodeCommit(
             pb.Commit.encode({
               ...commit,
-              entries: [{ author: h(34), joinedAt: 1n, payload: h(1) }],
+              entries: [{ author: h(34), joinedAt: 1n, payload: h(1), signature: h(64) }],
             }),
           ),
+      ],
+      [
+        "short entry signature",
+        () =>
+          decodeCommit(
+            pb.Commit.encode({
+              ...commit,
+              entries: [{ author: PEER_A as Uint8Array<ArrayBuffer>, joinedAt: 1n, payload: h(1), signature: h(63) }],
+            }),
+          ),
+      ],
+      ["missing commit signature", () => decodeCommit(pb.Commit.encode({ ...commit, signature: h(0) }))],
+      ["bad proposer", () => decodeCommit(pb.Commit.encode({ ...commit, proposer: h(5) }))],
+      [
+        "short contribution parent",
+        () => decodeContribution(pb.Contribution.encode({ runId: run, parentHash: h(31), signature: h(64) })),
       ],
       [
         "payload over the limit",
@@ -342,7 +368,7 @@ describe("decode guards", () => {
         "WIRE_BAD_FIELD",
       );
       throwsWire(
-        () => decodeContribution(pb.Contribution.encode({ runId: run, joinedAt: v })),
+        () => decodeContribution(pb.Contribution.encode({ runId: run, joinedAt: v, parentHash: filled(32, 0) as Uint8Array<ArrayBuffer>, signature: filled(64, 0) as Uint8Array<ArrayBuffer> })),
         "WIRE_BAD_FIELD",
       );
       throwsWire(
@@ -359,6 +385,7 @@ describe("decode guards", () => {
       author: PEER_B as Uint8Array<ArrayBuffer>,
       joinedAt: 1n,
       payload: filled(1, 1) as Uint8Array<ArrayBuffer>,
+      signature: filled(64, 1) as Uint8Array<ArrayBuffer>,
     }));
     const commit = pb.Commit.encode({
       runId: run,

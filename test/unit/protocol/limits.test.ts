@@ -34,6 +34,8 @@ describe("limits cover the largest honest message", () => {
       iteration: big,
       joinedAt: big,
       payload: filled(MAX_PAYLOAD_BYTES, 1),
+      parentHash: filled(32, 1),
+      signature: filled(64, 1),
     });
     assert.ok(bytes.length <= MAX_MESSAGE_BYTES.contribution);
   });
@@ -43,6 +45,7 @@ describe("limits cover the largest honest message", () => {
       author: Uint8Array.of(...maxPeer.subarray(0, 2), i & 0xff, i >> 8, ...maxPeer.subarray(4)),
       joinedAt: big,
       payload: filled(MAX_PAYLOAD_BYTES, 1),
+      signature: filled(64, 1),
     }));
     const c = {
       runId: RUN,
@@ -51,6 +54,8 @@ describe("limits cover the largest honest message", () => {
       entries,
       checksum: filled(32, 1),
       rank: 0xffffffff,
+      proposer: maxPeer,
+      signature: filled(64, 1),
     };
     const bytes = encodeCommit(c);
     assert.ok(bytes.length <= MAX_MESSAGE_BYTES.commit, `${bytes.length}`);
@@ -89,6 +94,8 @@ describe("limits cover the largest honest message", () => {
           iteration: 1,
           joinedAt: 1,
           payload: filled(MAX_PAYLOAD_BYTES + 1, 1),
+          parentHash: filled(32, 1),
+          signature: filled(64, 1),
         }),
       "WIRE_BAD_FIELD",
     );

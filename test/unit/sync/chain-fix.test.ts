@@ -12,7 +12,7 @@ import { initialReplica, openRun } from "../../../training/run-context.js";
 async function idleRounds(): Promise<Rounds> {
   await useBackend("wasm");
   const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
-  const transport = { publishContribution: async () => {}, publishCommit: async () => {}, encodeCommit: () => new Uint8Array() };
+  const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: () => new Uint8Array(64) };
   const opts = { roundTimeoutMs: 200, stopAt: 0, contribute: true };
   return new Rounds({ id: "self", joinedAt: 0 }, run, initialReplica(run), transport, opts, createLogger({ level: "silent" }));
 }

@@ -13,7 +13,9 @@ import {
 import { encodeContribution } from "../../../protocol/codec.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { algorithmOf, imageModelOf, parseRunSpec, RunSpecError, type RunSpec, runIdOf } from "../../../protocol/run-spec.js";
+import { checkSignature } from "../../../protocol/signing.js";
 import { toVerdict, validateContribution } from "../../../protocol/validation.js";
+import { signedContribution, testKeys } from "../../helpers/chain-keys.js";
 import type { Contribution } from "../../../training/algorithms/algorithm.js";
 import { Marketplace } from "../../../training/algorithms/marketplace.js";
 import { basePathIndex, planPaths } from "../../../training/algorithms/marketplace-paths.js";
@@ -141,13 +143,16 @@ describe("Marketplace payloads on the wire", () => {
       maxPayloadBytes: run.algorithm.maxPayloadBytes,
       payloadProblem: (p: Uint8Array, t: number) => run.algorithm.payloadProblem(p, t),
       seen: () => "new" as const,
+      checkSignature,
     };
-    const msg = (payload: Uint8Array) => encodeContribution({ runId: run.runId, iteration: 3, joinedAt: 1, payload });
-    assert.equal(toVerdict(() => validateContribution(msg(encodeV1(64.25, [1, 3])), "a", ctx)).verdict, "accept");
+    const [a] = await testKeys(1, () => 1);
+    const msg = (payload: Uint8Array) => encodeContribution(signedContribution(a, run.runId, 3, payload).m);
+    const id = a.author.id;
+    assert.equal(toVerdict(() => validateContribution(msg(encodeV1(64.25, [1, 3])), id, ctx)).verdict, "accept");
     // Loss 1.0 is float32 bytes 00 00 80 3f: 0x80 is invalid only in SPSA's one-byte gradients.
-    assert.equal(toVerdict(() => validateContribution(msg(Uint8Array.of(0, 0, 0x80, 0x3f, 1, 1)), "a", ctx)).verdict, "accept");
-    assert.equal(toVerdict(() => validateContribution(msg(encodeV1(-1, [1, 3])), "a", ctx)).verdict, "reject");
-    assert.equal(toVerdict(() => validateContribution(msg(encodeV1(1, [4, 0])), "a", ctx)).verdict, "reject");
+    assert.equal(toVerdict(() => validateContribution(msg(Uint8Array.of(0, 0, 0x80, 0x3f, 1, 1)), id, ctx)).verdict, "accept");
+    assert.equal(toVerdict(() => validateContribution(msg(encodeV1(-1, [1, 3])), id, ctx)).verdict, "reject");
+    assert.equal(toVerdict(() => validateContribution(msg(encodeV1(1, [4, 0])), id, ctx)).verdict, "reject");
   });
 });
 

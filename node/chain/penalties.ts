@@ -1,0 +1,48 @@
+/**
+ * Penalties charged to the signer of a provably bad message (a commit that usurps a rank or lies
+ * about its checksum, an equivocation pair, a /commits reply that fails verification), never to
+ * whoever relayed it. The score is meant as gossipsub's application-specific score (P5): see
+ * `appSpecificScore`, the hook node/network/libp2p.ts plugs into `scoreParams.appSpecificScore`.
+ */
+
+/** What each fault costs; a peer at or below `disconnectAt` is disconnected. */
+export const PENALTY = {
+  /** A commit at a rank its proposer does not hold, or from another run. */
+  usurp: 50,
+  /** A commit whose checksum our verified pre-state disproves. */
+  lie: 50,
+  /** Two signed messages for one slot. */
+  equivocation: 100,
+  /** A commits reply with a commit that does not verify. */
+  badReply: 20,
+  disconnectAt: -100,
+} as const;
+
+/** Peers remembered with a penalty: bounded, the oldest charge forgotten first. */
+const KEEP = 10_000;
+
+export class Penalties {
+  private readonly scores = new Map<string, number>();
+
+  /** Charges `peer` (a peer id string) and returns its score after the charge. */
+  charge(peer: string, cost: number): number {
+    const score = (this.scores.get(peer) ?? 0) - cost;
+    this.scores.delete(peer);
+    this.scores.set(peer, score);
+    if (this.scores.size > KEEP) this.scores.delete(this.scores.keys().next().value as string);
+    return score;
+  }
+
+  /** The peer's score: 0 for a peer never charged, negative after a charge. */
+  score(peer: string): number {
+    return this.scores.get(peer) ?? 0;
+  }
+
+  /** True when the peer should be disconnected. */
+  shunned(peer: string): boolean {
+    return this.score(peer) <= PENALTY.disconnectAt;
+  }
+
+  /** For gossipsub's scoreParams.appSpecificScore (weight it with appSpecificWeight > 0). */
+  readonly appSpecificScore = (peer: string): number => this.score(peer);
+}

@@ -1,0 +1,193 @@
+/**
+ * What authors and proposers sign, and the stateless checks of a contribution's and a commit's
+ * signatures (issue 11: the verified chain). Gossip validation and the commits protocol call the
+ * same two functions here, so a commit served over /commits is checked exactly like a gossiped one.
+ *
+ *   contribution: "seedswarm/contribution/v1" || runId (32 B) || iteration (u64 BE)
+ *                 || parentHash (32 B) || joinedAt (u64 BE) || payload
+ *   commit:       "seedswarm/commit/v1" || the commit encoded without its signature field
+ *
+ * Every field before the payload has a fixed length, so the byte string parses one way only;
+ * the domain tags keep a signature over one kind from ever passing as the other. Only Ed25519
+ * peer ids (the identity multihash of an Ed25519 public key) can sign: any other peer id names a
+ * key we cannot check from the id alone, and is refused.
+ *
+ * What needs the chain (the proposer's rank, the entries' parent, the checksum) is checked by the
+ * rounds (node/chain/rounds.ts), which hold it.
+ */
+import { createPublicKey, type KeyObject, verify } from "node:crypto";
+import { base58btc } from "multiformats/bases/base58";
+import { equalBytes } from "./bytes.js";
+import { type CommitMessage, type ContributionMessage, encodeCommit, encodeCommitBody } from "./codec.js";
+import { SeedswarmError } from "./errors.js";
+import { SIGNATURE_BYTES } from "./limits.js";
+import { runIdBytes } from "./run-id.js";
+
+const CONTRIBUTION_DOMAIN = new TextEncoder().encode("seedswarm/contribution/v1");
+const COMMIT_DOMAIN = new TextEncoder().encode("seedswarm/commit/v1");
+
+/** What an author signs for one contribution. */
+export interface ContributionClaim {
+  readonly runId: string;
+  readonly iteration: number;
+  /** Hash of the commit the work was measured on (ZERO_HASH at the start of the chain). */
+  readonly parentHash: Uint8Array;
+  readonly joinedAt: number;
+  readonly payload: Uint8Array;
+}
+
+function u64be(n: number): Uint8Array {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigUint64(0, BigInt(n));
+  return b;
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((s, p) => s + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** The bytes an author signs for a contribution. */
+export function contributionSignedBytes(c: ContributionClaim): Uint8Array {
+  if (c.parentHash.byteLength !== 32) throw new RangeError("parentHash must be 32 bytes");
+  return concat([
+    CONTRIBUTION_DOMAIN,
+    runIdBytes(c.runId),
+    u64be(c.iteration),
+    c.parentHash,
+    u64be(c.joinedAt),
+    c.payload,
+  ]);
+}
+
+/** The bytes a proposer signs: the domain tag, then the commit encoded without its signature. */
+export function commitSignedBytes(body: Uint8Array): Uint8Array {
+  return concat([COMMIT_DOMAIN, body]);
+}
+
+/**
+ * The identity-multihash header of an Ed25519 peer id: code 0x00, length 36, then the libp2p
+ * PublicKey protobuf (Type = 1 Ed25519, Data = 32 bytes).
+ */
+const ED25519_PEER_ID_PREFIX = Uint8Array.of(0x00, 0x24, 0x08, 0x01, 0x12, 0x20);
+/** SPKI DER header of an Ed25519 public key, so node:crypto can import the raw 32 bytes. */
+const ED25519_SPKI_PREFIX = Uint8Array.of(0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00);
+
+/** The raw 32-byte Ed25519 key inside a peer id multihash, or null when it is no Ed25519 id. */
+export function ed25519KeyOfPeerId(peerIdBytes: Uint8Array): Uint8Array | null {
+  if (peerIdBytes.byteLength !== ED25519_PEER_ID_PREFIX.byteLength + 32) return null;
+  for (let i = 0; i < ED25519_PEER_ID_PREFIX.byteLength; i++)
+    if (peerIdBytes[i] !== ED25519_PEER_ID_PREFIX[i]) return null;
+  return peerIdBytes.subarray(ED25519_PEER_ID_PREFIX.byteLength);
+}
+
+/** Peer id strings memoised by their bytes' hex: base58 costs tens of microseconds, hex one. */
+const ID_STRINGS = new Map<string, string>();
+const ID_STRINGS_KEEP = 4096;
+
+/** The peer id string ("12D3KooW...") of peer id bytes: base58btc of the multihash. */
+export function peerIdString(peerIdBytes: Uint8Array): string {
+  const hex = Buffer.from(peerIdBytes.buffer, peerIdBytes.byteOffset, peerIdBytes.byteLength).toString("hex");
+  let id = ID_STRINGS.get(hex);
+  if (id === undefined) {
+    id = base58btc.baseEncode(peerIdBytes);
+    ID_STRINGS.set(hex, id);
+    if (ID_STRINGS.size > ID_STRINGS_KEEP) ID_STRINGS.delete(ID_STRINGS.keys().next().value as string);
+  }
+  return id;
+}
+
+/** The multihash bytes of a peer id string (any key type); throws on text that is no base58btc. */
+export function peerIdStringBytes(id: string): Uint8Array {
+  return base58btc.baseDecode(id);
+}
+
+/** An Ed25519 public key for node:crypto (OpenSSL) from its raw 32 bytes. */
+export function ed25519PublicKey(raw: Uint8Array): KeyObject {
+  return createPublicKey({ key: Buffer.from(concat([ED25519_SPKI_PREFIX, raw])), format: "der", type: "spki" });
+}
+
+/** True when `signature` is the key's Ed25519 signature of `message`. */
+export function verifyEd25519(key: KeyObject, message: Uint8Array, signature: Uint8Array): boolean {
+  if (signature.byteLength !== SIGNATURE_BYTES) return false;
+  return verify(null, message, key, signature);
+}
+
+/**
+ * A signature check: true when `signature` by the Ed25519 peer id `signer` (multihash bytes, a
+ * key already known to be Ed25519) signs `message`. The node passes a cached one.
+ */
+export type SignatureCheck = (signer: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean;
+
+/** The uncached check: imports the key and verifies. */
+export const checkSignature: SignatureCheck = (signer, message, signature) => {
+  const raw = ed25519KeyOfPeerId(signer);
+  return raw !== null && verifyEd25519(ed25519PublicKey(raw), message, signature);
+};
+
+export type ChainCheckCode =
+  | "NOT_ED25519"
+  | "BAD_SIGNATURE"
+  | "NOT_CANONICAL"
+  | "DUPLICATE_AUTHOR"
+  | "ENTRY_ORDER";
+
+/** A contribution or commit whose signatures or form fail the stateless checks. */
+export class ChainCheckError extends SeedswarmError<ChainCheckCode> {}
+
+function ed25519Signer(signer: Uint8Array, at: string, context: Record<string, unknown>): void {
+  if (!ed25519KeyOfPeerId(signer))
+    throw new ChainCheckError("NOT_ED25519", `${at} is no Ed25519 peer id`, { ...context, length: signer.byteLength });
+}
+
+/** Checks a contribution's signature by `author` (peer id bytes); throws ChainCheckError. */
+export function checkContribution(m: ContributionMessage, author: Uint8Array, check: SignatureCheck): void {
+  ed25519Signer(author, "contribution author", { iteration: m.iteration });
+  if (!check(author, contributionSignedBytes(m), m.signature))
+    throw new ChainCheckError("BAD_SIGNATURE", "contribution signature does not verify", {
+      iteration: m.iteration,
+      author: peerIdString(author),
+    });
+}
+
+/**
+ * Checks a commit against the bytes it came as, with no chain state: the bytes are its one
+ * canonical encoding (so nobody can re-encode a commit into another hash under the same
+ * signature), the proposer is Ed25519 and signed it, every entry's author is Ed25519 and signed
+ * (runId, iteration, prevHash, joinedAt, payload), authors are distinct and in timestamp order.
+ * Throws ChainCheckError.
+ */
+export function checkCommit(m: CommitMessage, encoded: Uint8Array, check: SignatureCheck): void {
+  const ctx = { iteration: m.iteration };
+  if (!equalBytes(encodeCommit(m), encoded))
+    throw new ChainCheckError("NOT_CANONICAL", "commit is not in its canonical encoding", ctx);
+  // Key types first (cheap), then the signatures.
+  ed25519Signer(m.proposer, "commit proposer", ctx);
+  m.entries.forEach((e, entry) => ed25519Signer(e.author, `commit.entries[${entry}].author`, { ...ctx, entry }));
+  if (!check(m.proposer, commitSignedBytes(encodeCommitBody(m)), m.signature))
+    throw new ChainCheckError("BAD_SIGNATURE", "commit signature does not verify", { ...ctx, proposer: peerIdString(m.proposer) });
+  const ids = new Set<string>();
+  let prev: { joinedAt: number; id: string } | undefined;
+  m.entries.forEach((e, entry) => {
+    const id = peerIdString(e.author);
+    if (ids.has(id)) throw new ChainCheckError("DUPLICATE_AUTHOR", "commit lists an author twice", { ...ctx, entry, author: id });
+    ids.add(id);
+    if (prev && (prev.joinedAt > e.joinedAt || (prev.joinedAt === e.joinedAt && prev.id > id)))
+      throw new ChainCheckError("ENTRY_ORDER", "commit entries are not in timestamp order", { ...ctx, entry });
+    prev = { joinedAt: e.joinedAt, id };
+    const signed = contributionSignedBytes({
+      runId: m.runId,
+      iteration: m.iteration,
+      parentHash: m.prevHash,
+      joinedAt: e.joinedAt,
+      payload: e.payload,
+    });
+    if (!check(e.author, signed, e.signature))
+      throw new ChainCheckError("BAD_SIGNATURE", "commit entry signature does not verify", { ...ctx, entry, author: id });
+  });
+}

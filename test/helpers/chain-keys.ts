@@ -1,0 +1,59 @@
+/**
+ * Real Ed25519 identities for chain tests: authors that sign contributions and commits exactly
+ * as a node does (node/chain/signatures.ts), so the tests exercise the real checks.
+ */
+import { generateKeyPair } from "@libp2p/crypto/keys";
+import { peerIdFromPrivateKey } from "@libp2p/peer-id";
+import { type Commit, type EncodedCommit, type SignedContribution, ZERO_HASH } from "../../node/chain/commit.js";
+import { signCommit } from "../../node/chain/commit-wire.js";
+import { type Signer, signerOf } from "../../node/chain/signatures.js";
+import { peerIdBytes } from "../../node/network/peer-bytes.js";
+import type { ContributionMessage } from "../../protocol/codec.js";
+import { contributionSignedBytes } from "../../protocol/signing.js";
+import { compareAuthors } from "../../training/algorithms/contribution.js";
+import type { Author } from "../../training/rng/seeds.js";
+
+export interface TestKey {
+  readonly author: Author;
+  readonly sign: Signer;
+  /** The peer id's multihash bytes. */
+  readonly bytes: Uint8Array;
+}
+
+/** `n` fresh identities; join times 1000 + i unless given. */
+export async function testKeys(n: number, joinedAt: (i: number) => number = (i) => 1000 + i): Promise<TestKey[]> {
+  return Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const key = await generateKeyPair("Ed25519");
+      const id = peerIdFromPrivateKey(key).toString();
+      return { author: { id, joinedAt: joinedAt(i) }, sign: signerOf(key), bytes: peerIdBytes(id) };
+    }),
+  );
+}
+
+/** A contribution signed by `k` for (runId, iteration, parentHash). */
+export function signedContribution(
+  k: TestKey,
+  runId: string,
+  iteration: number,
+  payload: Uint8Array,
+  parentHash: Uint8Array = ZERO_HASH,
+): { c: SignedContribution; m: ContributionMessage } {
+  const m = { runId, iteration, joinedAt: k.author.joinedAt, payload, parentHash, signature: new Uint8Array(0) };
+  const signature = k.sign(contributionSignedBytes(m));
+  return { c: { author: k.author, payload, signature }, m: { ...m, signature } };
+}
+
+/** A commit signed by `proposer` over entries signed by their authors (sorted into timestamp order). */
+export function signedCommit(
+  proposer: TestKey,
+  fields: { runId: string; iteration: number; prevHash?: Uint8Array; checksum: Uint8Array; rank: number },
+  entries: readonly { key: TestKey; payload: Uint8Array }[],
+): EncodedCommit {
+  const prevHash = fields.prevHash ?? ZERO_HASH;
+  const signed = entries
+    .map((e) => signedContribution(e.key, fields.runId, fields.iteration, e.payload, prevHash).c)
+    .sort((a, b) => compareAuthors(a.author, b.author));
+  const commit: Commit = { ...fields, prevHash, entries: signed, proposer: proposer.author.id };
+  return signCommit(commit, proposer.sign);
+}

@@ -1,0 +1,231 @@
+/**
+ * The chain rules the rounds enforce (issue 11): rank computed against the previous commit's
+ * authors, checksum verified by applying (with the self-check that tells our corruption from a
+ * proposer's lie), fork choice by rank then hash, and equivocation evidence. Real signatures,
+ * real training state (tiny-spsa), no network.
+ */
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import { chained, type EncodedCommit, proposerOrder } from "../../../node/chain/commit.js";
+import { Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
+import { createLogger } from "../../../node/observe/logger.js";
+import { fromHex, toHex } from "../../../protocol/bytes.js";
+import { PRESETS } from "../../../protocol/presets.js";
+import { parseRunSpec } from "../../../protocol/run-spec.js";
+import { useBackend } from "../../../training/engine.js";
+import { initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
+import { signedCommit, signedContribution, type TestKey, testKeys } from "../../helpers/chain-keys.js";
+
+const log = createLogger({ level: "silent" });
+/** The hash of commit -1 in these tests: the chain we pretend to continue. */
+const H0 = new Uint8Array(32).fill(0x42);
+
+let run: RunContext;
+let keys: TestKey[];
+/** The eligible proposers for iteration 0 (authors of "commit -1"), best first. */
+let order: TestKey[];
+let sybils: TestKey[];
+
+before(async () => {
+  await useBackend("wasm");
+  run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
+  keys = await testKeys(4);
+  sybils = await testKeys(4, (i) => 5000 + i);
+  const byId = new Map(keys.slice(0, 3).map((k) => [k.author.id, k]));
+  order = proposerOrder(run.runId, 0, byId.keys()).map((id) => byId.get(id) as TestKey);
+});
+
+const payloadOf = (i: number) => new Uint8Array(run.algorithm.maxPayloadBytes).fill((i % 100) + 1);
+
+/** A follower at head 0 chained to H0, whose last commit's authors are keys 0..2. */
+function follower(self = keys[3]) {
+  const events: RoundsEvent[] = [];
+  const replica = initialReplica(run);
+  const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: self.sign };
+  const rounds = new Rounds(self.author, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: false }, log, (e) =>
+    events.push(e),
+  );
+  rounds.resumeChain(H0, keys.slice(0, 3).map((k) => k.author.id));
+  return { rounds, replica, events, of: <K extends RoundsEvent["kind"]>(k: K) => events.filter((e) => e.kind === k) as Extract<RoundsEvent, { kind: K }>[] };
+}
+
+/** The true checksum after iteration 0 with these authors' entries. */
+function truth(authors: readonly TestKey[]): string {
+  const r = initialReplica(run);
+  const entries = authors.map((k, i) => signedContribution(k, run.runId, 0, payloadOf(keys.indexOf(k) >= 0 ? keys.indexOf(k) : 50 + i), H0).c);
+  r.applyIteration(run.algorithm, entries);
+  return r.checksum();
+}
+
+/** A commit for iteration 0 by `proposer` at `rank` with entries by `authors`. */
+function commit(proposer: TestKey, rank: number, authors: readonly TestKey[], checksum?: string): EncodedCommit {
+  const sum = checksum ?? truth(authors);
+  return signedCommit(
+    proposer,
+    { runId: run.runId, iteration: 0, prevHash: H0, checksum: fromHex(sum), rank },
+    authors.map((k, i) => ({ key: k, payload: payloadOf(keys.indexOf(k) >= 0 ? keys.indexOf(k) : 50 + i) })),
+  );
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe("rank is computed, never claimed", () => {
+  it("a commit claiming rank 0 by the rank-1 proposer (usurp) is rejected; the same proposer at rank 1 applies", async () => {
+    const f = follower();
+    const all = keys.slice(0, 3);
+    f.rounds.onCommit(commit(order[1], 0, all));
+    assert.equal(f.rounds.head, 0, "nothing applied");
+    assert.deepEqual(f.of("rejected").map((e) => [e.proposer, e.reason]), [[order[1].author.id, "claims rank 0, holds 1"]]);
+    f.rounds.onCommit(commit(order[1], 1, all));
+    assert.equal(f.rounds.head, 1);
+    assert.equal(f.rounds.checksumAt(1), truth(all));
+    f.rounds.stop();
+  });
+
+  it("a stranger may commit only at the fallback rank n + 1 and only as an author of its own commit", () => {
+    const f = follower();
+    const stranger = sybils[0];
+    f.rounds.onCommit(commit(stranger, 0, [stranger]));
+    f.rounds.onCommit(commit(stranger, 4, keys.slice(0, 2)));
+    assert.equal(f.rounds.head, 0);
+    assert.deepEqual(f.of("rejected").map((e) => e.reason), ["claims rank 0, holds 4", "proposer may not propose this iteration"]);
+    f.rounds.onCommit(commit(stranger, 4, [keys[0], stranger]));
+    assert.equal(f.rounds.head, 1, "fallback rank n + 1 = 4 with its own entry");
+    f.rounds.stop();
+  });
+
+  it("a commit from another run is ignored, and its signer not charged", () => {
+    const f = follower();
+    const other = signedCommit(
+      order[0],
+      { runId: "ee".repeat(32), iteration: 0, prevHash: H0, checksum: fromHex(truth([order[0]])), rank: 0 },
+      [{ key: order[0], payload: payloadOf(keys.indexOf(order[0])) }],
+    );
+    f.rounds.onCommit(other);
+    assert.equal(f.rounds.head, 0);
+    assert.equal(f.of("rejected").length, 0);
+  });
+
+  it("predecessor's authors unknown (a snapshot without anchor): an honest rank-1 commit applies, nobody is charged", () => {
+    const f = follower();
+    f.rounds.resumeChain(H0, []);
+    f.rounds.onCommit(commit(order[1], 1, keys.slice(0, 3)));
+    assert.equal(f.rounds.head, 1);
+    assert.equal(f.of("rejected").length, 0);
+    f.rounds.stop();
+  });
+});
+
+describe("the checksum is verified by applying", () => {
+  it("a lying checksum: rejected, state rolled back, the fallback rank's commit applies", async () => {
+    const f = follower();
+    const before = f.replica.checksum();
+    const all = keys.slice(0, 3);
+    f.rounds.onCommit(commit(order[0], 0, all, "ab".repeat(32)));
+    assert.equal(f.rounds.head, 0);
+    assert.equal(f.replica.checksum(), before, "rolled back to the verified pre-state");
+    assert.equal(f.of("rejected").length, 1);
+    assert.match(f.of("rejected")[0].reason, /^checksum/);
+    assert.equal(f.of("diverged").length, 0, "not our fault");
+    // The same lie again (a replay over /commits) is refused without applying.
+    f.rounds.onCommit(commit(order[0], 0, all, "ab".repeat(32)));
+    assert.equal(f.of("rejected").length, 1);
+    f.rounds.onCommit(commit(order[1], 1, all));
+    assert.equal(f.rounds.head, 1);
+    assert.equal(f.rounds.checksumAt(1), truth(all));
+    f.rounds.stop();
+  });
+
+  it("our own corrupted state: the honest commit does not check out and WE are diverged, nobody is charged", () => {
+    const f = follower();
+    f.replica.weights[0] += 1;
+    f.rounds.onCommit(commit(order[0], 0, keys.slice(0, 3)));
+    assert.equal(f.of("rejected").length, 0);
+    assert.equal(f.of("diverged").length, 1);
+    assert.match(f.of("diverged")[0].reason, /our state before it did not match/);
+    f.rounds.stop();
+  });
+});
+
+describe("fork choice: rank, then hash; never the entry count", () => {
+  it("a padded commit at a worse rank loses, whichever arrives first", async () => {
+    const small = commit(order[0], 0, [order[0]]);
+    const padded = commit(order[1], 1, [...keys.slice(0, 3)]);
+    for (const arrival of [
+      [small, padded],
+      [padded, small],
+    ]) {
+      const f = follower();
+      for (const c of arrival) {
+        f.rounds.onCommit(c);
+        await tick();
+      }
+      assert.equal(f.rounds.head, 1);
+      assert.equal(toHex(f.rounds.headHash), toHex(chained(small).hash), "rank 0 won");
+      assert.equal(f.rounds.checksumAt(1), truth([order[0]]));
+      f.rounds.stop();
+    }
+  });
+
+  it("a better-ranked commit that lies does not win the switch: we keep the one we had", async () => {
+    const f = follower();
+    const fallback = commit(order[1], 1, keys.slice(0, 3));
+    f.rounds.onCommit(fallback);
+    await tick();
+    f.rounds.onCommit(commit(order[0], 0, [order[0]], "cd".repeat(32)));
+    assert.equal(f.rounds.head, 1);
+    assert.equal(toHex(f.rounds.headHash), toHex(chained(fallback).hash));
+    assert.equal(f.rounds.checksumAt(1), truth(keys.slice(0, 3)));
+    assert.equal(f.of("rejected").length, 1);
+    f.rounds.stop();
+  });
+
+  it("one proposer signing two commits for one slot: the lower hash wins everywhere, the pair is kept as evidence", async () => {
+    const x = commit(order[0], 0, [order[0]]);
+    const y = commit(order[0], 0, [order[0], ...sybils]);
+    const lower = toHex(chained(x).hash) < toHex(chained(y).hash) ? x : y;
+    for (const arrival of [
+      [x, y],
+      [y, x],
+    ]) {
+      const f = follower();
+      for (const c of arrival) {
+        f.rounds.onCommit(c);
+        await tick();
+      }
+      assert.equal(toHex(f.rounds.headHash), toHex(chained(lower).hash));
+      const ev = f.of("equivocation");
+      assert.equal(ev.length, 1);
+      assert.equal(ev[0].evidence.kind, "commit");
+      assert.equal(ev[0].evidence.signer, order[0].author.id);
+      assert.equal(f.rounds.evidence.against(order[0].author.id).length, 1);
+      f.rounds.stop();
+    }
+  });
+});
+
+describe("equivocation by authors", () => {
+  it("two valid contributions for one (iteration, parent) with different payloads are evidence against the author", () => {
+    const f = follower();
+    const a = keys[0];
+    f.rounds.onContribution(signedContribution(a, run.runId, 0, payloadOf(1), H0).c, 0, H0);
+    f.rounds.onContribution(signedContribution(a, run.runId, 0, payloadOf(2), H0).c, 0, H0);
+    const ev = f.of("equivocation");
+    assert.equal(ev.length, 1);
+    assert.deepEqual([ev[0].evidence.kind, ev[0].evidence.signer, ev[0].evidence.iteration], ["contribution", a.author.id, 0]);
+    assert.deepEqual(ev[0].evidence.first.payload, payloadOf(1));
+    assert.deepEqual(ev[0].evidence.second.payload, payloadOf(2));
+  });
+
+  it("an honest re-contribution after a one-step fork switch (another parent) is not equivocation", () => {
+    const f = follower();
+    const a = keys[0];
+    const other = new Uint8Array(32).fill(0x43);
+    f.rounds.onContribution(signedContribution(a, run.runId, 0, payloadOf(1), other).c, 0, other);
+    f.rounds.onContribution(signedContribution(a, run.runId, 0, payloadOf(2), H0).c, 0, H0);
+    // The same bytes again is a duplicate, not equivocation either.
+    f.rounds.onContribution(signedContribution(a, run.runId, 0, payloadOf(2), H0).c, 0, H0);
+    assert.equal(f.of("equivocation").length, 0);
+    assert.equal(f.rounds.held().contributions, 2);
+  });
+});
