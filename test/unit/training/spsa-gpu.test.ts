@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { applyUpdateJs, perturbJs, planUpdate, type Step } from "../../../training/algorithms/spsa-update.js";
+import { GpuSpsa } from "../../../training/gpu/spsa-gpu.js";
+import { GpuError, openWebGpu } from "../../../training/gpu/webgpu.js";
+import { seedFrom } from "../../../training/rng/seeds.js";
+import { compareUpdates } from "../../helpers/gpu-update-check.js";
+import { bytesOf, layoutWith, weightsFor } from "../../helpers/spsa-inputs.js";
+import { useLavapipe } from "../../helpers/vulkan.js";
+
+/** Skips only where the driver or the optional `webgpu` package truly cannot be had. */
+async function device(): Promise<GpuSpsa | string> {
+  const problem = useLavapipe();
+  if (problem) return problem;
+  try {
+    return new GpuSpsa(await openWebGpu());
+  } catch (err) {
+    if (err instanceof GpuError && err.context.package) return err.message;
+    throw err;
+  }
+}
+const gpu = await device();
+const skip = typeof gpu === "string" ? gpu : false;
+const kernels = () => gpu as GpuSpsa;
+
+describe("SPSA on a WebGPU device (lavapipe) = JavaScript reference", { skip }, () => {
+  it("runs on the software driver the test selected", () => {
+    assert.ok(kernels().gpu.software, `adapter ${kernels().gpu.adapterName} is not lavapipe`);
+    assert.match(kernels().gpu.adapterName, /llvmpipe/);
+  });
+
+  it("perturbs with the same seeded noise, byte for byte (ragged tensors, both signs)", async () => {
+    for (const sizes of [[1], [5, 33, 129], [4097, 4096, 3]]) {
+      const layout = layoutWith(sizes);
+      const w = weightsFor(`gpu-perturb${layout.size}`, layout.size);
+      const base = kernels().weights(w);
+      const out = kernels().weights(new Float32Array(layout.size));
+      const seed = seedFrom("test/gpu-perturb", [layout.size]);
+      for (const sign of [1, -1] as const) {
+        const js = new Float32Array(layout.size);
+        perturbJs(js, w, layout, seed, 1e-3, sign);
+        kernels().perturb(out, base, layout, seed, 1e-3, sign);
+        const dev = await kernels().read(out, layout.size);
+        assert.ok(bytesOf(js).equals(bytesOf(dev)), `tensors [${sizes.join(", ")}], sign ${sign}`);
+      }
+    }
+  });
+
+  it("gives the same weight bytes after 100 updates on random inputs (gpu_update_bit_identical)", async () => {
+    const r = await compareUpdates(kernels(), "unit", 100);
+    assert.ok(r.moved > 0.99 * r.params, `only ${r.moved} of ${r.params} weights moved`);
+    assert.equal(r.differing, 0);
+    assert.ok(r.identical);
+  });
+
+  it("keeps -0 + +0 = +0 and leaves weights with a zero step untouched", async () => {
+    const layout = layoutWith([64]);
+    const seed = seedFrom("test/gpu-zero", []);
+    // The same direction up and down: every class sum is 0, so d = 0 for every weight.
+    const steps: Step[] = [{ seed, byte: 100 }, { seed, byte: -100 }];
+    const w0 = weightsFor("gpu-zero", 64);
+    w0[2] = 1e-40; // subnormal: must survive a zero step even where the device flushes subnormals
+    const buffer = kernels().weights(w0);
+    const plans = planUpdate(steps, 2, 0.1);
+    kernels().apply(buffer, layout, plans);
+    const js = w0.slice();
+    applyUpdateJs(js, layout, plans);
+    assert.ok(bytesOf(js).equals(bytesOf(await kernels().read(buffer, 64))));
+  });
+
+  it("refuses a class constant outside its exact range instead of rounding differently", () => {
+    const layout = layoutWith([8]);
+    const plans = planUpdate([{ seed: seedFrom("t", []), byte: 1 }], 1, 1e-30);
+    assert.throws(() => kernels().apply(kernels().weights(new Float32Array(8)), layout, plans), (err: GpuError) => err.code === "GPU_OUT_OF_RANGE");
+  });
+});
