@@ -5,6 +5,7 @@
 
 import { dockerSection } from "./docker.js";
 import { binarySection } from "./binary.js";
+import { gpuSection } from "./gpu.js";
 import {
   marketplaceEfficiencySection,
   marketplaceMnistSection,
@@ -30,6 +31,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   docker: dockerSection,
   lm: lmSection,
   binary: binarySection,
+  gpu: gpuSection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");
