@@ -6,6 +6,8 @@
 import * as tf from "@tensorflow/tfjs";
 import { kernelsProblem } from "./algorithms/spsa-kernels.js";
 import { SeedswarmError } from "../protocol/errors.js";
+import { useUpdateKernels, updateKernels } from "./algorithms/update-kernels.js";
+import { GpuUpdateKernels } from "./gpu/gpu-update-kernels.js";
 import { openWebGpu } from "./gpu/webgpu.js";
 
 import { BACKENDS, type BackendChoice, type BackendName } from "./backends.js";
@@ -115,9 +117,11 @@ export async function useBackend(
       active = name;
       if (name === "webgpu") refuseSyncReads();
       // The canonical update runs in WebAssembly where its kernels load, in plain JS otherwise
-      // (the same bytes, ~25x slower): said here, so a slow node says why.
-      const problem = kernelsProblem();
-      log?.info({ backend: name, ...(deviceName ? { device: deviceName } : {}), tried: Object.keys(failures), updateKernels: problem ? `js (${problem})` : "wasm" }, "backend in use");
+      // (the same bytes, ~25x slower), or in WGSL where selected: said here, so a slow node says why.
+      selectUpdateKernels();
+      const kernels = updateKernels();
+      const updateWith = kernels ? kernels.description : `js (${kernelsProblem() || "selected"})`;
+      log?.info({ backend: name, ...(deviceName ? { device: deviceName } : {}), tried: Object.keys(failures), updateKernels: updateWith }, "backend in use");
       return name;
     }
     failures[name] = "setBackend failed";
@@ -128,6 +132,27 @@ export async function useBackend(
     `backend "${wanted}" is not available: ${failures[wanted]}; install ${PACKAGE[wanted]} (npm install ${PACKAGE[wanted]}) or use --backend auto`,
     { choice, failures },
   );
+}
+
+/**
+ * SEEDSWARM_UPDATE_KERNELS=webgpu|wasm|js picks what runs the canonical update and the seeded
+ * noise, apart from the tensor backend (default: wasm). "webgpu" runs them in WGSL on the WebGPU
+ * device (Dawn), so a node whose forward passes run on wasm or cpu still updates on the GPU.
+ * Experimental: the weights cross to the device and back on every call.
+ */
+let kernelsChosen = false;
+function selectUpdateKernels(): void {
+  const wanted = process.env.SEEDSWARM_UPDATE_KERNELS;
+  if (kernelsChosen || wanted === undefined || wanted === "" || wanted === "wasm") return;
+  if (wanted === "js") useUpdateKernels(null);
+  else if (wanted === "webgpu") {
+    try {
+      useUpdateKernels(new GpuUpdateKernels());
+    } catch (err) {
+      throw new BackendError("BACKEND_UNAVAILABLE", `SEEDSWARM_UPDATE_KERNELS=webgpu: ${(err as Error).message}`, { updateKernels: wanted });
+    }
+  } else throw new BackendError("BACKEND_UNKNOWN", `SEEDSWARM_UPDATE_KERNELS="${wanted}": choose webgpu, wasm or js`, { updateKernels: wanted });
+  kernelsChosen = true;
 }
 
 /**

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { applyUpdateJs, perturbJs, planUpdate, type Step } from "../../../training/algorithms/spsa-update.js";
+import { applyUpdateJs, perturbJs, planPasses, planUpdate, type Step } from "../../../training/algorithms/spsa-update.js";
+import { GpuUpdateKernels } from "../../../training/gpu/gpu-update-kernels.js";
 import { GpuSpsa } from "../../../training/gpu/spsa-gpu.js";
 import { GpuError, openWebGpu } from "../../../training/gpu/webgpu.js";
 import { seedFrom } from "../../../training/rng/seeds.js";
 import { compareUpdates } from "../../helpers/gpu-update-check.js";
-import { bytesOf, layoutWith, weightsFor } from "../../helpers/spsa-inputs.js";
+import { bytesOf, layoutWith, stepsFor, weightsFor } from "../../helpers/spsa-inputs.js";
 import { useLavapipe } from "../../helpers/vulkan.js";
 
 /** Skips only where the driver or the optional `webgpu` package truly cannot be had. */
@@ -72,5 +73,40 @@ describe("SPSA on a WebGPU device (lavapipe) = JavaScript reference", { skip }, 
     const layout = layoutWith([8]);
     const plans = planUpdate([{ seed: seedFrom("t", []), byte: 1 }], 1, 1e-30);
     assert.throws(() => kernels().apply(kernels().weights(new Float32Array(8)), layout, plans), (err: GpuError) => err.code === "GPU_OUT_OF_RANGE");
+  });
+});
+
+describe("GpuUpdateKernels: the WGSL kernels called synchronously through a worker", { skip }, () => {
+  it("updates and perturbs in place of the WebAssembly kernels, the same bytes as JS", async () => {
+    const sync = new GpuUpdateKernels();
+    try {
+      assert.match(sync.description, /^webgpu \(llvmpipe.*\(software\)\)$/);
+      const layout = layoutWith([77, 4097, 5]);
+      const w0 = weightsFor("gpu-sync", layout.size);
+      const dev = w0.slice();
+      const js = w0.slice();
+      for (let u = 0; u < 5; u++) {
+        const steps = stepsFor(`gpu-sync/${u}`, 30);
+        for (const plans of planPasses(steps, 30, 1e-2)) {
+          sync.apply(dev, layout, plans);
+          applyUpdateJs(js, layout, plans);
+        }
+      }
+      assert.ok(bytesOf(js).equals(bytesOf(dev)), "update");
+      assert.ok(!bytesOf(js).equals(bytesOf(w0)), "the updates moved the weights");
+      const out = new Float32Array(layout.size);
+      const ref = new Float32Array(layout.size);
+      const seed = seedFrom("test/gpu-sync", []);
+      sync.perturb(out, js, layout, seed, 1e-3, -1);
+      perturbJs(ref, js, layout, seed, 1e-3, -1);
+      assert.ok(bytesOf(ref).equals(bytesOf(out)), "perturbation");
+      // Outside the kernels' exact range the JS reference runs instead: still the same bytes.
+      const tiny = planUpdate(stepsFor("gpu-sync/tiny", 4), 4, 1e-30);
+      sync.apply(dev, layout, tiny);
+      applyUpdateJs(js, layout, tiny);
+      assert.ok(bytesOf(js).equals(bytesOf(dev)), "out-of-range plan");
+    } finally {
+      await sync.close();
+    }
   });
 });
