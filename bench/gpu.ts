@@ -5,12 +5,15 @@
  * - gpu_update_ns_per_param_byte: the WGSL update's device time per parameter and gradient byte;
  * - gpu_enqueue_ms_per_forward: CPU time of the Node thread (the thread's own schedstat, so the
  *   driver's threads are not counted) per GPT-2-small-shaped forward through tfjs-webgpu;
- * - gpu_forward_ms / gpu_lm_tokens_per_s: wall time of that forward, read back.
+ * - gpu_forward_ms / gpu_lm_tokens_per_s: wall time of that forward, read back;
+ * - mixed_backend_swarm_identical: wasm, cpu and webgpu-update node processes, 50 iterations.
  * Runs unchanged on a GPU machine: `npm run bench -- --only gpu`.
  */
 /// <reference types="@webgpu/types" />
 import { existsSync, readFileSync } from "node:fs";
 import * as tf from "@tensorflow/tfjs";
+import { runMixedSwarm } from "../test/e2e/mixed-swarm.js";
+import { cleanup } from "../test/e2e/node-process.js";
 import { compareUpdates } from "../test/helpers/gpu-update-check.js";
 import { stepsFor, weightsFor } from "../test/helpers/spsa-inputs.js";
 import { planUpdate } from "../training/algorithms/spsa-update.js";
@@ -21,7 +24,7 @@ import { parseHfConfig } from "../training/hf/config.js";
 import { initWeights } from "../training/models/model.js";
 import { buildTransformer, tokenBatch } from "../training/models/transformer.js";
 import { layoutOf, toTensors } from "../training/params.js";
-import type { Section } from "./report.js";
+import { fmt, type Section } from "./report.js";
 
 const GPT2_SMALL = { model_type: "gpt2", vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12 };
 const LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.json";
@@ -90,6 +93,10 @@ export async function gpuSection(): Promise<Section> {
   tf.dispose(tensors);
   if (deviceErrors > 0) throw new Error(`the forward pass raised ${deviceErrors} WebGPU errors on ${dev.adapterName}: its figures would be wrong`);
   const tokensPerS = (batchSize * length * 1000) / forwardMs;
+
+  const swarm = await runMixedSwarm(50);
+  await cleanup();
+  const swarmOk = swarm.exits.every((e) => e.code === 0) && swarm.disagreed === 0 && swarm.compared >= 50;
   return {
     id: "gpu",
     title: `GPU (WebGPU through Dawn): ${dev.adapterName}`,
@@ -100,7 +107,8 @@ export async function gpuSection(): Promise<Section> {
 - \`gpu_update_ns_per_param_byte\`: device time of the WGSL update per parameter and non-zero gradient byte (${dev.software ? "2^20" : "2^24"} parameters, 48 bytes; wasm SIMD on one core: see \`lm_update\`).
 - \`gpu_enqueue_ms_per_forward\`: CPU time of the Node thread (its own /proc/thread-self/schedstat, so the driver's threads are not counted) to enqueue one GPT-2-small-shaped forward (12 layers, width 768, vocabulary projection included) through tfjs-webgpu 4.22, as is (no batching of perturbations yet), mean of ${reps}; batch ${batchSize} x ${length} tokens (the dispatch count does not depend on the batch${dev.software ? "; 2 sequences instead of 16 so that lavapipe finishes" : ""}); vocabulary ${vocab}${vocab < GPT2_SMALL.vocab_size ? ` instead of ${GPT2_SMALL.vocab_size}, so that the token embedding fits the adapter's ${tfDevice.limits.maxStorageBufferBindingSize / 2 ** 20} MiB storage binding limit` : ""}.
 - \`gpu_forward_ms\`, \`gpu_lm_tokens_per_s\`: wall time of that forward, read back, and its tokens per second.
-- Not measured here: \`gpu_vs_torch_ratio\` (needs a GPU and python3 with torch), \`mixed_backend_swarm_identical\` (a node cannot train on tfjs-webgpu yet: docs/architecture.md), the low-rank figures (not built).`,
+- \`mixed_backend_swarm_identical\`: a wasm node, a cpu node and a node whose canonical update runs in WGSL on this adapter (\`SEEDSWARM_UPDATE_KERNELS=webgpu\`, forward passes on wasm), real processes, 50 iterations of tiny-spsa: ${swarm.compared} checksum pairs compared, ${swarm.disagreed} differ (${fmt(swarm.seconds)} s).
+- Not measured here: \`gpu_vs_torch_ratio\` (needs a GPU and python3 with torch), the low-rank figures (not built), a node training on tfjs-webgpu (its forward passes; the training loop reads losses synchronously: docs/architecture.md, "GPU").`,
     figures: {
       gpu_update_bit_identical: check.identical ? 1 : 0,
       gpu_adapter_is_software: dev.software ? 1 : 0,
@@ -109,6 +117,7 @@ export async function gpuSection(): Promise<Section> {
       gpu_forward_ms: forwardMs,
       gpu_lm_tokens_per_s: tokensPerS,
       gpu_forward_batch: batchSize,
+      mixed_backend_swarm_identical: swarmOk ? 1 : 0,
     },
   };
 }

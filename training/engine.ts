@@ -136,9 +136,10 @@ export async function useBackend(
 
 /**
  * SEEDSWARM_UPDATE_KERNELS=webgpu|wasm|js picks what runs the canonical update and the seeded
- * noise, apart from the tensor backend (default: wasm). "webgpu" runs them in WGSL on the WebGPU
- * device (Dawn), so a node whose forward passes run on wasm or cpu still updates on the GPU.
- * Experimental: the weights cross to the device and back on every call.
+ * noise, apart from the tensor backend (default: wasm). "webgpu" runs the update in WGSL on the
+ * WebGPU device (Dawn; the noise for host-side forward passes stays in wasm), so a node whose
+ * forward passes run on wasm or cpu still updates on the GPU. Experimental: the weights cross to
+ * the device and back on every update.
  */
 let kernelsChosen = false;
 function selectUpdateKernels(): void {

@@ -1,10 +1,11 @@
 /**
- * UpdateKernels on the WebGPU device, callable synchronously like the WebAssembly kernels: the
- * WGSL kernels run in a worker thread (update-worker.ts) while this thread waits on a shared
+ * UpdateKernels whose canonical update runs on the WebGPU device, callable synchronously like the
+ * WebAssembly kernels: the WGSL kernels run in a worker thread (update-worker.ts) while this thread waits on a shared
  * flag. The weights go to the device and back once per call (a copy each way): they do not yet
  * stay on the device between iterations.
  */
 import { Worker } from "node:worker_threads";
+import { sharedKernels } from "../algorithms/spsa-kernels.js";
 import { applyUpdateJs, type ClassPlan, perturbJs } from "../algorithms/spsa-update.js";
 import type { UpdateKernels } from "../algorithms/update-kernels.js";
 import type { ParamLayout } from "../params.js";
@@ -63,12 +64,16 @@ export class GpuUpdateKernels implements UpdateKernels {
     weights.set(data.subarray(0, weights.length));
   }
 
+  /**
+   * The perturbation a host-side forward pass reads: made on the host (WebAssembly, or the JS
+   * reference), since a round trip to the device per perturbation costs more than it saves while
+   * forward passes run on the host. The bytes are the same either way (GpuSpsa.perturb is tested
+   * against perturbJs); device noise pays once forward passes run on the device.
+   */
   perturb(out: Float32Array, weights: Float32Array, layout: ParamLayout, seed: Seed, eps: number, sign: 1 | -1): void {
-    if (!inKernelRange(Math.fround(sign * eps))) return perturbJs(out, weights, layout, seed, eps, sign);
-    const n = weights.length;
-    const data = this.stage(weights, 2 * n);
-    this.call({ op: "perturb", tensors: GpuUpdateKernels.tensors(layout), size: n, seed, eps, sign });
-    out.set(data.subarray(n, 2 * n));
+    const host = sharedKernels();
+    if (host) host.perturb(out, weights, layout, seed, eps, sign);
+    else perturbJs(out, weights, layout, seed, eps, sign);
   }
 
   /** Stops the worker (its device goes with it). */

@@ -1,13 +1,12 @@
 /**
  * Worker thread of GpuUpdateKernels (gpu-update-kernels.ts): owns the WebGPU device and runs the
- * WGSL update and perturbation for the main thread, which waits on `control` (Atomics) meanwhile.
+ * WGSL update for the main thread, which waits on `control` (Atomics) meanwhile.
  * A worker, because reading a GPU buffer back is asynchronous (mapAsync) and the algorithms'
  * apply and contribute are synchronous: the main thread blocks, this thread's event loop runs.
  */
 import { parentPort } from "node:worker_threads";
 import type { ClassPlan } from "../algorithms/spsa-update.js";
 import type { ParamLayout } from "../params.js";
-import type { Seed } from "../rng/seeds.js";
 import { GpuSpsa } from "./spsa-gpu.js";
 import { openWebGpu } from "./webgpu.js";
 
@@ -15,7 +14,6 @@ import { openWebGpu } from "./webgpu.js";
 export type UpdateRequest = { control: SharedArrayBuffer; data: SharedArrayBuffer } & (
   | { op: "open" }
   | { op: "apply"; tensors: { offset: number; size: number }[]; size: number; plans: ClassPlan[] }
-  | { op: "perturb"; tensors: { offset: number; size: number }[]; size: number; seed: Seed; eps: number; sign: 1 | -1 }
 );
 
 /** control (Int32Array): [0] state, [1] reply length; bytes from 8: the reply (UTF-8). */
@@ -43,15 +41,8 @@ async function handle(req: UpdateRequest): Promise<string> {
   const layout = { tensors: req.tensors, size: req.size } as unknown as ParamLayout;
   const data = new Float32Array(req.data);
   const weights = kernels.weights(data.subarray(0, req.size));
-  if (req.op === "apply") {
-    kernels.apply(weights, layout, req.plans);
-    data.set(await kernels.read(weights, req.size));
-  } else {
-    const out = kernels.weights(data.subarray(0, req.size));
-    kernels.perturb(out, weights, layout, req.seed, req.eps, req.sign);
-    data.set(await kernels.read(out, req.size), req.size);
-    out.destroy();
-  }
+  kernels.apply(weights, layout, req.plans);
+  data.set(await kernels.read(weights, req.size));
   weights.destroy();
   return "";
 }
