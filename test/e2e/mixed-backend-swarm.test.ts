@@ -4,13 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { useLavapipe } from "../helpers/vulkan.js";
+import { webGpuProblem } from "../helpers/vulkan.js";
 import { runMixedSwarm } from "./mixed-swarm.js";
 import { cleanup } from "./node-process.js";
 
 after(cleanup);
 
-const skip = useLavapipe() ?? false;
+const skip = (await webGpuProblem()) ?? false;
 
 describe("mixed-backend swarm", { skip }, () => {
   it("wasm, cpu and webgpu-update nodes: 50 iterations, identical checksums at every iteration", { timeout: 240_000 }, async () => {

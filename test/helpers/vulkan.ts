@@ -40,3 +40,19 @@ export function useLavapipe(): string | null {
   }
   return problem;
 }
+
+/**
+ * useLavapipe, and the optional npm package `webgpu` (Dawn) loadable: null when WebGPU tests can
+ * run here; otherwise why not, for a skip message.
+ */
+export async function webGpuProblem(): Promise<string | null> {
+  const problem = useLavapipe();
+  if (problem) return problem;
+  const dawn = "webgpu";
+  try {
+    await import(dawn);
+    return null;
+  } catch (err) {
+    return `the optional package webgpu (Dawn) does not load: ${(err as Error).message.split("\n")[0]}`;
+  }
+}

@@ -3,22 +3,16 @@ import { describe, it } from "node:test";
 import { applyUpdateJs, perturbJs, planPasses, planUpdate, type Step } from "../../../training/algorithms/spsa-update.js";
 import { GpuUpdateKernels } from "../../../training/gpu/gpu-update-kernels.js";
 import { GpuSpsa } from "../../../training/gpu/spsa-gpu.js";
-import { GpuError, openWebGpu } from "../../../training/gpu/webgpu.js";
+import { type GpuError, openWebGpu } from "../../../training/gpu/webgpu.js";
 import { seedFrom } from "../../../training/rng/seeds.js";
 import { compareUpdates } from "../../helpers/gpu-update-check.js";
 import { bytesOf, layoutWith, stepsFor, weightsFor } from "../../helpers/spsa-inputs.js";
-import { useLavapipe } from "../../helpers/vulkan.js";
+import { webGpuProblem } from "../../helpers/vulkan.js";
 
 /** Skips only where the driver or the optional `webgpu` package truly cannot be had. */
 async function device(): Promise<GpuSpsa | string> {
-  const problem = useLavapipe();
-  if (problem) return problem;
-  try {
-    return new GpuSpsa(await openWebGpu());
-  } catch (err) {
-    if (err instanceof GpuError && err.context.package) return err.message;
-    throw err;
-  }
+  const problem = await webGpuProblem();
+  return problem ?? new GpuSpsa(await openWebGpu());
 }
 const gpu = await device();
 const skip = typeof gpu === "string" ? gpu : false;

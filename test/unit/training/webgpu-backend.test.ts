@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import * as tf from "@tensorflow/tfjs";
 import { BackendError, type EngineLog, useBackend } from "../../../training/engine.js";
-import { useLavapipe } from "../../helpers/vulkan.js";
+import { webGpuProblem } from "../../helpers/vulkan.js";
 
-const skip = useLavapipe() ?? false;
+const skip = (await webGpuProblem()) ?? false;
 
 function recorder(): EngineLog & { lines: { obj: Record<string, unknown>; msg: string }[] } {
   const lines: { obj: Record<string, unknown>; msg: string }[] = [];
