@@ -5,6 +5,7 @@
 
 import { dockerSection } from "./docker.js";
 import { binarySection } from "./binary.js";
+import { gpuSection } from "./gpu.js";
 import {
   marketplaceEfficiencySection,
   marketplaceMnistSection,
@@ -32,6 +33,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   lm: lmSection,
   binary: binarySection,
   verify: verifySection,
+  gpu: gpuSection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

@@ -24,7 +24,7 @@ import { SeedswarmError } from "../protocol/errors.js";
 export const ENV_PREFIX = "SEEDSWARM_";
 
 /** Variables that are not flags: the config file itself and test hooks read elsewhere. */
-const OTHER_VARIABLES = new Set(["SEEDSWARM_CONFIG", "SEEDSWARM_FAULT", "SEEDSWARM_TEST_KEEP"]);
+const OTHER_VARIABLES = new Set(["SEEDSWARM_CONFIG", "SEEDSWARM_FAULT", "SEEDSWARM_TEST_KEEP", "SEEDSWARM_UPDATE_KERNELS"]);
 
 /** Flags about configuration itself: never read from a file or a variable. */
 const META = new Set(["config", "print-config", "help", "version"]);

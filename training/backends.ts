@@ -3,7 +3,10 @@
  * choices without loading TensorFlow.js.
  */
 
-/** Backends in preference order. "tensorflow" is tfjs-node's native CPU backend. */
-export const BACKENDS = ["tensorflow-gpu", "tensorflow", "wasm", "cpu"] as const;
+/**
+ * Backends in preference order. "tensorflow" is tfjs-node's native CPU backend; "webgpu" is
+ * tfjs-backend-webgpu on Dawn (npm `webgpu`), which `auto` skips (engine.ts says why).
+ */
+export const BACKENDS = ["tensorflow-gpu", "webgpu", "tensorflow", "wasm", "cpu"] as const;
 export type BackendName = (typeof BACKENDS)[number];
 export type BackendChoice = BackendName | "auto";

@@ -132,8 +132,15 @@ describe("docker/Dockerfile and Dockerfile.gpu", () => {
       assert.deepEqual(s.expose, ["4001"]);
       assert.notEqual(s.user, "root");
     }
-    assert.equal(gpu.env.SEEDSWARM_BACKEND, "tensorflow-gpu");
-    assert.match(readFileSync(join(DOCKER, "Dockerfile.gpu"), "utf8"), /CUDA_IMAGE=nvidia\/cuda:11\.2\.\d+-cudnn8-runtime/);
+    // The default GPU target is the WebGPU route: the update on the GPU through Vulkan, which
+    // needs the toolkit's graphics capability to mount the driver's Vulkan ICD.
+    assert.equal(gpu.env.SEEDSWARM_UPDATE_KERNELS, "webgpu");
+    assert.deepEqual(gpu.env.NVIDIA_DRIVER_CAPABILITIES.split(",").sort(), ["compute", "graphics", "utility"]);
+    const gpuFile = readFileSync(join(DOCKER, "Dockerfile.gpu"), "utf8");
+    assert.match(gpuFile, /apt-get install -y --no-install-recommends libvulkan1/);
+    // The tfjs-node-gpu route stays as the `cuda` target.
+    assert.match(gpuFile, /CUDA_IMAGE=nvidia\/cuda:11\.2\.\d+-cudnn8-runtime/);
+    assert.match(gpuFile, /FROM \$\{CUDA_IMAGE\} AS cuda[\s\S]*SEEDSWARM_BACKEND=tensorflow-gpu/);
     const dockerignore = readFileSync(join(ROOT, ".dockerignore"), "utf8").split("\n");
     for (const p of ["node_modules", "dist", ".git"]) assert.ok(dockerignore.includes(p), `.dockerignore has ${p}`);
   });

@@ -23,6 +23,28 @@ function run(argv: string[]): boolean {
 }
 
 /**
+ * Installs Debian packages with apt-get (as root or through passwordless sudo), from `release`
+ * when given (e.g. "bookworm-backports", whose source is added first where it is missing). Null
+ * when apt-get succeeded; otherwise why not (for a skip message).
+ */
+export function aptInstall(pkgs: readonly string[], release?: string): string | null {
+  const wanted = `${release ? `-t ${release} ` : ""}${pkgs.join(" ")}`;
+  if (!onPath("apt-get")) return `this is not a Debian-like system: install ${pkgs.join(", ")} by hand`;
+  const root = process.getuid?.() === 0;
+  const sudo = root ? [] : ["sudo", "-n"];
+  if (!root && !run(["sudo", "-n", "true"])) return `installing ${wanted} needs root or passwordless sudo: sudo apt-get install -y ${wanted}`;
+  if (release && !run(["sh", "-c", `grep -rqs "${release}" /etc/apt/sources.list /etc/apt/sources.list.d/`])) {
+    const source = `Types: deb\nURIs: http://deb.debian.org/debian\nSuites: ${release}\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`;
+    if (!run([...sudo, "sh", "-c", `printf '${source}' > /etc/apt/sources.list.d/${release}.sources`]))
+      return `could not add the ${release} apt source`;
+  }
+  const target = release ? ["-t", release] : [];
+  if (!run([...sudo, "apt-get", "update", "-qq"]) || !run([...sudo, "apt-get", "install", "-y", "-qq", ...target, ...pkgs]))
+    return `apt-get install -y ${wanted} failed (no package mirror reachable?)`;
+  return null;
+}
+
+/**
  * Makes `command` (a name on PATH or an absolute path) available, installing Debian package
  * `pkg` when it is missing. Null when available; otherwise why not (for a skip message).
  */
@@ -31,20 +53,9 @@ export function ensureSystemPackage(command: string, pkg: string): string | null
   if (present()) return null;
   const key = `${command}:${pkg}`;
   if (tried.has(key)) return tried.get(key) ?? null;
-  let problem: string | null = null;
-  if (!onPath("apt-get")) {
-    problem = `${command} is missing and this is not a Debian-like system: install ${pkg} by hand`;
-  } else {
-    const root = process.getuid?.() === 0;
-    const sudo = root ? [] : ["sudo", "-n"];
-    if (!root && !run(["sudo", "-n", "true"])) {
-      problem = `${command} is missing; installing ${pkg} needs root or passwordless sudo: sudo apt-get install -y ${pkg}`;
-    } else if (!run([...sudo, "apt-get", "update", "-qq"]) || !run([...sudo, "apt-get", "install", "-y", "-qq", pkg])) {
-      problem = `${command} is missing and apt-get install -y ${pkg} failed (no package mirror reachable?)`;
-    } else if (!present()) {
-      problem = `apt-get installed ${pkg} but ${command} is still missing`;
-    }
-  }
+  let problem = aptInstall([pkg]);
+  if (problem) problem = `${command} is missing: ${problem}`;
+  else if (!present()) problem = `apt-get installed ${pkg} but ${command} is still missing`;
   tried.set(key, problem);
   return problem;
 }

@@ -67,6 +67,7 @@ export function kernelsProblem(): string {
 
 /** One instance of the kernels with its own memory: scratch, stream buffers and an arena. */
 export class SpsaKernels {
+  readonly description = "wasm";
   private readonly x: Exports;
   private readonly steps: number;
   private readonly classes: number;

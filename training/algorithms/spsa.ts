@@ -18,7 +18,7 @@ import { type Author, contributionSeed, contributionSeeds, type Seed } from "../
 import { lrAt, lrScale } from "../schedule.js";
 import type { Task } from "../tasks/task.js";
 import type { Algorithm, Contribution } from "./algorithm.js";
-import { type SpsaKernels, sharedKernels } from "./spsa-kernels.js";
+import { type UpdateKernels, updateKernels } from "./update-kernels.js";
 import { applyUpdateJs, perturbJs, planPasses, type Step } from "./spsa-update.js";
 
 /** One measured perturbation, kept for diagnostics and benchmarks. */
@@ -35,8 +35,8 @@ export class Spsa implements Algorithm {
   private readonly cfg: SpsaSpec;
   private readonly plus: Float32Array;
   private readonly minus: Float32Array;
-  /** The WebAssembly kernels, or null where they cannot load (then the JS reference runs). */
-  readonly kernels: SpsaKernels | null = sharedKernels();
+  /** The selected kernels (WebAssembly by default, or WGSL), or null: the JS reference runs. */
+  readonly kernels: UpdateKernels | null = updateKernels();
   /** The measurements of the last `contribute` call. */
   lastMeasurements: Measurement[] = [];
 

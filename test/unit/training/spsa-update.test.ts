@@ -10,46 +10,11 @@ import {
   type Step,
 } from "../../../training/algorithms/spsa-update.js";
 import { dequantizeGradient } from "../../../protocol/gradient-byte.js";
-import { layoutOf, type ParamLayout } from "../../../training/params.js";
-import { fillUniformInt, rademacherBits } from "../../../training/rng/noise.js";
+import { rademacherBits } from "../../../training/rng/noise.js";
 import { Purpose, type Seed, seedFrom, streamOf } from "../../../training/rng/seeds.js";
+import { bytesOf, layoutWith, stepsFor, weightsFor } from "../../helpers/spsa-inputs.js";
 
 const kernels = new SpsaKernels(1 << 16);
-
-/** Deterministic test randomness: uniform ints in [0, n) from a named Philox stream. */
-function ints(name: string, count: number, n: number): Uint32Array {
-  const out = new Uint32Array(count);
-  fillUniformInt(streamOf(seedFrom("test/spsa-update", [name]), Purpose.Batch), n, out);
-  return out;
-}
-
-function layoutWith(sizes: number[]): ParamLayout {
-  return layoutOf(sizes.map((s, i) => ({ name: `t${i}`, shape: [s], fanIn: 1, init: "zeros" as const })));
-}
-
-/** Weights with varied magnitudes, signed zeros included. */
-function weightsFor(name: string, n: number): Float32Array {
-  const r = ints(name, 2 * n, 1 << 24);
-  const w = new Float32Array(n);
-  for (let i = 0; i < n; i++) w[i] = ((r[2 * i] - (1 << 23)) / (1 << 23)) * 2 ** ((r[2 * i + 1] % 24) - 12);
-  if (n > 2) {
-    w[0] = -0;
-    w[1] = 0;
-  }
-  return w;
-}
-
-/** m bytes, zeros and the extremes +/-127 and +/-1 included. */
-function stepsFor(name: string, m: number): Step[] {
-  const r = ints(name, m, 255);
-  const special = [0, 127, -127, 1, -1];
-  return Array.from({ length: m }, (_, q) => ({
-    seed: seedFrom("test/spsa-update/step", [name, q]),
-    byte: q < special.length && m > 8 ? special[q] : r[q] - 127,
-  }));
-}
-
-const bytesOf = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 describe("Philox sign words: WebAssembly = JavaScript", () => {
   it("matches the Random123 known answer for counter 0, key 0", () => {
