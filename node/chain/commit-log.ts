@@ -1,69 +1,185 @@
 /**
  * `<run dir>/commits.jsonl`: one line per applied commit (authors, join timestamps, payloads, the
- * chain hashes), enough to replay the run in one process and to serve the chain after a restart.
- * A later line for an iteration supersedes an earlier one (a fork switch).
+ * chain hashes), enough to replay the run in one process, to resume past the last checkpoint and
+ * to serve the chain after a restart. A later line for an iteration supersedes an earlier one (a
+ * fork switch).
+ *
+ * Durability: each line is written with one write(2) as it is applied, so a killed process loses
+ * nothing the kernel took; `sync()` (at every checkpoint) fsyncs, so a power cut loses at most
+ * what came after the last checkpoint. A crash mid-write leaves a torn last line, which `read()`
+ * cuts off. A failed write (a full disk) is logged once and the log stops growing until the next
+ * successful checkpoint reopens it: resuming starts at that checkpoint, so the gap is harmless.
  */
-import { createWriteStream, existsSync, readFileSync, type WriteStream } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, truncateSync, writeSync } from "node:fs";
 import { fromHex, toHex } from "../../protocol/bytes.js";
-import { CHAIN_KEEP, type Commit } from "./commit.js";
+import type { Logger } from "../observe/logger.js";
+import type { Commit } from "./commit.js";
+
+/** A commit as the log holds it, with the hash it had when applied (the next commit's prevHash). */
+export interface LoggedCommit {
+  readonly commit: Commit;
+  readonly hash: Uint8Array;
+}
+
+interface Line {
+  iteration: number;
+  hash: string;
+  prevHash: string;
+  checksum: string;
+  rank: number;
+  entries: { author: string; joinedAt: number; payload: string }[];
+}
+
+function parseLine(text: string): LoggedCommit | null {
+  try {
+    const l = JSON.parse(text) as Line;
+    if (typeof l.iteration !== "number" || typeof l.hash !== "string" || typeof l.prevHash !== "string") return null;
+    return {
+      hash: fromHex(l.hash),
+      commit: {
+        iteration: l.iteration,
+        prevHash: fromHex(l.prevHash),
+        checksum: fromHex(l.checksum),
+        rank: l.rank,
+        entries: l.entries.map((e) => ({ author: { id: e.author, joinedAt: e.joinedAt }, payload: fromHex(e.payload) })),
+      },
+    };
+  } catch {
+    return null;
+  }
+}
 
 export class CommitLogFile {
-  private out?: WriteStream;
+  private fd: number | null = null;
+  /** Bytes of whole lines this object knows the file to hold (after read() and its own appends). */
+  private size = 0;
+  /** Set by a failed write: the file's length before it, where the reopened log cuts what it tore. */
+  private tornAt: number | null = null;
+  private failed = false;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly log: Logger,
+  ) {}
 
-  /** Appends an applied commit (opening the file on first use). */
+  /** Appends an applied commit (opening the file on first use). Never throws: a failure is logged and stops the log. */
   append(commit: Commit, hash: Uint8Array): void {
-    const line = JSON.stringify({
-      iteration: commit.iteration,
-      hash: toHex(hash),
-      prevHash: toHex(commit.prevHash),
-      checksum: toHex(commit.checksum),
-      rank: commit.rank,
-      entries: commit.entries.map((e) => ({
-        author: e.author.id,
-        joinedAt: e.author.joinedAt,
-        payload: toHex(e.payload),
-      })),
-    });
-    this.out ??= createWriteStream(this.path, { flags: "a" });
-    this.out.write(`${line}\n`);
+    if (this.failed) return;
+    const line = Buffer.from(
+      `${JSON.stringify({
+        iteration: commit.iteration,
+        hash: toHex(hash),
+        prevHash: toHex(commit.prevHash),
+        checksum: toHex(commit.checksum),
+        rank: commit.rank,
+        entries: commit.entries.map((e) => ({
+          author: e.author.id,
+          joinedAt: e.author.joinedAt,
+          payload: toHex(e.payload),
+        })),
+      })}\n`,
+    );
+    try {
+      this.fd ??= this.openForAppend();
+      const n = writeSync(this.fd, line);
+      if (n !== line.length) throw Object.assign(new Error(`short write: ${n} of ${line.length} bytes`), { code: "ENOSPC" });
+      this.size += n;
+    } catch (err) {
+      this.fail(err, commit.iteration);
+    }
   }
 
-  /** The commits for iterations before `head`, the last word for each, in order. */
-  read(head: number): Commit[] {
-    if (!existsSync(this.path)) return [];
-    const byIteration = new Map<number, Commit>();
-    for (const text of readFileSync(this.path, "utf8").split("\n")) {
-      if (!text) continue;
-      try {
-        const l = JSON.parse(text) as {
-          iteration: number;
-          prevHash?: string;
-          checksum: string;
-          rank: number;
-          entries: { author: string; joinedAt: number; payload: string }[];
-        };
-        if (l.iteration >= head || l.prevHash === undefined) continue;
-        byIteration.set(l.iteration, {
-          iteration: l.iteration,
-          prevHash: fromHex(l.prevHash),
-          checksum: fromHex(l.checksum),
-          rank: l.rank,
-          entries: l.entries.map((e) => ({
-            author: { id: e.author, joinedAt: e.joinedAt },
-            payload: fromHex(e.payload),
-          })),
-        });
-      } catch {
-        // A torn last line after a crash: skip it.
-      }
+  /** Makes what was appended durable (fsync). False when the log is stopped or the sync failed. */
+  sync(): boolean {
+    if (this.failed) return false;
+    if (this.fd === null) return true;
+    try {
+      fsyncSync(this.fd);
+      return true;
+    } catch (err) {
+      this.fail(err, null);
+      return false;
     }
-    return [...byIteration.values()].sort((a, b) => a.iteration - b.iteration).slice(-CHAIN_KEEP);
+  }
+
+  /** After a checkpoint that a resume can start from: a log stopped by a failed write starts again. */
+  reopenIfStopped(): void {
+    if (!this.failed) return;
+    this.failed = false;
+    this.log.info({ path: this.path }, "commit log reopened after a checkpoint");
+  }
+
+  /**
+   * The commits the file holds, the last word for each iteration, in iteration order. A torn last
+   * record (a crash mid-write: no newline, or a line that does not parse, at the end) is cut off
+   * the file, with a log line; unreadable lines further up are skipped and counted.
+   */
+  read(): LoggedCommit[] {
+    if (!existsSync(this.path)) return [];
+    const bytes = readFileSync(this.path);
+    const byIteration = new Map<number, LoggedCommit>();
+    let start = 0;
+    // End of the last line that parsed: everything after it is the torn tail.
+    let good = 0;
+    const bad: number[] = [];
+    while (start < bytes.length) {
+      const nl = bytes.indexOf(0x0a, start);
+      const end = nl < 0 ? bytes.length : nl + 1;
+      const parsed = nl < 0 ? null : parseLine(bytes.toString("utf8", start, nl));
+      if (parsed) {
+        byIteration.set(parsed.commit.iteration, parsed);
+        good = end;
+      } else if (end - start > 1) bad.push(start);
+      start = end;
+    }
+    // Unreadable lines before the last good one: a bad sector or a hand edit, not a crash.
+    const skipped = bad.filter((at) => at < good).length;
+    if (good < bytes.length) {
+      truncateSync(this.path, good);
+      this.log.warn({ path: this.path, bytes: bytes.length - good, keptBytes: good }, "commit log: torn last record truncated");
+    }
+    if (skipped > 0) this.log.warn({ path: this.path, lines: skipped }, "commit log: unreadable lines skipped");
+    this.size = good;
+    return [...byIteration.values()].sort((a, b) => a.commit.iteration - b.commit.iteration);
   }
 
   /** Flushes and closes the file. */
-  close(): Promise<void> {
-    return new Promise<void>((r) => (this.out ? this.out.end(r) : r()));
+  async close(): Promise<void> {
+    if (this.fd === null) return;
+    try {
+      fsyncSync(this.fd);
+    } catch {
+      // Closing anyway: the error was, or will be, in the log of the failed write.
+    }
+    closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private openForAppend(): number {
+    const fd = openSync(this.path, "a");
+    // Reopened after a failed write: the line it left half-written is cut before appending after it.
+    if (this.tornAt !== null) ftruncateSync(fd, this.tornAt);
+    this.tornAt = null;
+    this.size = fstatSync(fd).size;
+    return fd;
+  }
+
+  private fail(err: unknown, iteration: number | null): void {
+    this.failed = true;
+    // Only an open file has a known length; a file that never opened has nothing torn.
+    if (this.fd !== null) this.tornAt = this.size;
+    const code = (err as NodeJS.ErrnoException).code;
+    this.log.error(
+      { path: this.path, iteration, errno: code ?? null, err },
+      code === "ENOSPC" ? "commit log write failed: disk full; not logging until the next checkpoint" : "commit log write failed; not logging until the next checkpoint",
+    );
+    if (this.fd !== null) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // Already unusable.
+      }
+      this.fd = null;
+    }
   }
 }
