@@ -4,7 +4,7 @@
  * the new one, never a mix; what it can leave is a temp file, which `removeStaleTemps` deletes at
  * the next start.
  */
-import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
+import { link, mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /** Makes temp names unique within a process, so overlapping writes never share a file. */
@@ -21,10 +21,7 @@ export type FileContent = Uint8Array | readonly (Uint8Array | (() => Uint8Array)
 export interface AtomicWriteOptions {
   /** Applied at creation ("wx": the temp file must be new), never by chmod afterwards, so a secret is not readable by others even briefly. */
   readonly mode?: number;
-  /**
-   * Keep the file being replaced here (renamed, so no copy): a fallback when the new file later
-   * turns out unreadable. A kill between the two renames leaves only this one, which readers try.
-   */
+  /** Keep the file being replaced here (a hard link, so no copy): a fallback when the new file later turns out unreadable. */
   readonly previous?: string;
 }
 
@@ -48,16 +45,29 @@ export async function writeFileAtomic(path: string, content: FileContent, opts: 
       throw err;
     }
     await fh.close();
-    if (opts.previous)
-      await rename(path, opts.previous).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== "ENOENT") throw err;
-      });
+    if (opts.previous) await keepAsPrevious(path, opts.previous);
     await rename(tmp, path);
   } finally {
     inFlight.delete(tmp);
   }
   const dh = await open(dir, "r");
   await dh.sync().finally(() => dh.close());
+}
+
+/**
+ * Makes `previous` a second name of the file at `path` (a hard link: no copy, and `path` exists
+ * throughout, so a kill here leaves both). Where links are not supported, moves it instead.
+ */
+async function keepAsPrevious(path: string, previous: string): Promise<void> {
+  await rm(previous, { force: true });
+  try {
+    await link(path, previous);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV" && code !== "EMLINK") throw err;
+    await rename(path, previous);
+  }
 }
 
 /** True when a process with this pid runs now (and is not this one). */
