@@ -429,15 +429,18 @@ export class SwarmDaemon {
    * node; the next checkpoint tries again). True when written.
    */
   async checkpoint(): Promise<boolean> {
+    // Everything the checkpoint holds is taken now, together: rounds go on while it is written.
     const last = this.rounds.lastApplied();
     const iteration = this.head;
-    this.commitLog.sync();
+    const weights = this.replica.weights.slice();
+    const chain = {
+      hash: toHex(last?.hash ?? this.rounds.headHash),
+      authors: last ? last.commit.entries.map((e) => e.author.id) : [],
+      joinedAt: this.self.joinedAt,
+    };
+    await this.commitLog.sync();
     try {
-      await this.checkpoints.save(iteration, this.replica.weights.slice(), {
-        hash: toHex(last?.hash ?? this.rounds.headHash),
-        authors: last ? last.commit.entries.map((e) => e.author.id) : [],
-        joinedAt: this.self.joinedAt,
-      });
+      await this.checkpoints.save(iteration, weights, chain);
     } catch (err) {
       this.log.error({ iteration, err }, "checkpoint failed; training goes on without it");
       return false;

@@ -42,6 +42,7 @@ export async function churn(o: ChurnOptions): Promise<ScenarioResult> {
   const killedLogs: Map<number, string>[] = [];
   const rejoins: { s: number; withDir: boolean }[] = [];
   const pending: Promise<void>[] = [];
+  const failures: string[] = [];
   let restarts = 0;
   while (Date.now() + o.killEveryS * 1000 <= end) {
     await sleep(o.killEveryS * 1000);
@@ -63,7 +64,11 @@ export async function churn(o: ChurnOptions): Promise<ScenarioResult> {
         live.push(n);
         const l = await n.waitFor((x) => x.msg === "applied" && (x.iteration ?? 0) >= target, 120_000, "rejoin").catch(() => null);
         rejoins.push({ s: l ? ((l.time as number) - spawnAt) / 1000 : Number.POSITIVE_INFINITY, withDir });
-      })(),
+      })().catch((err: unknown) => {
+        // A restart that never came up counts as a rejoin that never happened, not a crash of the suite.
+        failures.push((err as Error).message);
+        rejoins.push({ s: Number.POSITIVE_INFINITY, withDir });
+      }),
     );
   }
   await Promise.all(pending);
@@ -97,6 +102,6 @@ export async function churn(o: ChurnOptions): Promise<ScenarioResult> {
       check("rejoin p95 <= 20 s", p95 <= 20, `p95 ${p95.toFixed(1)} s over ${times.length} restarts (with dir: ${rejoins.filter((r) => r.withDir).map((r) => r.s.toFixed(1)).join(", ")}; empty: ${rejoins.filter((r) => !r.withDir).map((r) => r.s.toFixed(1)).join(", ")})`),
       check("throughput >= 80% of R1", ratio >= 0.8, `${itPerS.toFixed(1)} it/s = ${(ratio * 100).toFixed(0)}% of R1`),
     ],
-    notes: `${o.nodes} tiny-spsa nodes for ${o.durationS} s; every ${o.killEveryS} s a random live node (seed ${o.seed}) is SIGKILLed and restarted ${o.restartAfterS} s later, alternately from its data dir and empty. Lost: iterations for which a commit log (read right after each kill, and at the end) holds another commit than the chain the swarm ends on. Rejoin: spawn to applying the iteration the swarm was at when spawned.`,
+    notes: `${failures.length ? `Restarts that failed: ${failures.join("; ")}. ` : ""}${o.nodes} tiny-spsa nodes for ${o.durationS} s; every ${o.killEveryS} s a random live node (seed ${o.seed}) is SIGKILLed and restarted ${o.restartAfterS} s later, alternately from its data dir and empty. Lost: iterations for which a commit log (read right after each kill, and at the end) holds another commit than the chain the swarm ends on. Rejoin: spawn to applying the iteration the swarm was at when spawned.`,
   };
 }

@@ -11,6 +11,7 @@ import { baseline } from "./baseline.js";
 import { bitFlip } from "./bit-flip.js";
 import { churn } from "./churn.js";
 import { diskFaults } from "./disk-faults.js";
+import { partition } from "./partition.js";
 import { pause } from "./pause.js";
 import { type ScenarioResult, toSection } from "./scenario.js";
 import { wholeSwarmRestart } from "./whole-swarm-restart.js";
@@ -32,6 +33,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   r2: () => churn({ nodes: 4, durationS: churnMinutes * 60, killEveryS: short ? 20 : 30, restartAfterS: 10, baselineItPerS, seed: 1 }),
   r3: () => pause({ nodes: 4, deadlines: 3, afterS: short ? 10 : 20, baselineItPerS }),
   r5: () => wholeSwarmRestart({ nodes: 3, checkpointEvery: 20, killAt: short ? 45 : 150, after: short ? 10 : 30 }),
+  r6: () => partition({ partitionS: short ? 20 : 60, healWaitS: short ? 60 : 120 }),
   r9: () => bitFlip({ nodes: 4, flipAt: 25, checkEvery: 10, iterations: 80 }),
   r11: () => diskFaults(),
 };
@@ -48,7 +50,16 @@ try {
   for (const id of only) {
     const t = performance.now();
     console.error(`chaos: ${id} ...`);
-    const r = await SCENARIOS[id]();
+    // A scenario that throws (a node that never came up) is reported as such; the rest still run.
+    const r = await SCENARIOS[id]().catch(
+      (err: unknown): ScenarioResult => ({
+        id,
+        title: `${id.toUpperCase()}: did not complete`,
+        figures: {},
+        checks: [{ name: "the scenario ran to the end", pass: false, detail: (err as Error).message }],
+        notes: "The scenario threw before measuring; see the check.",
+      }),
+    );
     const failed = r.checks.filter((c) => !c.pass).map((c) => c.name);
     console.error(
       `chaos: ${id} done in ${((performance.now() - t) / 1000).toFixed(0)} s: ${JSON.stringify(r.figures)}${failed.length ? `; not met: ${failed.join("; ")}` : ""}`,

@@ -10,7 +10,7 @@
  * cuts off. A failed write (a full disk) is logged once and the log stops growing until the next
  * successful checkpoint reopens it: resuming starts at that checkpoint, so the gap is harmless.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, truncateSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsync, ftruncateSync, openSync, readFileSync, truncateSync, writeSync } from "node:fs";
 import { fromHex, toHex } from "../../protocol/bytes.js";
 import type { Logger } from "../observe/logger.js";
 import type { Commit } from "./commit.js";
@@ -56,6 +56,8 @@ export class CommitLogFile {
   /** Set by a failed write: the file's length before it, where the reopened log cuts what it tore. */
   private tornAt: number | null = null;
   private failed = false;
+  /** The fsync under way, if any (close waits for it: its fd must stay open). */
+  private syncing: Promise<void> = Promise.resolve();
 
   constructor(
     readonly path: string,
@@ -89,17 +91,20 @@ export class CommitLogFile {
     }
   }
 
-  /** Makes what was appended durable (fsync). False when the log is stopped or the sync failed. */
-  sync(): boolean {
+  /**
+   * Makes what was appended durable (fsync, on libuv's thread pool: a slow disk must not stall the
+   * rounds). False when the log is stopped or the sync failed.
+   */
+  async sync(): Promise<boolean> {
     if (this.failed) return false;
-    if (this.fd === null) return true;
-    try {
-      fsyncSync(this.fd);
-      return true;
-    } catch (err) {
-      this.fail(err, null);
-      return false;
-    }
+    const fd = this.fd;
+    if (fd === null) return true;
+    this.syncing = new Promise<void>((resolve) => fsync(fd, (err) => {
+      if (err && this.fd === fd) this.fail(err, null);
+      resolve();
+    }));
+    await this.syncing;
+    return !this.failed;
   }
 
   /** After a checkpoint that a resume can start from: a log stopped by a failed write starts again. */
@@ -143,14 +148,11 @@ export class CommitLogFile {
     return [...byIteration.values()].sort((a, b) => a.commit.iteration - b.commit.iteration);
   }
 
-  /** Flushes and closes the file. */
+  /** Makes the file durable and closes it. */
   async close(): Promise<void> {
+    await this.sync();
+    await this.syncing;
     if (this.fd === null) return;
-    try {
-      fsyncSync(this.fd);
-    } catch {
-      // Closing anyway: the error was, or will be, in the log of the failed write.
-    }
     closeSync(this.fd);
     this.fd = null;
   }

@@ -118,7 +118,7 @@ export class Node {
   }
 
   async address(): Promise<string> {
-    const l = await this.waitFor((x) => x.msg === "node started", 10_000, "node started");
+    const l = await this.waitFor((x) => x.msg === "node started", 30_000, "node started");
     return (l.addrs as string[])[0];
   }
 

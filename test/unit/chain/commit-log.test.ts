@@ -42,7 +42,7 @@ describe("commit log file", () => {
   it("reads back what was appended, with the logged hashes, in iteration order", async () => {
     const { file } = await fresh();
     for (const i of [0, 1, 2, 3]) file.append(commit(i), hash(i));
-    assert.equal(file.sync(), true);
+    assert.equal(await file.sync(), true);
     await file.close();
     const read = file.read();
     assert.deepEqual(
