@@ -5,6 +5,7 @@
  * --short runs every scenario in about a minute each (the default is the issue's full length:
  * R1 500 iterations, R2 10 minutes of churn).
  */
+import { cpus, loadavg } from "node:os";
 import { cleanup } from "../../test/e2e/node-process.js";
 import { type ReportDoc, type Section, writeReport } from "../report.js";
 import { baseline } from "./baseline.js";
@@ -49,6 +50,7 @@ const done: Section[] = [];
 try {
   for (const id of only) {
     const t = performance.now();
+    const loadBefore = loadavg()[0];
     console.error(`chaos: ${id} ...`);
     // A scenario that throws (a node that never came up) is reported as such; the rest still run.
     const r = await SCENARIOS[id]().catch(
@@ -64,7 +66,10 @@ try {
     console.error(
       `chaos: ${id} done in ${((performance.now() - t) / 1000).toFixed(0)} s: ${JSON.stringify(r.figures)}${failed.length ? `; not met: ${failed.join("; ")}` : ""}`,
     );
-    done.push(toSection(r, `${command} ${id}`));
+    // Timing-sensitive figures depend on what else the machine runs: the load is part of the result.
+    const section = toSection(r, `${command} ${id}`);
+    const load = `_Load average (1 min) at the start ${loadBefore.toFixed(1)}, at the end ${loadavg()[0].toFixed(1)}, on ${cpus().length} cores._`;
+    done.push({ ...section, markdown: `${section.markdown}\n\n${load}` });
   }
 } finally {
   await cleanup();

@@ -90,3 +90,27 @@ export function percentile(xs: readonly number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
+
+/**
+ * Waits up to `ms` for every node to exit by itself (a run with --stop-at); stragglers (a node
+ * stuck behind the swarm never reaches the run length) get SIGTERM, then SIGKILL 10 s later.
+ * Returns per node whether it finished by itself and its exit code.
+ */
+export async function exitsWithin(nodes: readonly Node[], ms: number): Promise<{ finished: boolean; code: number | null }[]> {
+  const deadline = sleep(ms).then(() => "late" as const);
+  return Promise.all(
+    nodes.map(async (n) => {
+      const first = await Promise.race([n.exit, deadline]);
+      if (first !== "late") return { finished: true, code: first.code };
+      n.child.kill("SIGTERM");
+      const stopped = await Promise.race([n.exit, sleep(10_000).then(() => null)]);
+      if (!stopped) n.child.kill("SIGKILL");
+      return { finished: false, code: (stopped ?? (await n.exit)).code };
+    }),
+  );
+}
+
+/** The node's final result line, if it printed one. */
+export function resultOf(n: Node): { iteration: number; checksum: string } | undefined {
+  return n.lines.find((l) => typeof l.peerId === "string" && l.msg === undefined) as never;
+}
