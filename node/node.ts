@@ -355,8 +355,8 @@ export class SwarmDaemon {
         const last = this.rounds.lastApplied();
         if (last) this.commitLog.append(last.commit, last.hash);
         const t = e.iteration;
-        if (this.opts.checkpointEvery > 0 && t % this.opts.checkpointEvery === 0 && this.rounds.isActive)
-          this.detach(this.checkpoint(), "checkpoint");
+        // Also while following or catching up: every applied commit is a state worth resuming from.
+        if (this.opts.checkpointEvery > 0 && t % this.opts.checkpointEvery === 0) this.detach(this.checkpoint(), "checkpoint");
         if (t % this.opts.checkEvery === 0 && this.rounds.isActive) {
           if (this.peers.connected().length < 3) this.detach(this.catchUp.dialMembers(), "member dials");
           this.detach(this.repair.verifyWithPeers(t, "periodic"), "periodic check");

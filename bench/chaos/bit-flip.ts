@@ -28,7 +28,8 @@ export async function bitFlip(o: BitFlipOptions = { nodes: 4, flipAt: 25, checkE
     figures: { r9_detect_iterations: detect, r9_repair_iterations: repair },
     checks: [
       check(`detected within C = ${o.checkEvery} iterations`, detect >= 0 && detect <= o.checkEvery, `${detect} iteration(s) after the flip at ${at}`),
-      check("repaired; every replica ends bit-identical", repair >= 0 && finals.size === 1 && exits.every((e) => e.finished && e.code === 0), `repaired ${repair} iteration(s) after the flip; ${finals.size} final checksum(s)`),
+      check(`repaired within C = ${o.checkEvery} iterations`, repair >= 0 && repair <= o.checkEvery, `${repair} iteration(s) after the flip`),
+      check("every replica ends bit-identical", repair >= 0 && finals.size === 1 && exits.every((e) => e.finished && e.code === 0), `repaired ${repair} iteration(s) after the flip; ${finals.size} final checksum(s)`),
     ],
     notes: `${o.nodes} tiny-spsa nodes, check every ${o.checkEvery}; node ${o.nodes - 1} flips bit 20 of its 8th weight after iteration ${o.flipAt}.`,
   };

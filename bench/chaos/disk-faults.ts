@@ -163,6 +163,7 @@ export async function tornAndCorrupt(k = 10): Promise<Check[]> {
 
   // Both checkpoints unreadable: the whole log replays from the initial state.
   for (const f of ["checkpoint.ssck", "checkpoint.ssck.prev"]) {
+    if (!existsSync(join(run, f))) continue;
     const bytes = readFileSync(join(run, f));
     bytes[bytes.length - 2] ^= 0x04;
     writeFileSync(join(run, f), bytes);

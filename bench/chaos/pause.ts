@@ -38,6 +38,10 @@ export async function pause(o: PauseOptions): Promise<ScenarioResult> {
   const ratio = during / o.baselineItPerS;
   const head = swarmHeadAt(others, endAt);
   const frozenHead = swarmHeadAt([frozen], endAt);
+  // On the swarm's chain: the paused node's checksum equals the others' at the last iteration all logged.
+  const sums = nodes.map((n) => n.checksums());
+  const commonLast = Math.max(-1, ...[...sums[0].keys()].filter((it) => sums.every((m) => m.has(it))));
+  const onChain = commonLast >= 0 && new Set(sums.map((m) => m.get(commonLast))).size === 1;
   const undone = others.reduce((k, n) => k + n.lines.filter((l) => UNDO.includes(l.msg ?? "") && (l.time as number) >= thawedAt).length, 0);
   const { iterations: disagree, compared } = checksumDisagreements(nodes);
   for (const n of nodes) n.child.kill("SIGTERM");
@@ -55,7 +59,11 @@ export async function pause(o: PauseOptions): Promise<ScenarioResult> {
       check("others keep >= 70% of R1 during the pause", ratio >= 0.7, `${during.toFixed(1)} it/s = ${(ratio * 100).toFixed(0)}% of R1`),
       check("0 stale or foreign updates applied after the thaw", undone === 0, `${undone} rollback/fork-switch/repair line(s) on the other nodes`),
       check("replicas identical at every common iteration", disagree.length === 0, `${disagree.length} of ${compared} iterations disagree`),
-      check(`the paused node catches up within ${o.afterS} s`, head - frozenHead <= 2, `${head - frozenHead} iteration(s) behind at the end`),
+      check(
+        `the paused node is back on the swarm's chain within ${o.afterS} s`,
+        Math.abs(head - frozenHead) <= 2 && onChain,
+        `${head - frozenHead} iteration(s) behind the others at the end (negative: ahead, on a chain of its own); checksums at iteration ${commonLast} ${onChain ? "agree" : "differ"}`,
+      ),
     ],
     notes: `${o.nodes} tiny-spsa nodes; at iteration 30 one is SIGSTOPped for ${o.deadlines} x the ${deadlineMs} ms round deadline, then SIGCONTed and watched for ${o.afterS} s.`,
   };

@@ -4,6 +4,7 @@
  * the new one, never a mix; what it can leave is a temp file, which `removeStaleTemps` deletes at
  * the next start.
  */
+import { existsSync } from "node:fs";
 import { link, mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
@@ -59,6 +60,8 @@ export async function writeFileAtomic(path: string, content: FileContent, opts: 
  * throughout, so a kill here leaves both). Where links are not supported, moves it instead.
  */
 async function keepAsPrevious(path: string, previous: string): Promise<void> {
+  // Nothing to keep (the first write, or the last file was moved aside as corrupt): the previous one stays.
+  if (!existsSync(path)) return;
   await rm(previous, { force: true });
   try {
     await link(path, previous);

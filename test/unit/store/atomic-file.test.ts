@@ -23,6 +23,10 @@ describe("atomic files", () => {
     assert.equal(await readFile(path, "utf8"), "two");
     assert.equal(await readFile(`${path}.prev`, "utf8"), "one");
     assert.deepEqual(readdirSync(dir).sort(), ["f", "f.prev"], "no temp file left");
+    // The last file moved aside (corrupt): the next write keeps the previous one, never deletes it.
+    await rm(path);
+    await writeFileAtomic(path, Buffer.from("three"), { previous: `${path}.prev` });
+    assert.equal(await readFile(`${path}.prev`, "utf8"), "one");
   });
 
   it("stale temp files of dead writers and of this pid go; a live process's and other files stay", async () => {
