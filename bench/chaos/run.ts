@@ -5,7 +5,9 @@
  * --short runs every scenario in about a minute each (the default is the issue's full length:
  * R1 500 iterations, R2 10 minutes of churn).
  */
+import { existsSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
 import { cleanup } from "../../test/e2e/node-process.js";
 import { type ReportDoc, type Section, writeReport } from "../report.js";
 import { baseline } from "./baseline.js";
@@ -23,7 +25,11 @@ const argv = process.argv.slice(2);
 const flag = (name: string) => argv.indexOf(name);
 const short = flag("--short") >= 0;
 const churnMinutes = flag("--churn-minutes") >= 0 ? Number(argv[flag("--churn-minutes") + 1]) : short ? 1.5 : 10;
-let baselineItPerS = Number.NaN;
+// R2 and R3 compare with R1: this run's, or (with --only) the one recorded in docs/reliability.json.
+const recorded = join(import.meta.dirname, "..", "..", "..", "docs", "reliability.json");
+let baselineItPerS = existsSync(recorded)
+  ? ((JSON.parse(readFileSync(recorded, "utf8")) as Record<string, number | null>).r1_iterations_per_s ?? Number.NaN)
+  : Number.NaN;
 
 const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   r1: async () => {
