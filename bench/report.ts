@@ -1,6 +1,7 @@
 /**
  * Benchmark results: each section records named figures and a markdown block; the report
- * merges them into docs/benchmarks.json (flat name: number) and rewrites docs/benchmarks.md.
+ * merges them into docs/<doc>.json (flat name: number) and rewrites docs/<doc>.md. Two documents
+ * are written this way: benchmarks (`npm run bench`) and reliability (`npm run chaos`).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -17,8 +18,15 @@ export interface Section {
 }
 
 const DOCS = join(import.meta.dirname, "..", "..", "docs");
-const JSON_PATH = join(DOCS, "benchmarks.json");
-const SECTIONS_PATH = join(DOCS, "benchmarks.sections.json");
+
+/** Which document a report is: its file name (docs/<name>.md, .json), heading and the command that writes it. */
+export interface ReportDoc {
+  readonly name: string;
+  readonly heading: string;
+  readonly command: string;
+}
+
+export const BENCHMARKS: ReportDoc = { name: "benchmarks", heading: "Benchmarks", command: "npm run bench" };
 
 /** A one-line description of this machine. */
 export function machine(): string {
@@ -31,8 +39,10 @@ function readJson<T>(path: string, fallback: T): T {
 }
 
 /** Merges sections into the stored results (sections not rerun keep their last results). */
-export async function writeReport(sections: readonly Section[]): Promise<void> {
+export async function writeReport(sections: readonly Section[], doc: ReportDoc = BENCHMARKS): Promise<void> {
   await mkdir(DOCS, { recursive: true });
+  const JSON_PATH = join(DOCS, `${doc.name}.json`);
+  const SECTIONS_PATH = join(DOCS, `${doc.name}.sections.json`);
   const figures = readJson<Record<string, number>>(JSON_PATH, {});
   const stored = readJson<Record<string, Section & { date: string; machine: string }>>(
     SECTIONS_PATH,
@@ -56,9 +66,9 @@ export async function writeReport(sections: readonly Section[]): Promise<void> {
     )
     .join("\n");
   await writeFile(
-    join(DOCS, "benchmarks.md"),
-    `# Benchmarks\n\nWritten by \`npm run bench\` (bench/run.ts); do not edit by hand. Every figure below is also in ` +
-      `[benchmarks.json](benchmarks.json) as a flat \`name: number\` pair.\n\n${body}`,
+    join(DOCS, `${doc.name}.md`),
+    `# ${doc.heading}\n\nWritten by \`${doc.command}\`; do not edit by hand. Every figure below is also in ` +
+      `[${doc.name}.json](${doc.name}.json) as a flat \`name: number\` pair.\n\n${body}`,
   );
 }
 

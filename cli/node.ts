@@ -268,6 +268,8 @@ Examples:
       const result = await daemon.stopped;
       watch.stop();
       process.stdout.write(`${JSON.stringify(result)}\n`);
-      process.exit(crashed ? 1 : 0);
+      // Exit 1 when the leaving checkpoint could not be written (logged: "checkpoint failed"): the
+      // operator should know; the previous checkpoint and the commit log still resume the node.
+      process.exit(crashed || !result.checkpointed ? 1 : 0);
     });
 }

@@ -3,8 +3,10 @@
  * hands events between them; what each does lives in its own folder.
  *
  *   build: identity -> run (when the spec is given) -> libp2p -> run (joined by id: spec from a
- *          peer) -> replica from checkpoint -> rounds (chain/) -> observability (observe/) ->
- *          gossip (network/) -> sync protocols, commit log, snapshots (sync/) -> join -> heartbeat
+ *          peer) -> replica from disk (stale temp files removed, newest readable checkpoint, then
+ *          the commit log replayed past it) -> rounds (chain/), given the chain it resumes ->
+ *          observability (observe/) -> gossip (network/) -> sync protocols, snapshots (sync/) ->
+ *          join -> heartbeat
  *   close: http -> rounds -> heartbeat -> snapshot records -> leave notice -> checkpoint ->
  *          sync protocols -> commit log -> libp2p -> metrics log -> replica
  *
@@ -15,8 +17,7 @@
  */
 import "./polyfills.js";
 import { peerIdFromString } from "@libp2p/peer-id";
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync } from "node:fs";
 import { fromHex, toHex } from "../protocol/bytes.js";
 import { SeedswarmError } from "../protocol/errors.js";
 import { Membership } from "../protocol/membership.js";
@@ -27,7 +28,7 @@ import type { Author } from "../training/rng/seeds.js";
 import type { TrainingRun } from "../training/run-context.js";
 import { openTrainingRun } from "./store/training-run.js";
 import { stateFromBytes } from "../training/state-bytes.js";
-import { ZERO_HASH } from "./chain/commit.js";
+import type { EncodedCommit } from "./chain/commit.js";
 import { CommitLogFile } from "./chain/commit-log.js";
 import { commitFromWire } from "./chain/commit-wire.js";
 import { PENALTY, Penalties } from "./chain/penalties.js";
@@ -47,9 +48,10 @@ import {
   stallMsFor,
 } from "./observe/run-monitor.js";
 import { faultHooks, flipOneBit } from "./ops/fault-hooks.js";
-import { CheckpointWriter, loadCheckpoint } from "./store/checkpoint.js";
-import { checkpointPath, commitLogPath } from "./store/data-dir.js";
+import { CheckpointWriter } from "./store/checkpoint.js";
+import { checkpointPath, commitLogPath, runDir } from "./store/data-dir.js";
 import { loadOrCreateIdentity } from "./store/identity.js";
+import { resumeFromDisk } from "./store/resume.js";
 import { CatchUp, type SyncParts } from "./sync/catch-up.js";
 import { ChainFix } from "./sync/chain-fix.js";
 import { serveSync } from "./sync/protocols.js";
@@ -68,6 +70,8 @@ export interface NodeResult {
   readonly iteration: number;
   readonly checksum: string;
   readonly peerId: string;
+  /** False when the checkpoint on leaving could not be written (a full disk): the CLI exits 1. */
+  readonly checkpointed: boolean;
 }
 
 /**
@@ -203,7 +207,9 @@ export class SwarmDaemon {
       log.child({ module: "rounds" }),
       (e) => this.onRoundsEvent(e),
     );
+    // The chain we resume, before anything from gossip can be applied on top of it.
     this.rounds.resumeChain(chain.hash, chain.authors);
+    this.rounds.restoreLog(chain.commits);
     this.rounds.follow();
     await this.startObservability();
     this.listenToGossip();
@@ -224,7 +230,6 @@ export class SwarmDaemon {
       },
       log,
     );
-    this.restoreCommitLog();
     this.takeSnapshot(true);
     // State shards as Learning@home experts: joiners find who serves which chunk of which snapshot.
     this.planner = new SnapshotPlanner(this.libp2p, runId, this.snapshots, this.peers, this.replica.weights.length, log, this.membership);
@@ -259,26 +264,43 @@ export class SwarmDaemon {
     });
   }
 
-  /** The replica, from our checkpoint of the run when there is one; our author identity. */
-  private async loadState(runId: string, peerId: string): Promise<{ hash: Uint8Array; authors: string[] }> {
+  /**
+   * The replica as this node left it (see store/resume.ts: checkpoint, else the previous one, then
+   * the commit log replayed past it); our author identity; the chain to continue.
+   */
+  private async loadState(
+    runId: string,
+    peerId: string,
+  ): Promise<{ hash: Uint8Array; authors: string[]; commits: EncodedCommit[] }> {
     this.replica = this.run.initialReplica();
-    let chain: { hash: Uint8Array; authors: string[] } = { hash: ZERO_HASH, authors: [] };
-    let joinedAt = Date.now();
     const path = checkpointPath(this.opts.dataDir, runId);
-    mkdirSync(dirname(path), { recursive: true });
-    if (existsSync(path)) {
-      const cp = await loadCheckpoint(path);
-      this.replica.reset(cp.weights, cp.iteration);
-      if (cp.chain) {
-        chain = { hash: fromHex(cp.chain.hash), authors: [...cp.chain.authors] };
-        joinedAt = cp.chain.joinedAt;
-      }
-      this.log.info({ iteration: cp.iteration, checksum: cp.checksum }, "resumed from checkpoint");
-    }
-    this.self = { id: peerId, joinedAt };
+    mkdirSync(runDir(this.opts.dataDir, runId), { recursive: true });
+    this.commitLog = new CommitLogFile(commitLogPath(this.opts.dataDir, runId), this.log);
+    const resumed = await resumeFromDisk({
+      checkpointPath: path,
+      tempDirs: [this.opts.dataDir, runDir(this.opts.dataDir, runId)],
+      commitLog: this.commitLog,
+      run: this.run,
+      replica: this.replica,
+      log: this.log,
+    });
+    if (resumed.source !== "initial state")
+      this.log.info({ iteration: resumed.baseIteration, source: resumed.source, checksum: this.checksumIfAt(resumed.baseIteration) }, "resumed from checkpoint");
+    if (resumed.replayed > 0)
+      this.log.info(
+        { from: resumed.baseIteration, iteration: this.replica.iteration, commits: resumed.replayed, checksum: this.replica.checksum() },
+        "commit log replayed",
+      );
+    if (resumed.commits.length > 0)
+      this.log.info({ commits: resumed.commits.length, from: resumed.commits[0].commit.iteration }, "commit log restored");
+    this.self = { id: peerId, joinedAt: resumed.joinedAt ?? Date.now() };
     this.checkpoints = new CheckpointWriter(path, this.spec);
-    this.commitLog = new CommitLogFile(commitLogPath(this.opts.dataDir, runId));
-    return chain;
+    return { ...resumed.chain, commits: resumed.commits };
+  }
+
+  /** The replica's checksum when it is at `iteration` (what "resumed from checkpoint" reports). */
+  private checksumIfAt(iteration: number): string | undefined {
+    return this.replica.iteration === iteration ? this.replica.checksum() : undefined;
   }
 
   /** The metrics log, accuracy evaluations and (with opts.http) the HTTP endpoint. */
@@ -356,8 +378,8 @@ export class SwarmDaemon {
         const last = this.rounds.lastApplied();
         if (last) this.commitLog.append(last);
         const t = e.iteration;
-        if (this.opts.checkpointEvery > 0 && t % this.opts.checkpointEvery === 0 && this.rounds.isActive)
-          this.detach(this.checkpoint(), "checkpoint");
+        // Also while following or catching up: every applied commit is a state worth resuming from.
+        if (this.opts.checkpointEvery > 0 && t % this.opts.checkpointEvery === 0) this.detach(this.checkpoint(), "checkpoint");
         if (t % this.opts.checkEvery === 0 && this.rounds.isActive) {
           if (this.peers.connected().length < 3) this.detach(this.catchUp.dialAuthors(), "author dials");
           this.detach(this.repair.verifyWithPeers(t, "periodic"), "periodic check");
@@ -431,17 +453,6 @@ export class SwarmDaemon {
   }
 
   /**
-   * After a restart: reloads the commit log (up to our head) so this node can serve the commits
-   * others need, e.g. when a whole swarm restarts from checkpoints taken at slightly different
-   * iterations.
-   */
-  private restoreCommitLog(): void {
-    const commits = this.commitLog.read(this.head);
-    this.rounds.restoreLog(commits);
-    if (commits.length > 0) this.log.info({ commits: commits.length, from: commits[0].commit.iteration }, "commit log restored");
-  }
-
-  /**
    * Snapshots at multiples of checkEvery, so every honest peer serves the same bytes; at start,
    * also the state we hold, so a restarted node can serve it.
    */
@@ -464,14 +475,31 @@ export class SwarmDaemon {
     detach(promise, this.log, what);
   }
 
-  /** Writes a checkpoint of the current state; saves are serialized, never interleaved. */
-  checkpoint(): Promise<void> {
+  /**
+   * Writes a checkpoint of the current state (saves are serialized, never interleaved), after
+   * making the commit log durable up to it. Never rejects: a failed write (a full disk) is logged
+   * and training goes on without it (the previous checkpoint and the commit log still resume the
+   * node; the next checkpoint tries again). True when written.
+   */
+  async checkpoint(): Promise<boolean> {
+    // Everything the checkpoint holds is taken now, together: rounds go on while it is written.
     const last = this.rounds.lastApplied();
-    return this.checkpoints.save(this.head, this.replica.weights.slice(), {
+    const iteration = this.head;
+    const weights = this.replica.weights.slice();
+    const chain = {
       hash: toHex(last?.hash ?? this.rounds.headHash),
       authors: last ? last.commit.entries.map((e) => e.author.id) : [],
       joinedAt: this.self.joinedAt,
-    });
+    };
+    await this.commitLog.sync();
+    try {
+      await this.checkpoints.save(iteration, weights, chain);
+    } catch (err) {
+      this.log.error({ iteration, err }, "checkpoint failed; training goes on without it");
+      return false;
+    }
+    this.commitLog.reopenIfStopped();
+    return true;
   }
 
   /** Leaves: stop contributing, announce, checkpoint, stop libp2p. Idempotent. */
@@ -486,10 +514,10 @@ export class SwarmDaemon {
       this.gossip?.stopHeartbeat();
       // Withdraw our expert records if the DHT answers quickly; otherwise they expire by TTL.
       await Promise.race([this.planner?.stop(), sleep(1000)]);
-      const result = { iteration: this.head, checksum: this.replica.checksum(), peerId: this.self.id };
+      const reached = { iteration: this.head, checksum: this.replica.checksum(), peerId: this.self.id };
       await this.gossip?.publishLeave(this.head);
-      await this.checkpoint();
-      this.log.info({ iteration: result.iteration, checksum: result.checksum }, "checkpoint written");
+      const result = { ...reached, checkpointed: await this.checkpoint() };
+      if (result.checkpointed) this.log.info({ iteration: result.iteration, checksum: result.checksum }, "checkpoint written");
       await this.closeSync().catch(() => {});
       await this.commitLog?.close();
       await this.libp2p.stop();

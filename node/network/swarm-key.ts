@@ -65,5 +65,5 @@ export async function writeSwarmKey(path: string, force: boolean): Promise<void>
   const { generateKey } = await import("@libp2p/pnet");
   const key = new Uint8Array(TAG.length + CODEC.length + 64 + 2);
   generateKey(key);
-  await writeFileAtomic(path, Buffer.concat([key, Buffer.from("\n")]), 0o600);
+  await writeFileAtomic(path, Buffer.concat([key, Buffer.from("\n")]), { mode: 0o600 });
 }

@@ -26,22 +26,37 @@ export interface MetricsRow {
   readonly itPerSec: number;
 }
 
-/** Appends rows to a run's metrics log. */
+/**
+ * Appends rows to a run's metrics log. A failed write (a full disk) stops the log, reported once
+ * through `onError`: losing plot rows must never stop training.
+ */
 export class MetricsLog {
   private readonly out: WriteStream;
+  private failed = false;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    onError: (err: Error) => void,
+  ) {
     mkdirSync(join(path, ".."), { recursive: true });
     // Opened here, synchronously: an unwritable data dir fails at start, not at the first row.
     this.out = createWriteStream("", { fd: openSync(path, "a") });
+    this.out.on("error", (err) => {
+      if (!this.failed) onError(err);
+      this.failed = true;
+    });
   }
 
   append(row: MetricsRow): void {
-    this.out.write(`${JSON.stringify(row)}\n`);
+    if (!this.failed) this.out.write(`${JSON.stringify(row)}\n`);
   }
 
   close(): Promise<void> {
-    return new Promise((r) => this.out.end(r));
+    if (this.failed) return Promise.resolve();
+    return new Promise((r) => {
+      this.out.once("error", () => r());
+      this.out.end(r);
+    });
   }
 }
 

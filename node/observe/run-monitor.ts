@@ -116,7 +116,9 @@ export class RunMonitor {
     private readonly opts: RunMonitorOptions,
     private readonly logger: Logger,
   ) {
-    this.log = new MetricsLog(metricsLogPath(dataDir, run.runId));
+    this.log = new MetricsLog(metricsLogPath(dataDir, run.runId), (err) =>
+      logger.error({ err, errno: (err as NodeJS.ErrnoException).code ?? null }, "metrics log write failed; no more metrics rows this run"),
+    );
   }
 
   /** Path of this run's metrics log. */

@@ -1,22 +1,25 @@
 /**
  * Checkpoints: one self-contained file with the RunSpec, the iteration, the checksum and the
  * canonical weights; enough to resume exactly. Written atomically (temp file, fsync, rename), so a
- * kill at any moment leaves either the old checkpoint or the new one, never half of one.
+ * kill at any moment leaves either the old checkpoint or the new one, never half of one. The one
+ * replaced is kept as `<path>.prev`: a checkpoint that later reads back corrupt (a bad disk, a
+ * torn write the filesystem did not order) falls back to it, never to garbage.
  *
  * Layout: "SSCK" | u32 LE format version (1) | u32 LE header length | header JSON | weights
  * (little-endian float32, layout order).
  */
-import { readFile } from "node:fs/promises";
+import { readFile, rename } from "node:fs/promises";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { parseRunSpec, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { canonicalBytes, checksum, type Weights } from "../../training/params.js";
 import { StateBytesError, stateFromBytes } from "../../training/state-bytes.js";
 import { writeFileAtomic } from "./atomic-file.js";
+import { corruptCheckpointPath, previousCheckpointPath } from "./data-dir.js";
 
 const MAGIC = "SSCK";
 const FORMAT = 1;
 
-export class CheckpointError extends SeedswarmError<"CHECKPOINT_CORRUPT" | "CHECKPOINT_MISMATCH"> {}
+export class CheckpointError extends SeedswarmError<"CHECKPOINT_CORRUPT" | "CHECKPOINT_MISMATCH" | "CHECKPOINT_WRITE_FAILED"> {}
 
 /** Where a swarm node stands in the commit chain, so a restart rejoins the same chain. */
 export interface ChainPosition {
@@ -38,7 +41,7 @@ export interface Checkpoint {
   readonly weights: Weights;
 }
 
-/** Writes a checkpoint atomically and durably. */
+/** Writes a checkpoint atomically and durably; the one it replaces becomes `<path>.prev`. */
 export async function saveCheckpoint(
   path: string,
   spec: RunSpec,
@@ -68,7 +71,7 @@ export async function saveCheckpoint(
   prefix.write(MAGIC, 0, "ascii");
   prefix.writeUInt32LE(FORMAT, 4);
   prefix.writeUInt32LE(header.length, 8);
-  await writeFileAtomic(path, Buffer.concat([prefix, header, canonicalBytes(weights)]));
+  await writeFileAtomic(path, Buffer.concat([prefix, header, canonicalBytes(weights)]), { previous: previousCheckpointPath(path) });
   return cp;
 }
 
@@ -119,6 +122,41 @@ export async function loadCheckpoint(path: string): Promise<Checkpoint> {
   return { spec, runId, iteration: header.iteration, checksum: sum, weights, chain: header.chain };
 }
 
+/** What `loadUsableCheckpoint` found: the checkpoint (null: none usable) and what it skipped, and why. */
+export interface UsableCheckpoint {
+  readonly checkpoint: Checkpoint | null;
+  /** "checkpoint" or "previous checkpoint": which file it came from. */
+  readonly source: "checkpoint" | "previous checkpoint" | null;
+  readonly skipped: readonly { readonly path: string; readonly problem: string }[];
+}
+
+const missing = (err: unknown) => (err as NodeJS.ErrnoException).code === "ENOENT";
+
+/**
+ * The newest readable checkpoint at `path`: the last one, else the one before it. An unreadable
+ * last one is moved to `<path>.corrupt` (so the next save does not rotate it into the fallback,
+ * and no human has to delete it); an unreadable previous one is only reported. Other errors (a
+ * permission problem) are thrown: they need a human.
+ */
+export async function loadUsableCheckpoint(path: string): Promise<UsableCheckpoint> {
+  const skipped: { path: string; problem: string }[] = [];
+  const candidates = [
+    { file: path, source: "checkpoint" as const },
+    { file: previousCheckpointPath(path), source: "previous checkpoint" as const },
+  ];
+  for (const { file, source } of candidates) {
+    try {
+      return { checkpoint: await loadCheckpoint(file), source, skipped };
+    } catch (err) {
+      if (missing(err)) continue;
+      if (!(err instanceof SeedswarmError)) throw err;
+      skipped.push({ path: file, problem: err.message });
+      if (source === "checkpoint") await rename(file, corruptCheckpointPath(path));
+    }
+  }
+  return { checkpoint: null, source: null, skipped };
+}
+
 /** Writes one run's checkpoints one after another, never interleaved. */
 export class CheckpointWriter {
   private saving: Promise<void> = Promise.resolve();
@@ -128,12 +166,26 @@ export class CheckpointWriter {
     private readonly spec: RunSpec,
   ) {}
 
-  /** Saves after the saves already queued; `weights` must be a copy the caller no longer changes. */
+  /**
+   * Saves after the saves already queued; `weights` must be a copy the caller no longer changes.
+   * A failed write (ENOSPC, EIO, ...) rejects with CHECKPOINT_WRITE_FAILED; the checkpoint that
+   * was there stays intact.
+   */
   save(iteration: number, weights: Weights, chain: ChainPosition): Promise<void> {
     this.saving = this.saving
       .catch(() => {})
       .then(() => saveCheckpoint(this.path, this.spec, iteration, weights, chain))
-      .then(() => {});
+      .then(
+        () => {},
+        (err: NodeJS.ErrnoException) => {
+          const why = err.code === "ENOSPC" ? "disk full" : (err.code ?? err.message);
+          throw new CheckpointError("CHECKPOINT_WRITE_FAILED", `checkpoint at iteration ${iteration} not written: ${why}`, {
+            path: this.path,
+            iteration,
+            errno: err.code ?? null,
+          });
+        },
+      );
     return this.saving;
   }
 }

@@ -3,6 +3,8 @@
  *
  *   <data-dir>/identity.key                      the node key (stable peer id across restarts)
  *   <data-dir>/runs/<runId[0:16]>/checkpoint.ssck  a run's last checkpoint
+ *   <data-dir>/runs/<runId[0:16]>/checkpoint.ssck.prev  the one before (the fallback if the last is unreadable)
+ *   <data-dir>/runs/<runId[0:16]>/checkpoint.ssck.corrupt  an unreadable one, moved aside at start (post-mortem)
  *   <data-dir>/runs/<runId[0:16]>/commits.jsonl    its applied commits (replay, serving after a restart)
  *   <data-dir>/metrics/<runId>.jsonl             its metrics log (plots, comparisons)
  */
@@ -23,6 +25,16 @@ export function runDir(dataDir: string, runId: string): string {
 /** Where a run's checkpoint lives under a data directory. */
 export function checkpointPath(dataDir: string, runId: string): string {
   return join(runDir(dataDir, runId), "checkpoint.ssck");
+}
+
+/** Where the checkpoint before the one at `path` is kept. */
+export function previousCheckpointPath(path: string): string {
+  return `${path}.prev`;
+}
+
+/** Where an unreadable checkpoint is moved at start, so the next save does not rotate it into the fallback. */
+export function corruptCheckpointPath(path: string): string {
+  return `${path}.corrupt`;
 }
 
 /** Where a run's commit log lives. */

@@ -43,7 +43,7 @@ export async function loadOrCreateIdentity(dataDir: string): Promise<Identity> {
   const path = identityPath(dataDir);
   const privateKey = await generateKeyPair("Ed25519");
   // 0600 at creation: the key is a secret.
-  await writeFileAtomic(path, privateKeyToProtobuf(privateKey), 0o600);
+  await writeFileAtomic(path, privateKeyToProtobuf(privateKey), { mode: 0o600 });
   return { privateKey, peerId: peerIdFromPrivateKey(privateKey), created: true };
 }
 

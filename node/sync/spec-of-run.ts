@@ -8,7 +8,7 @@ import { type RunSpec, runIdOf } from "../../protocol/run-spec.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Logger } from "../observe/logger.js";
 import { loadCheckpoint } from "../store/checkpoint.js";
-import { checkpointPath } from "../store/data-dir.js";
+import { checkpointPath, previousCheckpointPath } from "../store/data-dir.js";
 import { fetchRunSpec } from "./protocols.js";
 
 export class SpecOfRunError extends SeedswarmError<"NODE_NO_SPEC"> {}
@@ -27,9 +27,11 @@ joinWaitMs: number,
 log: Logger,
 ): Promise<RunSpec> {
   const path = checkpointPath(dataDir, runId);
-  if (existsSync(path)) {
-    const cp = await loadCheckpoint(path);
-    if (runIdOf(cp.spec) === runId) return cp.spec;
+  // Our checkpoint, or the one before it; an unreadable one is left to the resume (store/resume.ts), which falls back.
+  for (const file of [path, previousCheckpointPath(path)]) {
+    if (!existsSync(file)) continue;
+    const cp = await loadCheckpoint(file).catch(() => null);
+    if (cp && runIdOf(cp.spec) === runId) return cp.spec;
   }
   const waitMs = Math.max(joinWaitMs, 1000);
   const deadline = Date.now() + waitMs;

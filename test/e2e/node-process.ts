@@ -67,6 +67,8 @@ export class Node {
     let buf = "";
     if (process.env.SEEDSWARM_TEST_KEEP) mkdirSync(dataDir, { recursive: true });
     const out = process.env.SEEDSWARM_TEST_KEEP ? createWriteStream(join(dataDir, "stdout.log"), { flags: "a" }) : null;
+    // A post-mortem copy only: a full disk (the disk-fault scenarios fill one) must not end the test.
+    out?.on("error", () => {});
     this.child.stdout?.on("data", (d: Buffer) => {
       out?.write(d);
       buf += d.toString();
@@ -92,7 +94,8 @@ export class Node {
       this.stderr += d.toString();
     });
     this.exit = new Promise((resolve) =>
-      this.child.on("exit", (code, signal) => resolve({ code, signal })),
+      // "close", not "exit": after the last stdout line is read (a killed node's last lines included).
+      this.child.on("close", (code, signal) => resolve({ code, signal })),
     );
   }
 
@@ -115,7 +118,7 @@ export class Node {
   }
 
   async address(): Promise<string> {
-    const l = await this.waitFor((x) => x.msg === "node started", 10_000, "node started");
+    const l = await this.waitFor((x) => x.msg === "node started", 30_000, "node started");
     return (l.addrs as string[])[0];
   }
 

@@ -1,15 +1,17 @@
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { pino } from "pino";
 import { chained, type ChainedCommit } from "../../../node/chain/commit.js";
 import { CommitLogFile } from "../../../node/chain/commit-log.js";
 import { signedCommit, testKeys } from "../../helpers/chain-keys.js";
 
 const RUN = "cd".repeat(32);
 const [a, b] = await testKeys(2);
+/** A real signed commit (the log checks signatures on reading back). */
 const commit = (iteration: number, rank = 0): ChainedCommit =>
   chained(
     signedCommit(
@@ -22,40 +24,49 @@ const commit = (iteration: number, rank = 0): ChainedCommit =>
     ),
   );
 
+/** A logger that keeps its lines, to assert what the log file reported. */
+function recordingLogger(): { log: pino.Logger; lines: { msg: string; [k: string]: unknown }[] } {
+  const lines: { msg: string }[] = [];
+  const log = pino({ level: "info" }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+  return { log, lines };
+}
+
 describe("commit log file", () => {
   const dirs: string[] = [];
   const fresh = async () => {
     const dir = await mkdtemp(join(tmpdir(), "commit-log-"));
     dirs.push(dir);
-    return new CommitLogFile(join(dir, "commits.jsonl"));
+    const rec = recordingLogger();
+    return { file: new CommitLogFile(join(dir, "commits.jsonl"), rec.log), lines: rec.lines };
   };
   after(async () => {
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  it("reads back what was appended, before the head only, in iteration order", async () => {
-    const log = await fresh();
-    const made = [0, 1, 2, 3].map((i) => commit(i));
-    for (const c of made) log.append(c);
-    await log.close();
-    const read = log.read(3);
+  it("reads back what was appended, with the logged hashes, in iteration order", async () => {
+    const { file } = await fresh();
+    for (const i of [0, 1, 2, 3]) file.append(commit(i));
+    assert.equal(await file.sync(), true);
+    await file.close();
+    const read = file.read();
     assert.deepEqual(
       read.map((c) => c.commit.iteration),
-      [0, 1, 2],
+      [0, 1, 2, 3],
     );
-    // The exact signed bytes come back (and pass the checks again).
-    assert.deepEqual(read[1].encoded, made[1].encoded);
-    assert.deepEqual(read[1].commit, made[1].commit);
+    // The exact signed bytes come back (and pass the checks again), with their hash.
+    assert.deepEqual(read[1].encoded, commit(1).encoded);
+    assert.deepEqual(read[1].commit, commit(1).commit);
+    assert.deepEqual(read[1].hash, commit(1).hash);
   });
 
   it("a later line for an iteration supersedes an earlier one (a fork switch)", async () => {
-    const log = await fresh();
-    log.append(commit(0));
-    log.append(commit(1, 2));
-    log.append(commit(1, 0));
-    await log.close();
+    const { file } = await fresh();
+    file.append(commit(0));
+    file.append(commit(1, 2));
+    file.append(commit(1, 0));
+    await file.close();
     assert.deepEqual(
-      log.read(10).map((c) => [c.commit.iteration, c.commit.rank]),
+      file.read().map((c) => [c.commit.iteration, c.commit.rank]),
       [
         [0, 0],
         [1, 0],
@@ -63,31 +74,59 @@ describe("commit log file", () => {
     );
   });
 
-  it("skips a line whose signed bytes were altered", async () => {
-    const log = await fresh();
-    log.append(commit(0));
-    await log.close();
-    const line = JSON.parse(readFileSync(log.path, "utf8").trim()) as { iteration: number; encoded: string };
-    // Flip one byte near the end (inside the proposer's signature).
-    const hex = line.encoded;
-    const at = hex.length - 4;
-    const bad = { ...line, iteration: 1, encoded: hex.slice(0, at) + (hex[at] === "0" ? "1" : "0") + hex.slice(at + 1) };
-    appendFileSync(log.path, `${JSON.stringify(bad)}\n`);
+  it("a torn last record is cut off the file with a log line; appends continue after the good lines", async () => {
+    const { file, lines } = await fresh();
+    assert.deepEqual(file.read(), []);
+    assert.equal(existsSync(file.path), false, "reading does not create the file");
+    file.append(commit(0));
+    await file.close();
+    const good = statSync(file.path).size;
+    appendFileSync(file.path, '{"iteration":1,"prevHash":"ab');
     assert.deepEqual(
-      log.read(10).map((c) => c.commit.iteration),
+      file.read().map((c) => c.commit.iteration),
       [0],
     );
+    assert.equal(statSync(file.path).size, good, "the torn bytes are gone from the file");
+    const torn = lines.find((l) => l.msg === "commit log: torn last record truncated");
+    assert.ok(torn, "the truncation is logged");
+    assert.equal(torn.bytes, 29);
+    file.append(commit(1));
+    await file.close();
+    assert.deepEqual(
+      file.read().map((c) => c.commit.iteration),
+      [0, 1],
+    );
+    assert.equal(readFileSync(file.path, "utf8").split("\n").length, 3, "two whole lines and the final newline");
   });
 
-  it("skips a torn last line; a missing file reads as empty and is not created by reading", async () => {
-    const log = await fresh();
-    assert.deepEqual(log.read(10), []);
-    assert.equal(existsSync(log.path), false);
-    log.append(commit(0));
-    await log.close();
-    appendFileSync(log.path, '{"iteration":1,"prevHash":"ab');
+  it("a whole last line that does not parse (zeros after a power cut) is torn too; a bad middle line is skipped and counted", async () => {
+    const { file, lines } = await fresh();
+    file.append(commit(0));
+    await file.close();
+    appendFileSync(file.path, "garbage\n");
+    file.append(commit(1));
+    await file.close();
+    appendFileSync(file.path, `${"\u0000".repeat(40)}\n`);
     assert.deepEqual(
-      log.read(10).map((c) => c.commit.iteration),
+      file.read().map((c) => c.commit.iteration),
+      [0, 1],
+    );
+    assert.ok(lines.some((l) => l.msg === "commit log: torn last record truncated" && l.bytes === 41));
+    assert.ok(lines.some((l) => l.msg === "commit log: unreadable lines skipped" && l.lines === 1));
+  });
+  it("skips a line whose signed bytes were altered", async () => {
+    const { file } = await fresh();
+    file.append(commit(0));
+    file.append(commit(1));
+    await file.close();
+    const [l0, l1] = readFileSync(file.path, "utf8").trim().split("\n");
+    const line = JSON.parse(l1) as { encoded: string };
+    // Flip one byte near the end (inside the proposer's signature); a good line follows it.
+    const at = line.encoded.length - 4;
+    const bad = { ...line, encoded: line.encoded.slice(0, at) + (line.encoded[at] === "0" ? "1" : "0") + line.encoded.slice(at + 1) };
+    writeFileSync(file.path, `${l0}\n${JSON.stringify(bad)}\n${l0}\n`);
+    assert.deepEqual(
+      file.read().map((c) => c.commit.iteration),
       [0],
     );
   });

@@ -25,7 +25,7 @@ describe("metrics log and plot", () => {
     try {
       const path = metricsLogPath(dir, "ab".repeat(32));
       assert.equal(path, join(dir, "metrics", `${"ab".repeat(32)}.jsonl`));
-      const log = new MetricsLog(path);
+      const log = new MetricsLog(path, (err) => assert.fail(err));
       const written = rows(5, (i) => 1 / (i + 1));
       for (const r of written) log.append(r);
       await log.close();

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import * as tf from "@tensorflow/tfjs";
-import { loadCheckpoint } from "../../../node/store/checkpoint.js";
+import { loadCheckpoint, loadUsableCheckpoint, saveCheckpoint } from "../../../node/store/checkpoint.js";
+import { corruptCheckpointPath, previousCheckpointPath } from "../../../node/store/data-dir.js";
 import { trainLocally } from "../../../node/local/local-trainer.js";
 import { createLogger } from "../../../node/observe/logger.js";
 import { PRESETS } from "../../../protocol/presets.js";
@@ -68,6 +70,38 @@ describe("checkpoints", () => {
     });
     await writeFile(res.checkpoint, bytes.subarray(0, 30));
     await assert.rejects(loadCheckpoint(res.checkpoint), /truncated header|unreadable header/);
+  });
+});
+
+describe("checkpoint fallback", () => {
+  it("the replaced checkpoint is kept; a truncated last one falls back to it and is moved aside; none usable reads as null", async () => {
+    const dir = await tempDir();
+    const res = await trainLocally({ ...base, dataDir: dir, stopAt: 2 }, log);
+    const first = await loadCheckpoint(res.checkpoint);
+    const later = first.weights.slice() as Float32Array;
+    later[0] += 1;
+    await saveCheckpoint(res.checkpoint, spec, 3, later);
+    const prevPath = previousCheckpointPath(res.checkpoint);
+    assert.equal((await loadCheckpoint(prevPath)).iteration, 2, "the replaced checkpoint is the previous one");
+    assert.equal((await loadUsableCheckpoint(res.checkpoint)).checkpoint?.iteration, 3, "a good last one is used");
+
+    const bytes = await readFile(res.checkpoint);
+    await writeFile(res.checkpoint, bytes.subarray(0, bytes.length - 7));
+    const found = await loadUsableCheckpoint(res.checkpoint);
+    assert.equal(found.source, "previous checkpoint");
+    assert.equal(found.checkpoint?.iteration, 2);
+    assert.equal(found.checkpoint?.checksum, first.checksum);
+    assert.equal(found.skipped.length, 1);
+    assert.match(found.skipped[0].problem, /weights are \d+ bytes/);
+    assert.ok(existsSync(corruptCheckpointPath(res.checkpoint)), "the bad one is kept aside for a post-mortem");
+    assert.ok(!existsSync(res.checkpoint), "and no longer in the way of the next save's rotation");
+
+    const prev = await readFile(prevPath);
+    prev[prev.length - 1] ^= 0x01;
+    await writeFile(prevPath, prev);
+    const none = await loadUsableCheckpoint(res.checkpoint);
+    assert.equal(none.checkpoint, null);
+    assert.match(none.skipped[0].problem, /checksum/);
   });
 });
 
