@@ -10,7 +10,7 @@ import { contributionSignedBytes } from "../../protocol/signing.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { stringifyTopic } from "../../protocol/topics.js";
-import { startAttacker } from "./attacker.js";
+import { type Attacker, startAttacker } from "./attacker.js";
 import { cleanup, startSwarm } from "./node-process.js";
 
 after(cleanup);
@@ -27,6 +27,8 @@ describe("hostile gossip", () => {
     const commitTopic = stringifyTopic({ runId, kind: "commit" });
 
     const attacker = await startAttacker(nodes, [topic, commitTopic]);
+    const rejecter = await startAttacker(nodes, [topic, commitTopic]);
+    const oversized = await startAttacker(nodes, [topic, commitTopic]);
     try {
       await nodes[0].waitFor(
         (l) => l.msg === "applied" && (l.iteration ?? 0) >= 10,
@@ -39,38 +41,35 @@ describe("hostile gossip", () => {
       // the nodes may already have passed would be ignored as old before its payload is checked.)
       const future = 100_000 - 10;
       const payload = new Uint8Array(8).fill(90);
-      const { sign } = attacker;
-      // Signed by the attacker over the start of the chain's parent, as its own contributions.
-      const signed = (iteration: number, p: Uint8Array, run = runId) => {
+      // Signed by an attacker over the start of the chain's parent, as its own contributions.
+      const signed = (by: Attacker, iteration: number, p: Uint8Array, run = runId) => {
         const m = { runId: run, iteration, joinedAt: 1, payload: p, parentHash: new Uint8Array(32), signature: new Uint8Array(0) };
-        return { ...m, signature: sign(contributionSignedBytes(m)) };
+        return { ...m, signature: by.sign(contributionSignedBytes(m)) };
       };
-      const ok = encodeContribution(signed(600, payload));
-      const other = encodeContribution(signed(600, new Uint8Array(8).fill(91)));
-      const sends: [string, Uint8Array][] = [
-        ["malformed", Uint8Array.from([0xff, 0xff, 0xff, 0x01, 0x02])],
-        ["oversized", new Uint8Array(200_000).fill(7)],
+      const ok = encodeContribution(signed(attacker, 600, payload));
+      const other = encodeContribution(signed(attacker, 600, new Uint8Array(8).fill(91)));
+      // Three identities: after a few rejects gossipsub graylists a sender and drops what it sends
+      // next before validation sees (and logs) it, and an oversized frame can cost the sender its
+      // stream; so the ignored kinds, the rejected kinds and the oversized one each have their own.
+      const rounds: [Attacker, Uint8Array[]][] = [
+        [attacker, [ok, ok, other, encodeContribution(signed(attacker, future, payload))]],
         [
-          "wrong run",
-          encodeContribution(signed(601, payload, "ab".repeat(32))),
+          rejecter,
+          [
+            Uint8Array.from([0xff, 0xff, 0xff, 0x01, 0x02]),
+            encodeContribution(signed(rejecter, 601, payload, "ab".repeat(32))),
+            encodeContribution(signed(rejecter, 601, new Uint8Array(8).fill(0x80))),
+            encodeContribution(signed(rejecter, 601, new Uint8Array(3))),
+            encodeContribution({ ...signed(rejecter, 602, payload), signature: new Uint8Array(64).fill(3) }),
+          ],
         ],
-        [
-          "bad payload",
-          encodeContribution(signed(601, new Uint8Array(8).fill(0x80))),
-        ],
-        [
-          "short payload",
-          encodeContribution(signed(601, new Uint8Array(3))),
-        ],
-        ["forged signature", encodeContribution({ ...signed(602, payload), signature: new Uint8Array(64).fill(3) })],
-        ["first", ok],
-        ["duplicate", ok],
-        ["equivocation", other],
-        ["far future", encodeContribution(signed(future, payload))],
+        [oversized, [new Uint8Array(200_000).fill(7)]],
       ];
-      for (const [, data] of sends) {
-        await attacker.publish(topic, data);
-        await sleep(30);
+      for (const [by, list] of rounds) {
+        for (const data of list) {
+          await by.publish(topic, data);
+          await sleep(30);
+        }
       }
       await attacker.publish(commitTopic, Uint8Array.from([1, 2, 3]));
 
@@ -80,16 +79,17 @@ describe("hostile gossip", () => {
       assert.equal(results[0].checksum, results[1].checksum);
       assert.equal(results[0].iteration, 150);
       const attackerId = attacker.id;
+      const hostileIds = new Set([attacker.id, rejecter.id, oversized.id]);
       for (const n of nodes) {
         assert.ok(
-          n.commits().every((c) => c.entries.every((e) => e.author !== attackerId)),
+          n.commits().every((c) => c.entries.every((e) => !hostileIds.has(e.author))),
           "attacker never included",
         );
       }
       const codes = new Set(
         nodes.flatMap((n) =>
           n.lines
-            .filter((l) => l.msg === "gossip not accepted" && l.from === attackerId)
+            .filter((l) => l.msg === "gossip not accepted" && hostileIds.has(String(l.from)))
             .map((l) => `${l.code}:${l.verdict}`),
         ),
       );
@@ -114,7 +114,7 @@ describe("hostile gossip", () => {
         assert.ok(n.lines.some((l) => l.msg === "peer penalised" && l.peer === attackerId), "the attacker is penalised");
       }
     } finally {
-      await attacker.stop();
+      await Promise.all([attacker, rejecter, oversized].map((a) => a.stop()));
     }
   });
 });
