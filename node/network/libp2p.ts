@@ -196,6 +196,9 @@ function gossipOptions(opts: NetworkOptions): Partial<GossipsubOpts> {
  * @param log parent logger; the node logs under `module: "libp2p"`.
  * @param metrics libp2p's metrics hook (`Metrics.libp2p` from node/observe/metrics.ts): counts bytes.
  */
+/** Loopback networks, as libp2p's connection-manager allow list spells them. */
+const LOOPBACK_NETS = ["/ip4/127.0.0.0/ipcidr/8", "/ip6/::1/ipcidr/128"];
+
 export async function createSwarmNode(
   opts: NetworkOptions,
   privateKey: PrivateKey,
@@ -233,6 +236,9 @@ export async function createSwarmNode(
       maxConnections: opts.maxConnections,
       maxIncomingPendingConnections: opts.maxIncomingPendingConnections,
       inboundConnectionThreshold: opts.inboundConnectionThreshold,
+      // Loopback is exempt from these limits as from the gater's (unless limitLoopback): a local
+      // swarm's nodes, DHT queries included, all connect from 127.0.0.1.
+      allow: opts.limitLoopback ? [] : LOOPBACK_NETS,
     },
     connectionGater: ipLimitGater(opts),
     peerDiscovery,
