@@ -405,7 +405,17 @@ export class SwarmDaemon {
         // A signed commit past our head is a hint, like a heartbeat: fetch and verify, no more.
         if (e.iteration > this.head + 1) this.pullOnHint(e.proposer, "commits pulled on an early commit");
         return;
+      case "stalled":
+        // Never propose for an iteration not verified to be open: the others may have committed it.
+        this.metrics?.fault("stall");
+        this.log.warn({ iteration: e.iteration, stalledMs: Math.round(e.gapMs) }, "process stalled past the round deadline; catching up before proposing");
+        this.detach(this.catchUp.afterStall(), "catch-up after a stall");
+        return;
+      case "switched":
+        this.metrics?.fault("forkSwitch");
+        return;
       case "rejected":
+        this.metrics?.fault("commitRejected");
         this.penalise(e.proposer, e.reason.startsWith("checksum") ? PENALTY.lie : PENALTY.usurp, e.reason);
         return;
       case "equivocation":
@@ -432,6 +442,7 @@ export class SwarmDaemon {
   private penalise(peer: string, cost: number, reason: string): void {
     if (peer === this.self.id) return;
     const score = this.penalties.charge(peer, cost);
+    this.metrics?.fault("peerPenalised");
     this.log.warn({ peer, score, reason }, "peer penalised");
     if (this.penalties.shunned(peer))
       this.detach(this.libp2p.hangUp(peerIdFromString(peer)), "disconnect a penalised peer");

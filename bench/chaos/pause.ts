@@ -44,6 +44,9 @@ export async function pause(o: PauseOptions): Promise<ScenarioResult> {
   const onChain = commonLast >= 0 && new Set(sums.map((m) => m.get(commonLast))).size === 1;
   const undone = others.reduce((k, n) => k + n.lines.filter((l) => UNDO.includes(l.msg ?? "") && (l.time as number) >= thawedAt).length, 0);
   const { iterations: disagree, compared } = checksumDisagreements(nodes);
+  // The paused node noticed it slept past the deadline and checked with peers before proposing.
+  const stalls = frozen.lines.filter((l) => l.msg === "process stalled past the round deadline; catching up before proposing").length;
+  const caughtUp = frozen.lines.filter((l) => l.msg === "caught up after a stall").length;
   for (const n of nodes) n.child.kill("SIGTERM");
   await Promise.all(nodes.map((n) => n.exit));
   return {
@@ -54,10 +57,12 @@ export async function pause(o: PauseOptions): Promise<ScenarioResult> {
       r3_updates_undone_after_thaw: undone,
       r3_checksum_mismatches: disagree.length,
       r3_paused_node_behind: head - frozenHead,
+      r3_stalls_detected: stalls,
     },
     checks: [
       check("others keep >= 70% of R1 during the pause", ratio >= 0.7, `${during.toFixed(1)} it/s = ${(ratio * 100).toFixed(0)}% of R1`),
       check("0 stale or foreign updates applied after the thaw", undone === 0, `${undone} rollback/fork-switch/repair line(s) on the other nodes`),
+      check("the paused node detects its stall and catches up before proposing", stalls >= 1 && caughtUp >= 1, `${stalls} stall line(s), ${caughtUp} catch-up line(s)`),
       check("replicas identical at every common iteration", disagree.length === 0, `${disagree.length} of ${compared} iterations disagree`),
       check(
         `the paused node is back on the swarm's chain within ${o.afterS} s`,

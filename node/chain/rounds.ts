@@ -63,6 +63,7 @@ import {
 import { signCommit } from "./commit-wire.js";
 import { type Equivocation, EvidenceStore } from "./evidence.js";
 import type { Signer } from "./signatures.js";
+import { StallWatch } from "./stall-watch.js";
 
 export interface RoundsTransport {
   /** Publishes this node's signed contribution. */
@@ -103,6 +104,13 @@ export type RoundsEvent =
   | { kind: "equivocation"; evidence: Equivocation }
   /** A validly signed commit for a later iteration: a hint to fetch what leads to it, nothing more. */
   | { kind: "ahead"; iteration: number; proposer: string }
+  /**
+   * The process did not run for longer than a round deadline (see stall-watch.ts): the rounds
+   * proposed nothing; the daemon must verify with peers that `iteration` is still open first.
+   */
+  | { kind: "stalled"; iteration: number; gapMs: number }
+  /** A one-step fork switch: the commit applied at `iteration` was replaced by a better one. */
+  | { kind: "switched"; iteration: number }
   | { kind: "done"; iteration: number };
 
 /** How many iterations back a late contribution still makes its author expected. */
@@ -170,6 +178,8 @@ export class Rounds {
   private readonly chainLog: ChainedCommit[] = [];
   /** Checksums after each applied iteration, recent ones only. */
   private readonly checksums = new Map<number, string>();
+  /** Whether this process slept past a deadline since it last ran (checked before proposing). */
+  private readonly stall: StallWatch;
 
   constructor(
     private readonly self: Author,
@@ -181,6 +191,9 @@ export class Rounds {
     private readonly onEvent: (e: RoundsEvent) => void = () => {},
   ) {
     this.checksums.set(replica.iteration, replica.checksum());
+    this.stall = new StallWatch(opts.roundTimeoutMs, (gapMs) => {
+      if (this.isActive) this.onEvent({ kind: "stalled", iteration: this.head, gapMs });
+    });
   }
 
   /** Next iteration to apply. */
@@ -288,6 +301,7 @@ export class Rounds {
   start(): void {
     this.stopped = false;
     this.active = true;
+    this.stall.start();
     this.beginRound();
   }
 
@@ -307,6 +321,7 @@ export class Rounds {
   stop(): void {
     this.stopped = true;
     this.active = false;
+    this.stall.stop();
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
   }
@@ -508,6 +523,7 @@ export class Rounds {
     this.lastHash = prev.hash;
     this.lastAuthors = prev.authors;
     this.prev = null;
+    this.onEvent({ kind: "switched", iteration: commit.iteration });
     // The better commit's checksum is a lie: back to the commit we had (it verified before).
     if (!this.apply(received)) this.apply(last);
   }
@@ -578,6 +594,7 @@ export class Rounds {
 
   /** Computes, signs (over the commit we chain to) and publishes this node's contribution for t. */
   private contribute(t: number): void {
+    this.stall.check();
     const payload = this.run.algorithm.contribute(this.replica, this.self);
     const parentHash = this.lastHash;
     const m: ContributionMessage = {
@@ -593,6 +610,7 @@ export class Rounds {
     this.transport
       .publishContribution({ ...m, signature })
       .catch((err) => this.logger.warn({ err, iteration: t }, "contribution publish failed"));
+    this.stall.touch();
   }
 
   /** Tick k fires at (0.5 + 0.25 k) x roundTimeout: rank k and better may propose from then on. */
@@ -628,6 +646,8 @@ export class Rounds {
    */
   private propose(t: number, maxRank: number): boolean {
     if (!this.isActive || this.head !== t || this.proposing) return false;
+    // Slept past a deadline: t may be committed already; the daemon checks with peers first.
+    if (this.stall.check()) return false;
     if (this.behind) {
       // A verified commit past t exists: a commit of ours would fork. The daemon catches up instead.
       this.onEvent({ kind: "behind", iteration: t, peersHead: this.peersHead });
@@ -683,7 +703,10 @@ export class Rounds {
     const { commit } = received;
     const expectedBefore = this.checksumBefore(commit.iteration);
     this.rememberPrev();
+    // A stall is reported before the work that follows it, which then counts as work, not sleep.
+    this.stall.check();
     this.replica.applyIteration(this.run.algorithm, commit.entries);
+    this.stall.touch();
     const sum = this.replica.checksum();
     if (toHex(commit.checksum) !== sum) {
       const prev = this.prev;

@@ -18,6 +18,14 @@ export interface ByteCounts {
   readonly out: number;
 }
 
+/**
+ * Faults a node met and handled, each also one structured log line: a stall past the round
+ * deadline, a commit the chain rules rejected, a peer penalised, a state repair, a fork switch
+ * or rollback, a snapshot adopted.
+ */
+export const FAULT_KINDS = ["stall", "commitRejected", "peerPenalised", "repair", "forkSwitch", "snapshotAdopted"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
 export interface Metrics {
   readonly registry: Registry;
   /** Pass to libp2p's `metrics` option: counts bytes per connection and per protocol. */
@@ -32,6 +40,10 @@ export interface Metrics {
   readonly checksumMismatches: Counter;
   readonly repairs: Counter;
   readonly roundSeconds: Histogram;
+  /** Counts one handled fault (also logged where it happens). */
+  fault(kind: FaultKind): void;
+  /** How many of each fault since start (what /status reports). */
+  faults(): Promise<Record<FaultKind, number>>;
   /** Total bytes in and out since start, from libp2p's connection counters. */
   bytes(): Promise<ByteCounts>;
 }
@@ -48,6 +60,18 @@ export function createMetrics(collectDefault = true): Metrics {
     const { values } = await metric.get();
     const find = (label: string) => values.find((v) => v.labels.protocol === label)?.value ?? 0;
     return { in: find("global received"), out: find("global sent") };
+  };
+  const faultCounter = new Counter({
+    name: "seedswarm_faults_total",
+    help: "Faults met and handled, by kind (stall, commitRejected, peerPenalised, repair, forkSwitch, snapshotAdopted)",
+    labelNames: ["kind"],
+    registers,
+  });
+  const faults = async (): Promise<Record<FaultKind, number>> => {
+    const { values } = await faultCounter.get();
+    const counts = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+    for (const v of values) if (FAULT_KINDS.includes(v.labels.kind as FaultKind)) counts[v.labels.kind as FaultKind] = v.value;
+    return counts;
   };
   const byteCounter = (name: string, help: string, pick: (b: ByteCounts) => number) =>
     new Counter({
@@ -115,6 +139,8 @@ export function createMetrics(collectDefault = true): Metrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
+    fault: (kind) => faultCounter.inc({ kind }),
+    faults,
     bytes,
   };
 }

@@ -8,7 +8,7 @@ import type { Replica } from "../../training/replica.js";
 import type { Logger } from "./logger.js";
 import { MetricsLog, type MetricsRow } from "./metrics-log.js";
 import { metricsLogPath } from "../store/data-dir.js";
-import type { Metrics } from "./metrics.js";
+import type { FaultKind, Metrics } from "./metrics.js";
 import { clearProgress, reportProgress } from "./progress.js";
 
 export const NODE_STATES = ["joining", "training", "following", "leaving"] as const;
@@ -39,6 +39,8 @@ export interface NodeStatus {
   /** SHA-256 of the weights after `iteration`. */
   readonly checksum: string;
   readonly uptimeSeconds: number;
+  /** Faults met and handled since start, by kind (see FAULT_KINDS in metrics.ts). */
+  readonly faults: Record<FaultKind, number> | null;
 }
 
 export interface Health {
@@ -218,6 +220,7 @@ export class RunMonitor {
       backend: this.view.backend(),
       checksum: this.view.checksum(),
       uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
+      faults: (await this.metrics?.faults()) ?? null,
     };
   }
 

@@ -208,6 +208,21 @@ export class CatchUp {
   }
 
   /**
+   * After this process slept past a round deadline (SIGSTOP, a frozen VM): follow, fetch and
+   * apply what peers committed meanwhile, then contribute and propose again. Only verified
+   * commits chained onto ours move us; with no peer to ask (a lone node) the round goes on.
+   */
+  async afterStall(): Promise<void> {
+    if (this.s.fix.busy) return;
+    await this.s.fix.run({ restart: "if-active", forgetPeersHead: false }, async () => {
+      if (this.s.peers.connected().length === 0) await this.dialAuthors();
+      const before = this.head;
+      await this.replayCommits(Number.MAX_SAFE_INTEGER);
+      this.s.log.info({ from: before, to: this.head }, "caught up after a stall");
+    });
+  }
+
+  /**
    * Fetches and applies commits from peers until our head reaches `target` (the peers' head when
    * we started): chasing a moving head would never end on a fast swarm, and gossip delivers what
    * comes after.

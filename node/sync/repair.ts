@@ -7,7 +7,8 @@
 import { randomInt } from "node:crypto";
 import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
-import { chained, type EncodedCommit, isBetter } from "../chain/commit.js";
+import { chained, type EncodedCommit, rankOf } from "../chain/commit.js";
+import { prefers } from "../chain/fork-choice.js";
 import { commitFromBytes } from "../chain/commit-wire.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { CatchUp, SyncParts } from "./catch-up.js";
@@ -98,6 +99,7 @@ export class Repair {
     const { fix, peers, log } = this.s;
     if (fix.busy) return;
     this.metrics?.repairs.inc();
+    this.metrics?.fault("repair");
     await fix.run({ restart: "always", forgetPeersHead: false }, async () => {
       try {
         const snap = await this.catchUp.downloadSnapshot(null);
@@ -168,9 +170,23 @@ export class Repair {
         return mine !== undefined && !equalBytes(mine.hash, t.hash);
       });
       if (!fork) return false;
-      const mine = ours.get(fork.commit.iteration);
-      if (!mine || !isBetter(fork.commit, fork.hash, mine.commit, mine.hash)) return false;
+      const t = fork.commit.iteration;
+      const mine = ours.get(t);
+      if (!mine) return false;
+      // Both sides share commit t-1 (or the chain's start): its authors rank proposers of t and
+      // are the only ones whose building on a side counts (see fork-choice.ts).
+      const common = ours.get(t - 1);
+      const eligible = common ? common.commit.entries.map((e) => e.author.id) : null;
+      const rank = rankOf(runId, t, eligible, fork.commit.proposer, fork.commit.entries.map((e) => e.author.id));
+      if (rank !== fork.commit.rank) {
+        this.s.blame?.(peer.toString(), `served a fork commit at ${t} claiming rank ${fork.commit.rank}, holding ${rank}`);
+        return false;
+      }
+      const theirSide = { at: fork, next: theirs.find((c) => c.commit.iteration === t + 1)?.commit };
+      const mySide = { at: mine, next: ours.get(t + 1)?.commit };
+      if (!prefers(theirSide, mySide, new Set(eligible ?? []))) return false;
       log.warn({ iteration: fork.commit.iteration, base: base.iteration, peer: peer.toString() }, "switching to a better fork");
+      this.metrics?.fault("forkSwitch");
       await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
         rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, anchor ?? null);
         for (const t of replay) {

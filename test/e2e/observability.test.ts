@@ -81,9 +81,13 @@ describe("observability of a running 2-node swarm", () => {
   it("/status: the documented fields, figures that match the node's own log", async () => {
     const s = (await (await fetch(`${urlA}/status`)).json()) as NodeStatus;
     assert.deepEqual(Object.keys(s).sort(), [
-      "accuracy", "backend", "bytesIn", "bytesOut", "checksum", "heldOutLoss", "iteration", "iterations", "loss",
+      "accuracy", "backend", "bytesIn", "bytesOut", "checksum", "faults", "heldOutLoss", "iteration", "iterations", "loss",
       "peerId", "peers", "run", "state", "uptimeSeconds",
     ]);
+    // Fault counters: every kind present; a fault-free pair has no stall, rejection or penalty.
+    assert.deepEqual(Object.keys(s.faults ?? {}).sort(), ["commitRejected", "forkSwitch", "peerPenalised", "repair", "snapshotAdopted", "stall"]);
+    assert.equal(s.faults?.commitRejected, 0);
+    assert.equal(s.faults?.peerPenalised, 0);
     assert.deepEqual(s.run, { id: runId, name: "tiny-spsa", algorithm: "spsa" });
     assert.equal(s.peerId, (await a.waitFor((l) => l.msg === "node started")).peerId);
     // "following" for a moment when a loaded machine lets it fall behind and it catches up.
