@@ -28,7 +28,7 @@ import type { Author } from "../training/rng/seeds.js";
 import type { TrainingRun } from "../training/run-context.js";
 import { openTrainingRun } from "./store/training-run.js";
 import { stateFromBytes } from "../training/state-bytes.js";
-import type { EncodedCommit } from "./chain/commit.js";
+import { CHAIN_KEEP, type EncodedCommit } from "./chain/commit.js";
 import { CommitLogFile } from "./chain/commit-log.js";
 import { commitFromWire } from "./chain/commit-wire.js";
 import { PENALTY, Penalties } from "./chain/penalties.js";
@@ -108,6 +108,8 @@ export class SwarmDaemon {
   private repair!: Repair;
   private checkpoints!: CheckpointWriter;
   private commitLog!: CommitLogFile;
+  /** Iteration of the checkpoint on disk (null: none or unknown); the next save makes it the previous one. */
+  private checkpointAt: number | null = null;
   private closeSync: () => Promise<void> = async () => {};
   private monitor?: RunMonitor;
   private http?: HttpServer;
@@ -284,6 +286,7 @@ export class SwarmDaemon {
       replica: this.replica,
       log: this.log,
     });
+    this.checkpointAt = resumed.source === "checkpoint" ? resumed.baseIteration : null;
     if (resumed.source !== "initial state")
       this.log.info({ iteration: resumed.baseIteration, source: resumed.source, checksum: this.checksumIfAt(resumed.baseIteration) }, "resumed from checkpoint");
     if (resumed.replayed > 0)
@@ -510,6 +513,10 @@ export class SwarmDaemon {
       return false;
     }
     this.commitLog.reopenIfStopped();
+    // The log keeps what a resume from either checkpoint replays and the chain served to peers.
+    const prevAt = this.checkpointAt;
+    this.checkpointAt = iteration;
+    if (prevAt !== null) await this.commitLog.compact(Math.min(prevAt, iteration - CHAIN_KEEP), CHAIN_KEEP);
     return true;
   }
 

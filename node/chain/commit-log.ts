@@ -10,8 +10,26 @@
  * what came after the last checkpoint. A crash mid-write leaves a torn last line, which `read()`
  * cuts off. A failed write (a full disk) is logged once and the log stops growing until the next
  * successful checkpoint reopens it: resuming starts at that checkpoint, so the gap is harmless.
+ *
+ * Size: `compact(keepFrom)` (after a checkpoint) drops the lines before `keepFrom` once there are
+ * at least `minDrop` of them, rewriting the file atomically (temp file, fsync, rename), so the log
+ * holds what the two checkpoints and the served chain need, not the whole run.
  */
-import { closeSync, existsSync, fstatSync, fsync, ftruncateSync, openSync, readFileSync, truncateSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
+import { dirname } from "node:path";
 import { fromHex, toHex } from "../../protocol/bytes.js";
 import type { Logger } from "../observe/logger.js";
 import { type ChainedCommit, chained } from "./commit.js";
@@ -50,6 +68,8 @@ export class CommitLogFile {
   /** Set by a failed write: the file's length before it, where the reopened log cuts what it tore. */
   private tornAt: number | null = null;
   private failed = false;
+  /** The first iteration the file holds (null: unknown or empty), for compact(). */
+  private oldest: number | null = null;
   /** The fsync under way, if any (close waits for it: its fd must stay open). */
   private syncing: Promise<void> = Promise.resolve();
 
@@ -83,6 +103,7 @@ export class CommitLogFile {
       const n = writeSync(this.fd, line);
       if (n !== line.length) throw Object.assign(new Error(`short write: ${n} of ${line.length} bytes`), { code: "ENOSPC" });
       this.size += n;
+      this.oldest ??= commit.iteration;
     } catch (err) {
       this.fail(err, commit.iteration);
     }
@@ -142,7 +163,68 @@ export class CommitLogFile {
     }
     if (skipped > 0) this.log.warn({ path: this.path, lines: skipped }, "commit log: unreadable lines skipped");
     this.size = good;
+    this.oldest = byIteration.size > 0 ? Math.min(...byIteration.keys()) : null;
     return [...byIteration.values()].sort((a, b) => a.commit.iteration - b.commit.iteration);
+  }
+
+  /**
+   * Drops the lines for iterations before `keepFrom` once there are at least `minDrop` of them
+   * (so the file is rewritten rarely): a temp file beside it, fsynced, renamed over it. Synchronous,
+   * so no append interleaves. Returns how many lines it dropped; a failure is logged and keeps the
+   * whole log.
+   */
+  async compact(keepFrom: number, minDrop: number): Promise<number> {
+    if (this.failed || this.oldest === null || keepFrom - this.oldest < minDrop) return 0;
+    await this.sync();
+    await this.syncing;
+    if (this.failed || !existsSync(this.path)) return 0;
+    // The temp name store/atomic-file.ts's stale-temp cleanup knows (its counter never gives 0).
+    const tmp = `${this.path}.tmp-${process.pid}-0`;
+    try {
+      // Whole lines only: the size this object knows (a torn tail is never carried over).
+      const bytes = readFileSync(this.path).subarray(0, this.size);
+      const kept: Buffer[] = [];
+      let dropped = 0;
+      let oldest: number | null = null;
+      for (let start = 0; start < bytes.length; ) {
+        const nl = bytes.indexOf(0x0a, start);
+        const end = nl < 0 ? bytes.length : nl + 1;
+        // Lines start with {"iteration":N, (append writes that key first); others are kept as they are.
+        const m = /^\{"iteration":(\d+),/.exec(bytes.toString("utf8", start, Math.min(end, start + 40)));
+        const it = m ? Number(m[1]) : null;
+        if (it !== null && it < keepFrom) dropped++;
+        else {
+          kept.push(bytes.subarray(start, end));
+          if (it !== null) oldest = Math.min(oldest ?? it, it);
+        }
+        start = end;
+      }
+      const body = Buffer.concat(kept);
+      const fd = openSync(tmp, "w");
+      try {
+        writeSync(fd, body);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      if (this.fd !== null) closeSync(this.fd);
+      this.fd = null;
+      renameSync(tmp, this.path);
+      const dir = openSync(dirname(this.path), "r");
+      try {
+        fsyncSync(dir);
+      } finally {
+        closeSync(dir);
+      }
+      this.size = body.length;
+      this.oldest = oldest;
+      this.log.info({ path: this.path, dropped, keptFrom: keepFrom }, "commit log compacted");
+      return dropped;
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      this.log.warn({ path: this.path, err }, "commit log compaction failed; keeping the whole log");
+      return 0;
+    }
   }
 
   /** Makes the file durable and closes it. */

@@ -130,4 +130,27 @@ describe("commit log file", () => {
       [0],
     );
   });
+
+  it("compact drops the lines before keepFrom once there are minDrop of them, atomically; appends go on after it", async () => {
+    const { file, lines } = await fresh();
+    for (let i = 0; i < 10; i++) file.append(commit(i));
+    assert.equal(await file.compact(3, 4), 0, "3 droppable lines < minDrop 4: left alone");
+    assert.equal(await file.compact(6, 4), 6);
+    assert.ok(lines.some((l) => l.msg === "commit log compacted" && l.dropped === 6));
+    file.append(commit(10));
+    await file.close();
+    assert.deepEqual(
+      file.read().map((c) => c.commit.iteration),
+      [6, 7, 8, 9, 10],
+    );
+    assert.equal(existsSync(`${file.path}.tmp-${process.pid}-0`), false, "no temp file left");
+    // Read back, the file knows where it starts: nothing more to drop below 6.
+    assert.equal(await file.compact(8, 4), 0);
+    assert.equal(await file.compact(10, 4), 4);
+    await file.close();
+    assert.deepEqual(
+      file.read().map((c) => c.commit.iteration),
+      [10],
+    );
+  });
 });
