@@ -17,34 +17,66 @@ import { fmt, type Section, timeMs } from "./report.js";
 const LOWRANK = parseRunSpec(PRESETS["mnist-mlp-spsa-lowrank"]);
 const FULL = parseRunSpec(PRESETS["mnist-mlp-spsa"]);
 
-/**
- * Examples per second of one author's SPSA iteration (contribute: batches, noise, the 2k perturbed
- * forward passes, bytes; then apply), counting 2 * perturbations * batchSize examples.
- */
-async function trainRate(spec: RunSpec, ds: Dataset, reps: number): Promise<{ rate: number; applyMs: number }> {
-  const run = await openRun(spec, ds);
-  const replica = initialReplica(run);
-  const [author] = localAuthors(1);
-  const a = algorithmOf(spec, "spsa");
-  const ms = timeMs(() => localIteration(run, replica, [author]), reps, 5);
-  const payload = run.algorithm.contribute(replica, author);
-  const w = replica.weights.slice();
-  const applyMs = timeMs(() => run.algorithm.apply(w, replica.iteration, [{ author, payload }]), reps, 5);
-  replica.dispose();
-  return { rate: (2 * a.perturbations * a.batchSize * 1000) / ms, applyMs };
+/** Median ms of each function, run in turns so that a shared machine's load falls on all alike. */
+function interleaved(fns: readonly (() => void)[], reps: number, warmup = 5): number[] {
+  for (let i = 0; i < warmup; i++) for (const fn of fns) fn();
+  const times = fns.map(() => [] as number[]);
+  for (let i = 0; i < reps; i++)
+    fns.forEach((fn, j) => {
+      const t = performance.now();
+      fn();
+      times[j].push(performance.now() - t);
+    });
+  return times.map((ts) => ts.sort((a, b) => a - b)[Math.floor(ts.length / 2)]);
 }
 
-/** Examples per second of the plain forward pass and loss of the same model on as many examples at once. */
-async function forwardRate(spec: RunSpec, ds: Dataset, reps: number): Promise<number> {
-  const run = await openRun(spec, ds);
-  const replica = initialReplica(run);
-  const a = algorithmOf(spec, "spsa");
+interface Rates {
+  /** Examples/s of one author's whole iteration: contribute (batches, noise, 2k forwards, bytes) and apply. */
+  readonly lowrank: number;
+  readonly full: number;
+  /** Examples/s of the plain forward and loss on as many examples, drawn from the split like a minibatch. */
+  readonly forward: number;
+  /** The same on a batch already on the backend (no drawing, no upload). */
+  readonly resident: number;
+  readonly lowApplyMs: number;
+  readonly fullApplyMs: number;
+}
+
+async function rates(ds: Dataset, reps: number): Promise<Rates> {
+  const [author] = localAuthors(1);
+  const a = algorithmOf(LOWRANK, "spsa");
   const n = 2 * a.perturbations * a.batchSize;
-  const { x, y } = batchTensors(sampleBatch(ds.train, 784, contributionSeed("bench", 0, localAuthors(1)[0], 0), n), [28, 28, 1]);
-  const ms = timeMs(() => lossOn(run.model, replica.backend.tensors, x, y), reps, 5);
+  const low = await openRun(LOWRANK, ds);
+  const full = await openRun(FULL, ds);
+  const lowR = initialReplica(low);
+  const fullR = initialReplica(full);
+  const seed = contributionSeed("bench", 0, author, 0);
+  const { x, y } = batchTensors(sampleBatch(ds.train, 784, seed, n), [28, 28, 1]);
+  const ms = interleaved(
+    [
+      () => localIteration(low, lowR, [author]),
+      () => localIteration(full, fullR, [author]),
+      () => {
+        const b = batchTensors(sampleBatch(ds.train, 784, seed, n), [28, 28, 1]);
+        lossOn(full.model, fullR.backend.tensors, b.x, b.y);
+        tf.dispose([b.x, b.y]);
+      },
+      () => lossOn(full.model, fullR.backend.tensors, x, y),
+    ],
+    reps,
+  );
+  const apply = (run: typeof low, r: typeof lowR) => {
+    const payload = run.algorithm.contribute(r, author);
+    const w = r.weights.slice();
+    return timeMs(() => run.algorithm.apply(w, r.iteration, [{ author, payload }]), reps, 5);
+  };
+  const lowApplyMs = apply(low, lowR);
+  const fullApplyMs = apply(full, fullR);
   tf.dispose([x, y]);
-  replica.dispose();
-  return (n * 1000) / ms;
+  lowR.dispose();
+  fullR.dispose();
+  const rate = (t: number) => (n * 1000) / t;
+  return { lowrank: rate(ms[0]), full: rate(ms[1]), forward: rate(ms[2]), resident: rate(ms[3]), lowApplyMs, fullApplyMs };
 }
 
 /** Test accuracy after the spec's iterations, one author, and the training seconds. */
@@ -68,10 +100,7 @@ async function accuracy(spec: RunSpec, ds: Dataset): Promise<{ acc: number; seco
 export async function lowrankSection(): Promise<Section> {
   await useBackend("wasm");
   const mnist = await loadMnist();
-  const reps = 20;
-  const low = await trainRate(LOWRANK, mnist, reps);
-  const full = await trainRate(FULL, mnist, reps);
-  const fwd = await forwardRate(LOWRANK, mnist, reps);
+  const r = await rates(mnist, 40);
   const lowAcc = await accuracy(LOWRANK, mnist);
   const fullAcc = await accuracy(FULL, mnist);
   const a = algorithmOf(LOWRANK, "spsa");
@@ -84,15 +113,16 @@ export async function lowrankSection(): Promise<Section> {
     command: "npm run bench -- --only lowrank",
     markdown: `Presets \`mnist-mlp-spsa-lowrank\` (rank ${rank}: each weight matrix moves along A B^T, biases full-rank) and \`mnist-mlp-spsa\` (full-rank Rademacher), otherwise identical: 784-32-10 MLP, ${a.perturbations} antithetic pairs per iteration, batch ${a.batchSize}, eps ${a.eps}, lr ${a.schedule.lr}, one author, wasm backend.
 
-Throughput counts ${n} examples per iteration (${a.perturbations} pairs x 2 signs x ${a.batchSize}). Training is one whole iteration (minibatches, noise, every perturbed forward pass, bytes, and the canonical update); the plain forward pass is the unperturbed model's forward and loss on ${n} examples in one batch, already on the backend. Low-rank SPSA runs the ${a.perturbations} pairs as one batched forward (x W + s (x A) B^T): the first layer's x W is shared by both signs of a pair, so it can beat the plain forward pass over as many examples.
+Throughput counts ${n} examples per iteration (${a.perturbations} pairs x 2 signs x ${a.batchSize}). Training is one author's whole iteration (drawing the minibatches, noise, every perturbed forward pass, bytes, the canonical update and the replica's tensor refresh). The plain forward pass is the unperturbed model's forward and loss on ${n} examples in one batch: drawn from the training split as a minibatch is (the primary ratio, the same data path as training), or already on the backend (no drawing, no upload). The four are timed in turns, median of 40, so the shared machine's load falls on all alike. Low-rank SPSA runs the ${a.perturbations} pairs as one batched forward (x W + s (x A) B^T, no perturbed matrix): the first layer's x W + b is shared by both signs of a pair.
 
-| | examples/s | ratio to plain forward |
-|---|---|---|
-| plain forward + loss | ${fmt(fwd)} | 1 |
-| low-rank SPSA iteration | ${fmt(low.rate)} | ${fmt(low.rate / fwd)} |
-| full-rank SPSA iteration (one forward per perturbation, materialised weights) | ${fmt(full.rate)} | ${fmt(full.rate / fwd)} |
+| | examples/s | / plain forward (drawn batch) | / plain forward (resident batch) |
+|---|---|---|---|
+| plain forward + loss, drawn batch | ${fmt(r.forward)} | 1 | ${fmt(r.forward / r.resident)} |
+| plain forward + loss, resident batch | ${fmt(r.resident)} | ${fmt(r.resident / r.forward)} | 1 |
+| low-rank SPSA iteration | ${fmt(r.lowrank)} | ${fmt(r.lowrank / r.forward)} | ${fmt(r.lowrank / r.resident)} |
+| full-rank SPSA iteration (a forward per perturbation on materialised weights) | ${fmt(r.full)} | ${fmt(r.full / r.forward)} | ${fmt(r.full / r.resident)} |
 
-Canonical update of one author's ${a.perturbations} bytes: low-rank ${fmt(low.applyMs)} ms (JavaScript, exact integer sums of A B^T terms), full-rank ${fmt(full.applyMs)} ms (WebAssembly kernels).
+Canonical update of one author's ${a.perturbations} bytes: low-rank ${fmt(r.lowApplyMs)} ms (JavaScript: exact integer sums of A B^T terms), full-rank ${fmt(r.fullApplyMs)} ms (WebAssembly kernels).
 
 Test accuracy (all 10,000 MNIST test images) at equal forward passes (${a.perturbations * 2} per iteration):
 
@@ -102,8 +132,9 @@ ${lowAcc.curve.map((c, i) => `| ${(i + 1) * 500} | ${pct(c)} | ${pct(fullAcc.cur
 
 Training seconds for ${LOWRANK.iterations} iterations: low-rank ${lowAcc.seconds.toFixed(1)}, full-rank ${fullAcc.seconds.toFixed(1)}.`,
     figures: {
-      lowrank_train_vs_forward_ratio: low.rate / fwd,
-      fullrank_train_vs_forward_ratio: full.rate / fwd,
+      lowrank_train_vs_forward_ratio: r.lowrank / r.forward,
+      lowrank_train_vs_resident_forward_ratio: r.lowrank / r.resident,
+      fullrank_train_vs_forward_ratio: r.full / r.forward,
       lowrank_mnist_acc_at_2000: lowAcc.acc,
       lowrank_fullrank_mnist_acc_at_2000: fullAcc.acc,
       lowrank_mnist_seconds_2000: lowAcc.seconds,

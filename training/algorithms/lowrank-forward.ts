@@ -9,7 +9,7 @@
  * operations): only the author's choice of byte depends on them, never the canonical update.
  */
 import * as tf from "@tensorflow/tfjs";
-import { type Split, sampleBatch } from "../data/dataset.js";
+import { type Split, sampleIndices } from "../data/dataset.js";
 import type { Model } from "../models/model.js";
 import type { Seed } from "../rng/seeds.js";
 import { fillRademacher } from "../rng/noise.js";
@@ -29,6 +29,8 @@ export function batchesLowRank(model: Model): boolean {
 
 export class LowRankPairs {
   private readonly widths: number[];
+  /** The stacked rows, reused: a fresh 6 MB array per call cost more than the copy (page faults, GC). */
+  private scratch = new Float32Array(0);
 
   constructor(
     private readonly model: Model,
@@ -43,19 +45,24 @@ export class LowRankPairs {
   losses(weights: Float32Array, seeds: readonly Seed[], size: number, eps: number, rank: number): PairLosses {
     const k = seeds.length;
     const features = this.widths[0];
-    const x = new Float32Array(k * size * features);
+    if (this.train.x.length !== this.train.n * features) throw new RangeError("split does not match the model's input");
+    const idx = new Int32Array(k * size);
     const y = new Int32Array(k * size);
     seeds.forEach((seed, j) => {
-      const b = sampleBatch(this.train, features, seed, size);
-      x.set(b.x, j * size * features);
-      y.set(b.y, j * size);
+      // The rows sampleBatch draws for this seed.
+      const rows = sampleIndices(this.train.n, seed, size);
+      for (let i = 0; i < size; i++) {
+        idx[j * size + i] = rows[i];
+        y[j * size + i] = this.train.y[rows[i]];
+      }
     });
+    const x = this.inputs(idx, features);
     const f = Math.fround;
     const s = f(eps * lowRankScale(rank));
     const layers = this.widths.length - 1;
     const out = tf.tidy(() => {
       let h: tf.Tensor3D | null = null;
-      const input = tf.tensor3d(x, [k, size, features]);
+      const input = tf.reshape(x, [k, size, features]) as tf.Tensor3D;
       for (let l = 0; l < layers; l++) {
         const [rows, cols] = [this.widths[l], this.widths[l + 1]];
         const t = this.model.layout.tensors;
@@ -86,8 +93,21 @@ export class LowRankPairs {
       return tf.neg(tf.mean(tf.sum(tf.mul(tf.logSoftmax(logits), both), 2), 1));
     });
     const losses = out.dataSync();
-    out.dispose();
+    tf.dispose([out, x]);
     return { plus: Array.from(losses.subarray(0, k)), minus: Array.from(losses.subarray(k, 2 * k)) };
+  }
+
+  /**
+   * The rows `idx` of the training inputs as a [rows, features] tensor, copied in JavaScript (a
+   * resident split gathered by tf.gather was 4x slower on tfjs-wasm: its gather is per element).
+   */
+  private inputs(idx: Int32Array, features: number): tf.Tensor2D {
+    const n = idx.length * features;
+    if (this.scratch.length < n) this.scratch = new Float32Array(n);
+    const x = this.scratch.subarray(0, n);
+    idx.forEach((r, i) => x.set(this.train.x.subarray(r * features, (r + 1) * features), i * features));
+    // tensor2d copies the values to the backend, so the scratch can be reused at once.
+    return tf.tensor2d(x, [idx.length, features]);
   }
 
   /** Layer l's factors of every seed: A [k, rows, rank], s B^T [k, rank, cols], eps z [k, 1, cols]. */

@@ -122,7 +122,8 @@ function applyMatrix(
   const f = Math.fround;
   const delta = new Float32Array(t.size).fill(-0);
   const sums = new Float64Array(t.size);
-  const group = Math.max(1, Math.floor(GROUP_ELEMENTS / ((rows + cols) * rank)));
+  const most = Math.max(...plans.map((p) => p.steps.length));
+  const group = Math.min(most, Math.max(1, Math.floor(GROUP_ELEMENTS / ((rows + cols) * rank))));
   const a = new Int8Array(rows * rank);
   const b = new Int8Array(cols * rank);
   // Per step of a group: v * A (rows x rank) and B^T (rank x cols), so the inner loop runs along a row.
