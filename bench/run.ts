@@ -13,6 +13,7 @@ import {
 } from "./marketplace.js";
 import { lmUpdateSection } from "./lm-update.js";
 import { lmSection } from "./lm.js";
+import { lowrankSection } from "./lowrank.js";
 import { type Section, writeReport } from "./report.js";
 import { joinSection, scalingSection, wireSection } from "./swarm.js";
 import { costSection, forwardSection, mnistSection } from "./training.js";
@@ -34,6 +35,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   binary: binarySection,
   verify: verifySection,
   gpu: gpuSection,
+  lowrank: lowrankSection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

@@ -26,6 +26,53 @@ export const PRESETS = {
     iterations: 2000,
     roundTimeoutMs: 2000,
   },
+  /**
+   * mnist-mlp-spsa with rank-1 directions per weight matrix (EGGROLL's low-rank perturbations):
+   * each node's 16 pairs run as one batched forward pass (docs/architecture.md, Low-rank SPSA).
+   */
+  "mnist-mlp-spsa-lowrank": {
+    version: 1,
+    name: "mnist-mlp-spsa-lowrank",
+    model: { kind: "mlp", inputShape: MNIST_SHAPE, hidden: [32], classes: 10 },
+    dataset: { kind: "mnist" },
+    algorithm: {
+      kind: "spsa",
+      perturbations: 16,
+      batchSize: 128,
+      eps: 1e-2,
+      schedule: { lr: 0.03, warmup: 0, minFactor: 0.02 },
+      lrScaling: { rule: "linear", cap: 8 },
+      perturbation: { kind: "lowrank", rank: 1 },
+    },
+    seed: 1,
+    iterations: 2000,
+    roundTimeoutMs: 2000,
+  },
+  /** The tiny problem with rank-1 directions: for tests and smoke runs. */
+  "tiny-spsa-lowrank": {
+    version: 1,
+    name: "tiny-spsa-lowrank",
+    model: { kind: "mlp", inputShape: [16, 1, 1], hidden: [8], classes: 4 },
+    dataset: {
+      kind: "synthetic",
+      features: 16,
+      classes: 4,
+      trainSize: 512,
+      testSize: 256,
+      seed: 7,
+    },
+    algorithm: {
+      kind: "spsa",
+      perturbations: 8,
+      batchSize: 32,
+      eps: 1e-3,
+      schedule: { lr: 0.1, warmup: 0, minFactor: 0.1 },
+      perturbation: { kind: "lowrank", rank: 1 },
+    },
+    seed: 1,
+    iterations: 200,
+    roundTimeoutMs: 500,
+  },
   /** The Marketplace article's MNIST CNN trained with one-byte SPSA. */
   "mnist-cnn-spsa": {
     version: 1,

@@ -127,7 +127,31 @@ export interface SpsaSpec {
   readonly schedule: LrSchedule;
   /** How the step grows with the bytes of a commit; absent = "none" (see LrScaling). */
   readonly lrScaling?: LrScaling;
+  /** The shape of each direction; absent = full-rank Rademacher (see Perturbation). */
+  readonly perturbation?: Perturbation;
+  /** What each byte measures; absent = "difference" (see Fitness). */
+  readonly fitness?: Fitness;
 }
+
+/** Most rank of a low-rank perturbation: bounds the noise an update regenerates per byte. */
+export const MAX_PERTURBATION_RANK = 64;
+
+/**
+ * The direction of one perturbation. "full": a Rademacher sign per parameter. "lowrank" (EGGROLL,
+ * "Evolution Strategies at the Hyperscale"): each weight matrix W (m x n; a tensor of rank > 2 is
+ * its leading dimensions by its last) moves along A B^T / sqrt(rank) with A (m x rank) and
+ * B (n x rank) seeded Rademacher signs, so x (W + s A B^T) = x W + s (x A) B^T needs no perturbed
+ * matrix; vectors (biases) keep full-rank signs. training/algorithms/lowrank.ts holds the rule.
+ */
+export type Perturbation = { readonly kind: "full" } | { readonly kind: "lowrank"; readonly rank: number };
+
+/**
+ * What byte j of a contribution carries: "difference", the projected gradient
+ * (L(w + eps z) - L(w - eps z)) / (2 eps); "sign", only its sign (the fitness shaping of
+ * EGGROLL's int8 reference: +/-1, 0 on a tie), so every byte is -88, 0 or 88 and a peer's byte
+ * can move the weights no further than anyone's.
+ */
+export type Fitness = "difference" | "sign";
 
 /**
  * Learning-rate scaling with the number m of bytes a commit applies ("use every perturbation").
@@ -558,8 +582,20 @@ function algorithmSpec(v: unknown, model: ModelSpec): AlgorithmSpec {
   if (model.kind === "bitmlp")
     fail("algorithm.kind", 'must be "binary" for a bitmlp model (one-bit weights have no gradient)', kind);
   if (kind === "marketplace") return marketplaceSpec(v, model);
-  const o = obj(v, "algorithm", ["kind", "perturbations", "batchSize", "eps", "schedule", "lrScaling"]);
+  const o = obj(v, "algorithm", [
+    "kind",
+    "perturbations",
+    "batchSize",
+    "eps",
+    "schedule",
+    "lrScaling",
+    "perturbation",
+    "fitness",
+  ]);
   const scaling = o.lrScaling === undefined ? undefined : lrScaling(o.lrScaling);
+  const direction = o.perturbation === undefined ? undefined : perturbation(o.perturbation);
+  if (o.fitness !== undefined && o.fitness !== "difference" && o.fitness !== "sign")
+    fail("algorithm.fitness", 'must be "difference" or "sign"', o.fitness);
   return {
     kind,
     perturbations: int(o, "perturbations", "algorithm", 1, 1024),
@@ -568,7 +604,23 @@ function algorithmSpec(v: unknown, model: ModelSpec): AlgorithmSpec {
     schedule: schedule(o.schedule),
     // "none" without a cap is the default: dropped, so both spellings are the same run.
     ...(scaling && (scaling.rule !== "none" || scaling.cap !== undefined) ? { lrScaling: scaling } : {}),
+    // The defaults (full rank, difference) are dropped too: today's runs keep their runIds.
+    ...(direction && direction.kind !== "full" ? { perturbation: direction } : {}),
+    ...(o.fitness === "sign" ? { fitness: "sign" as const } : {}),
   };
+}
+
+function perturbation(v: unknown): Perturbation {
+  const kind = (v as Obj | null)?.kind;
+  if (kind === "full") {
+    obj(v, "algorithm.perturbation", ["kind"]);
+    return { kind };
+  }
+  if (kind !== "lowrank") return fail("algorithm.perturbation.kind", 'must be "full" or "lowrank"', kind);
+  const o = obj(v, "algorithm.perturbation", ["kind", "rank"]);
+  // The rank is always written out, so {kind: "lowrank"} and rank 1 are one run.
+  const rank = o.rank === undefined ? 1 : int(o, "rank", "algorithm.perturbation", 1, MAX_PERTURBATION_RANK);
+  return { kind, rank };
 }
 
 function lrScaling(v: unknown): LrScaling {

@@ -50,8 +50,8 @@ export class Node {
         ...prefixArgs,
         CLI,
         "node",
-        // A node that joins by runId takes no spec flags.
-        ...(args.includes("--run") ? [] : ["--preset", "tiny-spsa"]),
+        // A node that joins by runId takes no spec flags; a test may name another preset.
+        ...(args.includes("--run") || args.includes("--preset") ? [] : ["--preset", "tiny-spsa"]),
         "--no-mdns",
         "--listen",
         launch.listen ?? "/ip4/127.0.0.1/tcp/0",

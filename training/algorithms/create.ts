@@ -7,6 +7,7 @@ import type { Algorithm } from "./algorithm.js";
 import { Binary } from "./binary.js";
 import { Marketplace } from "./marketplace.js";
 import { Spsa } from "./spsa.js";
+import { batchesLowRank, LowRankPairs } from "./lowrank-forward.js";
 
 export function createAlgorithm(
   runId: string,
@@ -16,7 +17,13 @@ export function createAlgorithm(
 ): Algorithm {
   switch (spec.algorithm.kind) {
     case "spsa":
-      return new Spsa(runId, spec, model, imageClassificationTask(model, train));
+      return new Spsa(
+        runId,
+        spec,
+        model,
+        imageClassificationTask(model, train),
+        spec.algorithm.perturbation?.kind === "lowrank" && batchesLowRank(model) ? new LowRankPairs(model, train) : null,
+      );
     case "marketplace":
       return new Marketplace(runId, spec, model, train);
     case "binary":

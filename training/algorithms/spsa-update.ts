@@ -15,7 +15,7 @@
 import { GRADIENT_BYTE_FRACTIONS } from "../../protocol/gradient-byte.js";
 import { philox4x32 } from "../rng/philox.js";
 import { Purpose, type Seed, streamOf } from "../rng/seeds.js";
-import type { ParamLayout } from "../params.js";
+import type { ParamLayout, TensorLayout } from "../params.js";
 
 /** Mantissa classes of the byte code: |b| mod 8. */
 export const CLASSES = 8;
@@ -127,30 +127,42 @@ export function applyUpdateJs(
   layout: ParamLayout,
   plans: readonly ClassPlan[],
 ): void {
+  if (plans.length === 0) return;
+  for (const [ti, t] of layout.tensors.entries()) applyTensorJs(weights, t, ti, plans);
+}
+
+/**
+ * applyUpdateJs on one tensor (index `ti` of its layout, which names its noise stream). Low-rank
+ * SPSA (lowrank.ts) updates its vectors with this.
+ */
+export function applyTensorJs(
+  weights: Float32Array,
+  t: TensorLayout,
+  ti: number,
+  plans: readonly ClassPlan[],
+): void {
   const f = Math.fround;
   if (plans.length === 0) return;
   const bits = new Uint32Array(TILE / 32);
   const sums = new Int32Array(TILE);
   const delta = new Float32Array(TILE);
-  for (const [ti, t] of layout.tensors.entries()) {
-    for (let start = 0; start < t.size; start += TILE) {
-      const n = Math.min(TILE, t.size - start);
-      delta.fill(-0);
-      for (const p of plans) {
-        sums.fill(-p.steps.reduce((s, q) => s + q.v, 0));
-        for (const step of p.steps) {
-          signWords(step.seed, ti, start / 128, Math.ceil(n / 32), bits);
-          const v2 = 2 * step.v;
-          for (let w = 0, i = 0; i < n; w++) {
-            const word = bits[w];
-            for (let j = 0; j < 32 && i < n; j++, i++) sums[i] += ((word << (31 - j)) >> 31) & v2;
-          }
+  for (let start = 0; start < t.size; start += TILE) {
+    const n = Math.min(TILE, t.size - start);
+    delta.fill(-0);
+    for (const p of plans) {
+      sums.fill(-p.steps.reduce((s, q) => s + q.v, 0));
+      for (const step of p.steps) {
+        signWords(step.seed, ti, start / 128, Math.ceil(n / 32), bits);
+        const v2 = 2 * step.v;
+        for (let w = 0, i = 0; i < n; w++) {
+          const word = bits[w];
+          for (let j = 0; j < 32 && i < n; j++, i++) sums[i] += ((word << (31 - j)) >> 31) & v2;
         }
-        for (let i = 0; i < n; i++) delta[i] = delta[i] + f(f(sums[i]) * p.coef);
       }
-      const base = t.offset + start;
-      for (let i = 0; i < n; i++) weights[base + i] = weights[base + i] + delta[i];
+      for (let i = 0; i < n; i++) delta[i] = delta[i] + f(f(sums[i]) * p.coef);
     }
+    const base = t.offset + start;
+    for (let i = 0; i < n; i++) weights[base + i] = weights[base + i] + delta[i];
   }
 }
 
@@ -166,17 +178,28 @@ export function perturbJs(
   eps: number,
   sign: 1 | -1,
 ): void {
+  for (const [ti, t] of layout.tensors.entries()) perturbTensorJs(out, weights, t, ti, seed, eps, sign);
+}
+
+/** perturbJs on one tensor (index `ti` of its layout). */
+export function perturbTensorJs(
+  out: Float32Array,
+  weights: Float32Array,
+  t: TensorLayout,
+  ti: number,
+  seed: Seed,
+  eps: number,
+  sign: 1 | -1,
+): void {
   const e = Math.fround(sign * eps);
   const pm = Float64Array.of(-e, e);
   const bits = new Uint32Array(TILE / 32);
-  for (const [ti, t] of layout.tensors.entries()) {
-    for (let start = 0; start < t.size; start += TILE) {
-      const n = Math.min(TILE, t.size - start);
-      signWords(seed, ti, start / 128, Math.ceil(n / 32), bits);
-      const base = t.offset + start;
-      // Branch-free: a sign taken from random bits defeats branch prediction. A float32 sum
-      // rounded once on store is the float32 add (double keeps both operands exactly).
-      for (let i = 0; i < n; i++) out[base + i] = weights[base + i] + pm[(bits[i >>> 5] >>> (i & 31)) & 1];
-    }
+  for (let start = 0; start < t.size; start += TILE) {
+    const n = Math.min(TILE, t.size - start);
+    signWords(seed, ti, start / 128, Math.ceil(n / 32), bits);
+    const base = t.offset + start;
+    // Branch-free: a sign taken from random bits defeats branch prediction. A float32 sum
+    // rounded once on store is the float32 add (double keeps both operands exactly).
+    for (let i = 0; i < n; i++) out[base + i] = weights[base + i] + pm[(bits[i >>> 5] >>> (i & 31)) & 1];
   }
 }

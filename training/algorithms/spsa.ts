@@ -8,6 +8,10 @@
  *   over the weights, by the canonical rule of spsa-update.ts (exact integer sums per mantissa
  *   class, then a fixed sequence of float32 operations), in WebAssembly SIMD where the kernels
  *   load (spsa-kernels.ts) and in the JavaScript reference otherwise: the same bytes either way.
+ * perturbation "lowrank" (lowrank.ts): z_j is A B^T / sqrt(rank) per weight matrix; an MLP
+ *   measures its k pairs in one batched forward (lowrank-forward.ts), other models materialise
+ *   w +/- eps z_j; the update is the JavaScript rule of lowrank.ts on every backend.
+ * fitness "sign": byte_j encodes only sign(L+ - L-) (+/-88, or 0 on a tie).
  */
 import * as tf from "@tensorflow/tfjs";
 import { gradientPayloadProblem, quantizeGradient } from "../../protocol/gradient-byte.js";
@@ -20,6 +24,8 @@ import type { Task } from "../tasks/task.js";
 import type { Algorithm, Contribution } from "./algorithm.js";
 import { type UpdateKernels, updateKernels } from "./update-kernels.js";
 import { applyUpdateJs, perturbJs, planPasses, type Step } from "./spsa-update.js";
+import { applyLowRankJs, perturbLowRankJs } from "./lowrank.js";
+import type { LowRankPairs } from "./lowrank-forward.js";
 
 /** One measured perturbation, kept for diagnostics and benchmarks. */
 export interface Measurement {
@@ -28,6 +34,9 @@ export interface Measurement {
   readonly gradient: number;
   readonly byte: number;
 }
+
+/** The byte of a sign fitness +1: magnitude 1 (protocol/gradient-byte.ts). */
+const SIGN_BYTE = quantizeGradient(1);
 
 export class Spsa implements Algorithm {
   readonly kind = "spsa";
@@ -55,6 +64,8 @@ export class Spsa implements Algorithm {
     private readonly spec: RunSpec,
     private readonly model: { readonly layout: ParamLayout },
     private readonly task: Task,
+    /** Measures low-rank pairs in one batched forward; null: materialise each perturbation. */
+    private readonly pairs: LowRankPairs | null = null,
   ) {
     this.cfg = algorithmOf(spec, "spsa");
     this.maxPayloadBytes = this.cfg.perturbations;
@@ -77,34 +88,52 @@ export class Spsa implements Algorithm {
    */
   perturbInto(out: Float32Array, weights: Float32Array, seed: Seed, sign: 1 | -1): void {
     const eps = Math.fround(this.cfg.eps);
-    if (this.kernels) this.kernels.perturb(out, weights, this.model.layout, seed, eps, sign);
+    const p = this.cfg.perturbation;
+    if (p?.kind === "lowrank") perturbLowRankJs(out, weights, this.model.layout, seed, eps, p.rank, sign);
+    else if (this.kernels) this.kernels.perturb(out, weights, this.model.layout, seed, eps, sign);
     else perturbJs(out, weights, this.model.layout, seed, eps, sign);
+  }
+
+  /** The byte a measured pair sends, by the run's fitness. */
+  private measured(lossPlus: number, lossMinus: number): Measurement {
+    const gradient = (lossPlus - lossMinus) / (2 * Math.fround(this.cfg.eps));
+    const byte = quantizeGradient(this.cfg.fitness === "sign" ? Math.sign(lossPlus - lossMinus) : gradient);
+    return { lossPlus, lossMinus, gradient, byte };
   }
 
   contribute(replica: Replica, author: Author): Uint8Array {
     const payload = new Int8Array(this.cfg.perturbations);
-    const eps = Math.fround(this.cfg.eps);
+    const p = this.cfg.perturbation;
     this.lastMeasurements = [];
-    for (let j = 0; j < payload.length; j++) {
-      const seed = contributionSeed(this.runId, replica.iteration, author, j);
-      const batch = this.task.batch(seed, this.cfg.batchSize);
-      this.perturb(floatWeights(replica.weights), seed);
-      const wp = toTensors(this.model.layout, this.plus);
-      const lossPlus = batch.loss(wp);
-      tf.dispose(wp);
-      const wm = toTensors(this.model.layout, this.minus);
-      const lossMinus = batch.loss(wm);
-      tf.dispose(wm);
-      batch.dispose();
-      const gradient = (lossPlus - lossMinus) / (2 * eps);
-      payload[j] = quantizeGradient(gradient);
-      this.lastMeasurements.push({ lossPlus, lossMinus, gradient, byte: payload[j] });
+    if (p?.kind === "lowrank" && this.pairs) {
+      const seeds = contributionSeeds(this.runId, replica.iteration, author, payload.length);
+      const { plus, minus } = this.pairs.losses(floatWeights(replica.weights), seeds, this.cfg.batchSize, this.cfg.eps, p.rank);
+      for (let j = 0; j < payload.length; j++) this.lastMeasurements.push(this.measured(plus[j], minus[j]));
+    } else {
+      for (let j = 0; j < payload.length; j++) {
+        const seed = contributionSeed(this.runId, replica.iteration, author, j);
+        const batch = this.task.batch(seed, this.cfg.batchSize);
+        this.perturb(floatWeights(replica.weights), seed);
+        const wp = toTensors(this.model.layout, this.plus);
+        const lossPlus = batch.loss(wp);
+        tf.dispose(wp);
+        const wm = toTensors(this.model.layout, this.minus);
+        const lossMinus = batch.loss(wm);
+        tf.dispose(wm);
+        batch.dispose();
+        this.lastMeasurements.push(this.measured(lossPlus, lossMinus));
+      }
     }
+    this.lastMeasurements.forEach((m, j) => (payload[j] = m.byte));
     return new Uint8Array(payload.buffer);
   }
 
   payloadProblem(payload: Uint8Array): string | null {
-    return gradientPayloadProblem(payload, this.maxPayloadBytes);
+    const problem = gradientPayloadProblem(payload, this.maxPayloadBytes);
+    if (problem || this.cfg.fitness !== "sign") return problem;
+    // A sign byte is +/-1 or 0: anything else would step further than an honest author can.
+    for (const b of payload) if (b !== 0 && b !== SIGN_BYTE && b !== 256 - SIGN_BYTE) return `byte ${(b << 24) >> 24} is not a sign (-88, 0 or 88)`;
+    return null;
   }
 
   apply(state: Weights, iteration: number, contributions: readonly Contribution[]): void {
@@ -128,8 +157,10 @@ export class Spsa implements Algorithm {
       }
     }
     if (m === 0) return;
+    const p = this.cfg.perturbation;
     for (const plans of planPasses(steps, m, lr)) {
-      if (this.kernels) this.kernels.apply(weights, this.model.layout, plans);
+      if (p?.kind === "lowrank") applyLowRankJs(weights, this.model.layout, plans, p.rank);
+      else if (this.kernels) this.kernels.apply(weights, this.model.layout, plans);
       else applyUpdateJs(weights, this.model.layout, plans);
     }
   }

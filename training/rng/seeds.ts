@@ -20,6 +20,8 @@ export enum Purpose {
   Vendor = 4,
   /** Marketplace upstream sampling: which upstream products a vendor takes. */
   Upstream = 5,
+  /** Low-rank SPSA: the sign factors A and B of a weight matrix's direction. */
+  LowRank = 6,
 }
 
 /** Who produced a contribution: the peer id and its join timestamp (ms), as in timestamp order. */
