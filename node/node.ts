@@ -161,7 +161,8 @@ export class SwarmDaemon {
     if (opts.spec) await open(opts.spec);
     const topics = Gossip.topicsOf(runId);
     this.libp2p = await createSwarmNode(
-      { ...opts.network, scoredTopics: Object.values(topics) },
+      // Penalties feed gossipsub's score (P5): a peer charged for what it signed gets graylisted.
+      { ...opts.network, scoredTopics: Object.values(topics), appSpecificScore: this.penalties.appSpecificScore },
       identity.privateKey,
       log,
       this.metrics?.libp2p,
