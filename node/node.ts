@@ -189,6 +189,7 @@ export class SwarmDaemon {
       },
       this.faults,
       log,
+      (kind, verdict, code) => this.metrics?.gossipValidated.inc({ kind, verdict, code }),
     );
     this.rounds = new Rounds(
       this.self,
@@ -228,6 +229,7 @@ export class SwarmDaemon {
           return sum ? { iteration: it, checksum: sum } : null;
         },
         admits: (peerId) => this.membership.admits(peerId),
+        served: (protocol, outcome) => this.metrics?.syncRequests.inc({ protocol, outcome }),
       },
       log,
     );

@@ -40,6 +40,9 @@ export type GossipHandlers = {
  */
 export type LateHandler = (author: string, iteration: number) => void;
 
+/** Told the outcome of every message that reaches validation (metrics): its code, or "ok". */
+export type VerdictCounter = (kind: TopicKind, verdict: "accept" | "ignore" | "reject", code: string) => void;
+
 /** What validation needs to know of the node's state when a message arrives. */
 export interface GossipView {
   /** Next iteration this node applies. */
@@ -79,6 +82,7 @@ export class Gossip {
     private readonly view: GossipView,
     private readonly faults: FaultHooks,
     private readonly log: Logger,
+    private readonly counted: VerdictCounter = () => {},
   ) {
     this.topics = Gossip.topicsOf(runId);
   }
@@ -128,6 +132,7 @@ export class Gossip {
       return GOSSIP_VALIDATORS[kind](data, author, ctx);
     });
     this.libp2p.services.pubsub.reportMessageValidationResult(msgId, source, VERDICT[res.verdict]);
+    this.counted(kind, res.verdict, res.verdict === "accept" ? "ok" : res.code);
     if (res.verdict !== "accept") {
       if (kind === "contribution" && res.code === "OLD_ITERATION" && res.error instanceof SeedswarmError)
         late(author, Number(res.error.context.iteration));

@@ -74,6 +74,8 @@ export interface SyncSource {
   checksumAt(iteration: number): { iteration: number; checksum: string } | null;
   /** Whether a peer may ask (protocol/membership.ts): a member run serves its members only. */
   admits(peerId: string): boolean;
+  /** Told the outcome of every request received (metrics). */
+  served?(protocol: string, outcome: "answered" | "failed" | "refused"): void;
 }
 
 export interface SyncOptions {
@@ -105,6 +107,7 @@ export async function serveSync(
           // Nothing read, nothing answered: a non-member learns no state, commit or spec.
           slog.debug({ protocol, peer }, "request from a non-member refused");
           stream.abort(new SyncError("SYNC_NOT_MEMBER", "not a member of the run", { peer }));
+          src.served?.(protocol, "refused");
           return;
         }
         try {
@@ -116,7 +119,9 @@ export async function serveSync(
           });
           await lp.write(answer(req.subarray()));
           await stream.close();
+          src.served?.(protocol, "answered");
         } catch (err) {
+          src.served?.(protocol, "failed");
           slog.debug({ protocol, err: (err as Error).message }, "request failed");
           stream.abort(err as Error);
         }
