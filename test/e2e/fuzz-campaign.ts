@@ -56,6 +56,9 @@ export interface NodeCounts {
   readonly sync: Record<string, Record<string, number>>;
   /** Resident set size, from the process's own metric. */
   readonly rssBytes: number;
+  /** V8 heap in use and external (Buffer) memory, from the process's own metrics. */
+  readonly heapUsedBytes: number;
+  readonly externalBytes: number;
 }
 
 /** Reads a node's counters from its --http endpoint. */
@@ -64,6 +67,8 @@ export async function nodeCounts(url: string): Promise<NodeCounts> {
   const gossip: Record<string, Record<string, number>> = {};
   const sync: Record<string, Record<string, number>> = {};
   let rssBytes = 0;
+  let heapUsedBytes = 0;
+  let externalBytes = 0;
   for (const line of text.split("\n")) {
     const g = /^seedswarm_gossip_validated_total\{kind="(\w+)",verdict="(\w+)",code="(\w+)"\} (\d+)/.exec(line);
     if (g) (gossip[g[1]] ??= {})[g[2]] = ((gossip[g[1]] ??= {})[g[2]] ?? 0) + Number(g[4]);
@@ -71,8 +76,12 @@ export async function nodeCounts(url: string): Promise<NodeCounts> {
     if (s) (sync[s[1]] ??= {})[s[2]] = Number(s[3]);
     const r = /^process_resident_memory_bytes (\d+)/.exec(line);
     if (r) rssBytes = Number(r[1]);
+    const h = /^nodejs_heap_size_used_bytes (\d+)/.exec(line);
+    if (h) heapUsedBytes = Number(h[1]);
+    const x = /^nodejs_external_memory_bytes (\d+)/.exec(line);
+    if (x) externalBytes = Number(x[1]);
   }
-  return { gossip, sync, rssBytes };
+  return { gossip, sync, rssBytes, heapUsedBytes, externalBytes };
 }
 
 /** Gossip messages of a kind that reached validation and were not accepted. */

