@@ -15,7 +15,7 @@ import { cleanup, type Node, startSwarm } from "./node-process.js";
 
 after(cleanup);
 
-const PER_TOPIC = 200;
+const PER_TOPIC = 150;
 const PER_PROTOCOL = 100;
 const url = async (n: Node) => String((await n.waitFor((l) => l.msg === "http listening", 20_000, "http listening")).url);
 const headOf = (n: Node) => n.lines.findLast((l) => l.msg === "applied")?.iteration ?? -1;
