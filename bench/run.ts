@@ -5,6 +5,7 @@
 
 import { dockerSection } from "./docker.js";
 import { binarySection } from "./binary.js";
+import { fuzzSection } from "./fuzz.js";
 import { gpuSection } from "./gpu.js";
 import {
   marketplaceEfficiencySection,
@@ -34,6 +35,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   lm: lmSection,
   binary: binarySection,
   verify: verifySection,
+  fuzz: fuzzSection,
   gpu: gpuSection,
   lowrank: lowrankSection,
 };

@@ -39,7 +39,7 @@ export async function verifySection(): Promise<Section> {
   const authors: { id: string; joinedAt: number; sign: Signer }[] = await Promise.all(
     Array.from({ length: Math.max(...sizes) }, async (_, i) => {
       const key = await generateKeyPair("Ed25519");
-      return { id: peerIdFromPrivateKey(key).toString(), joinedAt: 1000 + i, sign: signerOf(key) };
+      return { id: peerIdFromPrivateKey(key).toString(), joinedAt: Date.UTC(2025, 0, 1) + i, sign: signerOf(key) };
     }),
   );
   const replica = initialReplica(run);

@@ -163,7 +163,8 @@ export class SwarmDaemon {
     if (opts.spec) await open(opts.spec);
     const topics = Gossip.topicsOf(runId);
     this.libp2p = await createSwarmNode(
-      { ...opts.network, scoredTopics: Object.values(topics) },
+      // Penalties feed gossipsub's score (P5): a peer charged for what it signed gets graylisted.
+      { ...opts.network, scoredTopics: Object.values(topics), appSpecificScore: this.penalties.appSpecificScore },
       identity.privateKey,
       log,
       this.metrics?.libp2p,
@@ -190,6 +191,7 @@ export class SwarmDaemon {
       },
       this.faults,
       log,
+      (kind, verdict, code) => this.metrics?.gossipValidated.inc({ kind, verdict, code }),
     );
     this.rounds = new Rounds(
       this.self,
@@ -229,6 +231,7 @@ export class SwarmDaemon {
           return sum ? { iteration: it, checksum: sum } : null;
         },
         admits: (peerId) => this.membership.admits(peerId),
+        served: (protocol, outcome) => this.metrics?.syncRequests.inc({ protocol, outcome }),
       },
       log,
     );

@@ -135,7 +135,8 @@ export type ChainCheckCode =
   | "BAD_SIGNATURE"
   | "NOT_CANONICAL"
   | "DUPLICATE_AUTHOR"
-  | "ENTRY_ORDER";
+  | "ENTRY_ORDER"
+  | "BAD_JOINED_AT";
 
 /** A contribution or commit whose signatures or form fail the stateless checks. */
 export class ChainCheckError extends SeedswarmError<ChainCheckCode> {}
@@ -145,9 +146,29 @@ function ed25519Signer(signer: Uint8Array, at: string, context: Record<string, u
     throw new ChainCheckError("NOT_ED25519", `${at} is no Ed25519 peer id`, { ...context, length: signer.byteLength });
 }
 
-/** Checks a contribution's signature by `author` (peer id bytes); throws ChainCheckError. */
-export function checkContribution(m: ContributionMessage, author: Uint8Array, check: SignatureCheck): void {
+/** No join time before this (2024-01-01T00:00:00Z): seedswarm did not exist, no honest node joined. */
+export const MIN_JOINED_AT = Date.UTC(2024, 0, 1);
+/** How far a join time may run ahead of our clock: clock skew between honest hosts, not more. */
+export const MAX_JOINED_AT_AHEAD_MS = 3_600_000;
+
+/**
+ * Checks a join time against our clock (`now`, ms since the epoch). The apply order and the
+ * 1,024-entry cut of a commit go by join time (earliest first), so an unbounded one (0, or 2^53-1)
+ * would let a fresh key claim to be the oldest author, or sort last forever. Throws ChainCheckError.
+ */
+export function checkJoinedAt(joinedAt: number, now: number, at: string, context: Record<string, unknown> = {}): void {
+  if (joinedAt < MIN_JOINED_AT || joinedAt > now + MAX_JOINED_AT_AHEAD_MS)
+    throw new ChainCheckError("BAD_JOINED_AT", `${at}: joinedAt ${joinedAt} is before 2024 or more than 1 h ahead of our clock`, {
+      ...context,
+      joinedAt,
+      now,
+    });
+}
+
+/** Checks a contribution's join time and its signature by `author` (peer id bytes); throws ChainCheckError. */
+export function checkContribution(m: ContributionMessage, author: Uint8Array, check: SignatureCheck, now = Date.now()): void {
   ed25519Signer(author, "contribution author", { iteration: m.iteration });
+  checkJoinedAt(m.joinedAt, now, "contribution", { iteration: m.iteration });
   if (!check(author, contributionSignedBytes(m), m.signature))
     throw new ChainCheckError("BAD_SIGNATURE", "contribution signature does not verify", {
       iteration: m.iteration,
@@ -159,16 +180,17 @@ export function checkContribution(m: ContributionMessage, author: Uint8Array, ch
  * Checks a commit against the bytes it came as, with no chain state: the bytes are its one
  * canonical encoding (so nobody can re-encode a commit into another hash under the same
  * signature), the proposer is Ed25519 and signed it, every entry's author is Ed25519 and signed
- * (runId, iteration, prevHash, joinedAt, payload), authors are distinct and in timestamp order.
- * Throws ChainCheckError.
+ * (runId, iteration, prevHash, joinedAt, payload), authors are distinct and in timestamp order,
+ * every join time within checkJoinedAt's bounds against `now`. Throws ChainCheckError.
  */
-export function checkCommit(m: CommitMessage, encoded: Uint8Array, check: SignatureCheck): void {
+export function checkCommit(m: CommitMessage, encoded: Uint8Array, check: SignatureCheck, now = Date.now()): void {
   const ctx = { iteration: m.iteration };
   if (!equalBytes(encodeCommit(m), encoded))
     throw new ChainCheckError("NOT_CANONICAL", "commit is not in its canonical encoding", ctx);
   // Key types first (cheap), then the signatures.
   ed25519Signer(m.proposer, "commit proposer", ctx);
   m.entries.forEach((e, entry) => ed25519Signer(e.author, `commit.entries[${entry}].author`, { ...ctx, entry }));
+  m.entries.forEach((e, entry) => checkJoinedAt(e.joinedAt, now, `commit.entries[${entry}]`, { ...ctx, entry }));
   if (!check(m.proposer, commitSignedBytes(encodeCommitBody(m)), m.signature))
     throw new ChainCheckError("BAD_SIGNATURE", "commit signature does not verify", { ...ctx, proposer: peerIdString(m.proposer) });
   const ids = new Set<string>();

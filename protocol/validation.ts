@@ -19,7 +19,7 @@ import {
 } from "./codec.js";
 import { WireError } from "./errors.js";
 import { SeedswarmError } from "./errors.js";
-import { ChainCheckError, checkCommit, checkContribution, peerIdString, peerIdStringBytes, type SignatureCheck } from "./signing.js";
+import { ChainCheckError, checkCommit, checkContribution, checkJoinedAt, peerIdString, peerIdStringBytes, type SignatureCheck } from "./signing.js";
 import type { TopicKind } from "./topics.js";
 
 /** gossipsub's TopicValidatorResult values. */
@@ -57,6 +57,8 @@ export const GOSSIP_ERROR_VERDICTS = {
   NOT_CANONICAL: "reject",
   /** Commit entries out of timestamp order. */
   ENTRY_ORDER: "reject",
+  /** A join time before 2024 or more than an hour ahead of our clock (checkJoinedAt). */
+  BAD_JOINED_AT: "reject",
 } as const satisfies Record<string, Exclude<GossipVerdict, "accept">>;
 
 export type GossipErrorCode = keyof typeof GOSSIP_ERROR_VERDICTS;
@@ -107,6 +109,8 @@ export interface GossipContext {
    * member run. Absent: everyone (an open run).
    */
   readonly admits?: (peerId: string) => boolean;
+  /** Our clock (ms since the epoch) for the join-time bounds; absent: Date.now(). */
+  readonly now?: number;
 }
 
 function fromWire(err: WireError): GossipValidationError {
@@ -213,7 +217,7 @@ export function validateContribution(
   checkPayload(m.payload, m.iteration, ctx, "contribution");
   if (!equalBytes(encodeContribution(m), data))
     throw new GossipValidationError("NOT_CANONICAL", "contribution is not in its canonical encoding", { iteration: m.iteration });
-  signed(() => checkContribution(m, peerIdStringBytes(author), ctx.checkSignature));
+  signed(() => checkContribution(m, peerIdStringBytes(author), ctx.checkSignature, ctx.now ?? Date.now()));
   checkSeen("contribution", author, m.iteration, data, ctx);
   return m;
 }
@@ -229,7 +233,7 @@ export function validateCommit(data: Uint8Array, _signer: string, ctx: GossipCon
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
   m.entries.forEach((e, i) => checkPayload(e.payload, m.iteration, ctx, `commit.entries[${i}]`));
-  signed(() => checkCommit(m, data, ctx.checkSignature));
+  signed(() => checkCommit(m, data, ctx.checkSignature, ctx.now ?? Date.now()));
   if (ctx.admits) {
     // In a member run an entry is a member's contribution relayed by a member proposer (the
     // signatures are checked first: they prove every id is an Ed25519 key).
@@ -266,6 +270,7 @@ export function validateHeartbeat(
 ): Heartbeat {
   const m = decode(decodeHeartbeat, data);
   checkRun(m.runId, ctx);
+  signed(() => checkJoinedAt(m.joinedAt, ctx.now ?? Date.now(), "heartbeat", { iteration: m.iteration }));
   if (m.iteration > ctx.head + ctx.window) {
     throw new GossipValidationError("FUTURE_ITERATION", "heartbeat beyond the window", {
       iteration: m.iteration,

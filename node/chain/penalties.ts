@@ -1,8 +1,9 @@
 /**
  * Penalties charged to the signer of a provably bad message (a commit that usurps a rank or lies
  * about its checksum, an equivocation pair, a /commits reply that fails verification), never to
- * whoever relayed it. The score is meant as gossipsub's application-specific score (P5): see
- * `appSpecificScore`, the hook node/network/libp2p.ts plugs into `scoreParams.appSpecificScore`.
+ * whoever relayed it. The score is gossipsub's application-specific score (P5): node/node.ts passes
+ * `appSpecificScore` to node/network/libp2p.ts, which weights it (APP_SPECIFIC_WEIGHT), so a
+ * charged peer sinks below gossipsub's thresholds (one usurp or lie: graylisted).
  */
 
 /** What each fault costs; a peer at or below `disconnectAt` is disconnected. */
@@ -43,6 +44,6 @@ export class Penalties {
     return this.score(peer) <= PENALTY.disconnectAt;
   }
 
-  /** For gossipsub's scoreParams.appSpecificScore (weight it with appSpecificWeight > 0). */
+  /** gossipsub's scoreParams.appSpecificScore (weighted by libp2p.ts's APP_SPECIFIC_WEIGHT). */
   readonly appSpecificScore = (peer: string): number => this.score(peer);
 }

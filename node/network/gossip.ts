@@ -40,6 +40,9 @@ export type GossipHandlers = {
  */
 export type LateHandler = (author: string, iteration: number) => void;
 
+/** Told the outcome of every message that reaches validation (metrics): its code, or "ok". */
+export type VerdictCounter = (kind: TopicKind, verdict: "accept" | "ignore" | "reject", code: string) => void;
+
 /** What validation needs to know of the node's state when a message arrives. */
 export interface GossipView {
   /** Next iteration this node applies. */
@@ -50,8 +53,14 @@ export interface GossipView {
   admits(peerId: string): boolean;
 }
 
-/** Distinct (kind, signer, iteration) keys remembered for dedupe; the oldest goes first. */
-const SEEN_KEEP = 100_000;
+/**
+ * Distinct (kind, signer, iteration) keys remembered for dedupe; the oldest goes first. Keys of
+ * iterations behind the head are dropped as the head passes them (OLD_ITERATION is checked before
+ * the dedupe), so this cap only bites on a flood for iterations ahead: 20,000 keys (~7 MiB) cover
+ * about 20 iterations of a 1,024-node swarm. (It was 100,000 and never pruned: a long run kept
+ * every key until the cap, ~35 MiB, whether attacked or not.)
+ */
+export const SEEN_KEEP = 20_000;
 /**
  * Different messages per (kind, signer, iteration) accepted and forwarded: the first, an honest
  * re-contribution after a fork switch, and one more, which lets the rounds hold an equivocation
@@ -71,6 +80,10 @@ export class Gossip {
   /** The topic string of each kind for this run. */
   readonly topics: Readonly<Record<TopicKind, string>>;
   private readonly seen = new Map<string, string[]>();
+  /** The keys of `seen` by iteration, so those of iterations we passed go at once. */
+  private readonly seenByIteration = new Map<number, string[]>();
+  private seenIndexed = 0;
+  private sweptBelow = 0;
   private heartbeat?: NodeJS.Timeout;
 
   constructor(
@@ -79,6 +92,7 @@ export class Gossip {
     private readonly view: GossipView,
     private readonly faults: FaultHooks,
     private readonly log: Logger,
+    private readonly counted: VerdictCounter = () => {},
   ) {
     this.topics = Gossip.topicsOf(runId);
   }
@@ -128,6 +142,7 @@ export class Gossip {
       return GOSSIP_VALIDATORS[kind](data, author, ctx);
     });
     this.libp2p.services.pubsub.reportMessageValidationResult(msgId, source, VERDICT[res.verdict]);
+    this.counted(kind, res.verdict, res.verdict === "accept" ? "ok" : res.code);
     if (res.verdict !== "accept") {
       if (kind === "contribution" && res.code === "OLD_ITERATION" && res.error instanceof SeedswarmError)
         late(author, Number(res.error.context.iteration));
@@ -148,12 +163,20 @@ export class Gossip {
       admits: (peer) => this.view.admits(peer),
       checkSignature: sharedVerifier.check,
       seen: (kind, signer, iteration, data) => {
+        this.forgetSeenBelow(Math.max(0, this.view.head() - 1));
         const key = `${kind}/${signer}/${iteration}`;
         const prev = this.seen.get(key);
         const h = sha256Hex(data);
         if (prev === undefined) {
           this.seen.set(key, [h]);
+          const keys = this.seenByIteration.get(iteration);
+          if (keys) keys.push(key);
+          else this.seenByIteration.set(iteration, [key]);
+          this.seenIndexed++;
           if (this.seen.size > SEEN_KEEP) this.seen.delete(this.seen.keys().next().value as string);
+          // Keys evicted by the cap stay in the index until their iteration passes: rebuild it
+          // from the map when it holds twice the cap, so it is bounded too.
+          if (this.seenIndexed > 2 * SEEN_KEEP) this.reindexSeen();
           return "new";
         }
         if (prev.includes(h)) return "same";
@@ -162,6 +185,34 @@ export class Gossip {
         return "different";
       },
     };
+  }
+
+  /** Forgets the dedupe keys of iterations below `head` (done once per head). */
+  private forgetSeenBelow(head: number): void {
+    if (head <= this.sweptBelow) return;
+    this.sweptBelow = head;
+    for (const [iteration, keys] of this.seenByIteration) {
+      if (iteration >= head) continue;
+      for (const k of keys) this.seen.delete(k);
+      this.seenIndexed -= keys.length;
+      this.seenByIteration.delete(iteration);
+    }
+  }
+
+  private reindexSeen(): void {
+    this.seenByIteration.clear();
+    for (const key of this.seen.keys()) {
+      const iteration = Number(key.slice(key.lastIndexOf("/") + 1));
+      const keys = this.seenByIteration.get(iteration);
+      if (keys) keys.push(key);
+      else this.seenByIteration.set(iteration, [key]);
+    }
+    this.seenIndexed = this.seen.size;
+  }
+
+  /** Dedupe keys held (for tests of the bound). */
+  get seenSize(): number {
+    return this.seen.size;
   }
 
   publishContribution(m: ContributionMessage): Promise<unknown> {

@@ -128,11 +128,18 @@ export const swarmTopicScoreParams: TopicScoreParams = {
   invalidMessageDeliveriesDecay: 0.99,
 };
 
+/** Weight of the application's score (P5); see peerScoreParams. */
+export const APP_SPECIFIC_WEIGHT = 2;
+
 /** Peer score parameters apart from the per-topic ones. */
 const peerScoreParams: Partial<PeerScoreParams> = {
   topicScoreCap: 10,
-  // P5 unused: the application has no score of its own yet.
-  appSpecificWeight: 0,
+  // P5, the application's own score (penalties charged to the signer of a provably bad message:
+  // a usurped rank or a lying checksum -50, an equivocation -100, a bad /commits reply -20),
+  // weighted 2: one usurp or lie (-100) is past graylistThreshold (-80) even after the best
+  // positive record (+10), a bad reply (-40) stops our gossip to the peer. The callback is given
+  // per node (NetworkOptions.appSpecificScore); without one it is 0.
+  appSpecificWeight: APP_SPECIFIC_WEIGHT,
   // P6 off: tests, benches and multi-GPU hosts run many honest nodes behind one IP. Sybils gain
   // nothing from colocation here: contributions are signed and P4 punishes each identity.
   IPColocationFactorWeight: 0,
@@ -183,7 +190,11 @@ function gossipOptions(opts: NetworkOptions): Partial<GossipsubOpts> {
     // Only the run's topics: subscriptions and messages on any other topic are dropped before
     // they cost memory (a peer could otherwise make us track arbitrarily many topics).
     ...(opts.scoredTopics && opts.scoredTopics.length > 0 ? { allowedTopics: [...opts.scoredTopics] } : {}),
-    scoreParams: { ...peerScoreParams, topics },
+    scoreParams: {
+      ...peerScoreParams,
+      topics,
+      ...(opts.appSpecificScore ? { appSpecificScore: opts.appSpecificScore } : {}),
+    },
     scoreThresholds: peerScoreThresholds,
   };
 }

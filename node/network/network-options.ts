@@ -38,6 +38,11 @@ export interface NetworkOptions {
   readonly maxConnectionsPerIp: number;
   /** Apply maxConnectionsPerIp to loopback addresses too. */
   readonly limitLoopback: boolean;
+  /**
+   * The application's score of a peer (node/chain/penalties.ts `Penalties.appSpecificScore`: 0, or
+   * negative after charges for provably bad messages it signed), gossipsub's P5. Absent: 0 for all.
+   */
+  readonly appSpecificScore?: (peerId: string) => number;
 }
 
 export const defaultNetworkOptions: NetworkOptions &

@@ -39,6 +39,10 @@ export interface Metrics {
   readonly checksumChecks: Counter;
   readonly checksumMismatches: Counter;
   readonly repairs: Counter;
+  /** Gossip messages validated, by kind, verdict and code (a GossipErrorCode, or "ok"). */
+  readonly gossipValidated: Counter<"kind" | "verdict" | "code">;
+  /** Sync requests received, by protocol and outcome (answered, failed, refused). */
+  readonly syncRequests: Counter<"protocol" | "outcome">;
   readonly roundSeconds: Histogram;
   /** Counts one handled fault (also logged where it happens). */
   fault(kind: FaultKind): void;
@@ -130,6 +134,18 @@ export function createMetrics(collectDefault = true): Metrics {
     repairs: new Counter({
       name: "seedswarm_repairs_total",
       help: "State repairs from a snapshot peers agree on",
+      registers,
+    }),
+    gossipValidated: new Counter({
+      name: "seedswarm_gossip_validated_total",
+      help: "Gossip messages that reached validation, by kind, verdict and code",
+      labelNames: ["kind", "verdict", "code"] as const,
+      registers,
+    }),
+    syncRequests: new Counter({
+      name: "seedswarm_sync_requests_total",
+      help: "Sync requests received, by protocol and outcome",
+      labelNames: ["protocol", "outcome"] as const,
       registers,
     }),
     roundSeconds: new Histogram({

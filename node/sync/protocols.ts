@@ -49,7 +49,13 @@ import type { Logger } from "../observe/logger.js";
 import { reportProgress } from "../observe/progress.js";
 
 export class SyncError extends SeedswarmError<
-  "SYNC_NO_PEERS" | "SYNC_NO_AGREEMENT" | "SYNC_BAD_CHUNK" | "SYNC_FAILED" | "SYNC_BAD_SPEC" | "SYNC_NOT_MEMBER"
+  | "SYNC_NO_PEERS"
+  | "SYNC_NO_AGREEMENT"
+  | "SYNC_BAD_CHUNK"
+  | "SYNC_FAILED"
+  | "SYNC_BAD_SPEC"
+  | "SYNC_NOT_MEMBER"
+  | "SYNC_BAD_REPLY"
 > {}
 
 /** What this node serves. */
@@ -68,6 +74,8 @@ export interface SyncSource {
   checksumAt(iteration: number): { iteration: number; checksum: string } | null;
   /** Whether a peer may ask (protocol/membership.ts): a member run serves its members only. */
   admits(peerId: string): boolean;
+  /** Told the outcome of every request received (metrics). */
+  served?(protocol: string, outcome: "answered" | "failed" | "refused"): void;
 }
 
 export interface SyncOptions {
@@ -99,6 +107,7 @@ export async function serveSync(
           // Nothing read, nothing answered: a non-member learns no state, commit or spec.
           slog.debug({ protocol, peer }, "request from a non-member refused");
           stream.abort(new SyncError("SYNC_NOT_MEMBER", "not a member of the run", { peer }));
+          src.served?.(protocol, "refused");
           return;
         }
         try {
@@ -110,7 +119,9 @@ export async function serveSync(
           });
           await lp.write(answer(req.subarray()));
           await stream.close();
+          src.served?.(protocol, "answered");
         } catch (err) {
+          src.served?.(protocol, "failed");
           slog.debug({ protocol, err: (err as Error).message }, "request failed");
           stream.abort(err as Error);
         }
@@ -163,7 +174,7 @@ export async function serveSync(
       req.runId === src.runId
         ? src.commitsFrom(req.fromIteration, Math.min(req.max, MAX_COMMITS_PER_RESPONSE))
         : [];
-    return encodeCommitsResponse({ commits });
+    return encodeCommitsResponse({ commits: withinReplyBudget(commits) });
   });
   return async () => {
     await node.unhandle([
@@ -173,6 +184,24 @@ export async function serveSync(
       PROTOCOLS.commits,
     ]);
   };
+}
+
+/**
+ * The longest prefix of `commits` whose reply fits MAX_COMMITS_RESPONSE_BYTES (each commit costs
+ * its bytes plus a tag and a length varint, counted at their widest): a reply is never larger,
+ * and a log of large commits is served in several pages instead of failing to encode (the whole
+ * reply used to be refused, so a fetcher behind such a log could never catch up). One commit
+ * always fits (MAX_MESSAGE_BYTES.commit is about half the budget).
+ */
+export function withinReplyBudget(commits: readonly Uint8Array[], budget = MAX_COMMITS_RESPONSE_BYTES): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let used = 0;
+  for (const c of commits) {
+    used += c.byteLength + 6;
+    if (used > budget && out.length > 0) break;
+    out.push(c);
+  }
+  return out;
 }
 
 async function request(
@@ -186,7 +215,9 @@ async function request(
   const signal = AbortSignal.timeout(timeoutMs);
   const stream = await node.dialProtocol(peer, protocol, { signal });
   try {
-    const lp = lpStream(stream, { maxDataLength: maxResponse });
+    // The byte buffer under the reader must hold one whole response and its prefix: its default
+    // (4 MiB) is below a commits reply's budget and a full snapshot chunk.
+    const lp = lpStream(stream, { maxDataLength: maxResponse, maxBufferSize: maxResponse + 16 });
     await lp.write(req, { signal });
     const res = await lp.read({ signal });
     await stream.close({ signal });
@@ -243,7 +274,13 @@ export async function fetchChecksum(
   return decodeChecksumResponse(await request(node, peer, PROTOCOLS.checksum, req, 256, timeoutMs));
 }
 
-/** Encoded commits from a peer's log, starting at `from`. */
+/**
+ * Encoded commits from a peer's log, starting at `from` (still unverified: callers verify each,
+ * catch-up.ts `verifiedReply`). A reply over MAX_COMMITS_RESPONSE_BYTES is refused on its length
+ * prefix before it is buffered, and one that does not decode (over MAX_COMMITS_PER_RESPONSE
+ * commits, a commit over the commit limit, garbage) is refused whole: either rejects with a
+ * SyncError naming the peer, never anything untyped. Every caller catches (`.catch(() => [])`).
+ */
 export async function fetchCommits(
   node: SwarmNode,
   peer: PeerId,
@@ -252,11 +289,20 @@ export async function fetchCommits(
   timeoutMs = defaultSyncOptions.requestTimeoutMs,
 ): Promise<Uint8Array[]> {
   const req = encodeCommitsRequest({ runId, fromIteration: from, max: MAX_COMMITS_PER_RESPONSE });
-  return [
-    ...decodeCommitsResponse(
-      await request(node, peer, PROTOCOLS.commits, req, MAX_COMMITS_RESPONSE_BYTES, timeoutMs),
-    ).commits,
-  ];
+  let reply: Uint8Array;
+  try {
+    reply = await request(node, peer, PROTOCOLS.commits, req, MAX_COMMITS_RESPONSE_BYTES, timeoutMs);
+  } catch (err) {
+    throw new SyncError("SYNC_FAILED", `commits from ${peer.toString()}: ${(err as Error).message}`, { peer: peer.toString() });
+  }
+  try {
+    return [...decodeCommitsResponse(reply).commits];
+  } catch (err) {
+    throw new SyncError("SYNC_BAD_REPLY", `commits from ${peer.toString()}: ${(err as Error).message}`, {
+      peer: peer.toString(),
+      bytes: reply.byteLength,
+    });
+  }
 }
 
 async function fetchChunk(

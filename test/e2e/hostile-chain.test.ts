@@ -35,6 +35,9 @@ import { cleanup, startSwarm } from "./node-process.js";
 
 after(cleanup);
 
+/** A join time inside the bounds validation checks (protocol/signing.ts checkJoinedAt). */
+const JOINED_AT = Date.now();
+
 describe("hostile chain", () => {
   it("usurped ranks, altered entries, fabricated authors and lying fallbacks change nothing", async () => {
     const stopAt = 40;
@@ -68,8 +71,8 @@ describe("hostile chain", () => {
       const honest = heard.get(`${t}/${toHex(prevHash)}`) ?? [];
       const base = { runId, iteration: t, prevHash, checksum: new Uint8Array(32).fill(7), proposer: me };
       const payload = new Uint8Array(honest[0]?.m.payload.length ?? 8).fill(1);
-      const own = { runId, iteration: t, parentHash: prevHash, joinedAt: 1, payload };
-      const ownEntry: CommitEntry = { author: me, joinedAt: 1, payload, signature: attacker.sign(contributionSignedBytes(own)) };
+      const own = { runId, iteration: t, parentHash: prevHash, joinedAt: JOINED_AT, payload };
+      const ownEntry: CommitEntry = { author: me, joinedAt: JOINED_AT, payload, signature: attacker.sign(contributionSignedBytes(own)) };
       const forged: Uint8Array[] = [];
       if (honest.length > 0) {
         // Altered: an honest entry's payload changed after its author signed it.

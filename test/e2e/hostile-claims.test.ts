@@ -17,6 +17,9 @@ import { cleanup, startSwarm } from "./node-process.js";
 
 after(cleanup);
 
+/** A join time inside the bounds validation checks (protocol/signing.ts checkJoinedAt). */
+const JOINED_AT = Date.now();
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("hostile claims", () => {
@@ -46,7 +49,7 @@ describe("hostile claims", () => {
         rank: 0,
         proposer: peerIdBytes(attacker.id),
         signature: new Uint8Array(64),
-        entries: [{ author: bogus, joinedAt: 1, payload, signature: new Uint8Array(64) }],
+        entries: [{ author: bogus, joinedAt: JOINED_AT, payload, signature: new Uint8Array(64) }],
       });
       await attacker.publish(commitTopic, badCommit);
 
@@ -61,7 +64,7 @@ describe("hostile claims", () => {
       void exits.then(() => (over = true));
       while (!over && Date.now() - startedAt < 60_000) {
         for (const ahead of [5000, 1000, 500, 2]) {
-          const hb = encodeHeartbeat({ runId, iteration: head() + ahead, checksum: new Uint8Array(32).fill(9), joinedAt: 1 });
+          const hb = encodeHeartbeat({ runId, iteration: head() + ahead, checksum: new Uint8Array(32).fill(9), joinedAt: JOINED_AT });
           await attacker.publish(heartbeatTopic, hb);
           sent++;
         }

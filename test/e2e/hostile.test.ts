@@ -15,6 +15,9 @@ import { cleanup, startSwarm } from "./node-process.js";
 
 after(cleanup);
 
+/** A join time inside the bounds validation checks (protocol/signing.ts checkJoinedAt). */
+const JOINED_AT = Date.now();
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("hostile gossip", () => {
@@ -43,7 +46,7 @@ describe("hostile gossip", () => {
       const payload = new Uint8Array(8).fill(90);
       // Signed by an attacker over the start of the chain's parent, as its own contributions.
       const signed = (by: Attacker, iteration: number, p: Uint8Array, run = runId) => {
-        const m = { runId: run, iteration, joinedAt: 1, payload: p, parentHash: new Uint8Array(32), signature: new Uint8Array(0) };
+        const m = { runId: run, iteration, joinedAt: JOINED_AT, payload: p, parentHash: new Uint8Array(32), signature: new Uint8Array(0) };
         return { ...m, signature: by.sign(contributionSignedBytes(m)) };
       };
       const ok = encodeContribution(signed(attacker, 600, payload));

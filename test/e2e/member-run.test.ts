@@ -24,6 +24,9 @@ import { cleanup, Node, tempDir } from "./node-process.js";
 
 after(cleanup);
 
+/** A join time inside the bounds validation checks (protocol/signing.ts checkJoinedAt). */
+const JOINED_AT = Date.now();
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("member run", () => {
@@ -69,7 +72,7 @@ describe("member run", () => {
       const payload = new Uint8Array(8).fill(100);
       const parentHash = new Uint8Array(32);
       const contribution = (iteration: number) => {
-        const m = { runId, iteration, joinedAt: 1, payload, parentHash, signature: new Uint8Array(0) };
+        const m = { runId, iteration, joinedAt: JOINED_AT, payload, parentHash, signature: new Uint8Array(0) };
         return { ...m, signature: sign(contributionSignedBytes(m)) };
       };
       let sent = 0;
@@ -88,12 +91,12 @@ describe("member run", () => {
                   checksum: new Uint8Array(32),
                   rank: 0,
                   proposer: attacker.peerId.toString(),
-                  entries: [{ author: { id: attacker.peerId.toString(), joinedAt: 1 }, payload, signature: contribution(t).signature }],
+                  entries: [{ author: { id: attacker.peerId.toString(), joinedAt: JOINED_AT }, payload, signature: contribution(t).signature }],
                 },
                 sign,
               ).encoded,
             ],
-            [topics.heartbeat, encodeHeartbeat({ runId, iteration: t + 2, checksum: new Uint8Array(32), joinedAt: 1 })],
+            [topics.heartbeat, encodeHeartbeat({ runId, iteration: t + 2, checksum: new Uint8Array(32), joinedAt: JOINED_AT })],
             [topics.contribution, encodeContribution(contribution(t + 1))],
           ] as const;
           for (const [topic, data] of pubs) {

@@ -20,8 +20,11 @@ export interface TestKey {
   readonly bytes: Uint8Array;
 }
 
-/** `n` fresh identities; join times 1000 + i unless given. */
-export async function testKeys(n: number, joinedAt: (i: number) => number = (i) => 1000 + i): Promise<TestKey[]> {
+/** A join time inside the bounds gossip checks (after 2024, not ahead of the clock). */
+export const TEST_JOINED_AT = Date.UTC(2025, 0, 1);
+
+/** `n` fresh identities; join times TEST_JOINED_AT + i unless given. */
+export async function testKeys(n: number, joinedAt: (i: number) => number = (i) => TEST_JOINED_AT + i): Promise<TestKey[]> {
   return Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const key = await generateKeyPair("Ed25519");

@@ -9,7 +9,7 @@ import { parseRunSpec } from "../../../protocol/run-spec.js";
 import { compareAuthors } from "../../../training/algorithms/algorithm.js";
 import { useBackend } from "../../../training/engine.js";
 import { initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
-import { signedCommit, signedContribution, type TestKey, testKeys } from "../../helpers/chain-keys.js";
+import { signedCommit, signedContribution, TEST_JOINED_AT, type TestKey, testKeys } from "../../helpers/chain-keys.js";
 
 const log = createLogger({ level: "silent" });
 
@@ -128,7 +128,7 @@ describe("rounds under a flood", () => {
     await useBackend("wasm");
     const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
     // Some share a join time, so the peer id breaks ties in the order.
-    const [self, ...others] = await testKeys(MAX_COMMIT_ENTRIES + 77, (i) => 1000 + (i % 7));
+    const [self, ...others] = await testKeys(MAX_COMMIT_ENTRIES + 77, (i) => TEST_JOINED_AT + (i % 7));
     const published: Uint8Array[] = [];
     const events: RoundsEvent[] = [];
     const rounds = new Rounds(

@@ -13,7 +13,7 @@ import {
 import { signCommit } from "../../../node/chain/commit-wire.js";
 import { gradientPayloadProblem } from "../../../protocol/gradient-byte.js";
 import { MAX_MESSAGE_BYTES } from "../../../protocol/limits.js";
-import { checkSignature, peerIdString } from "../../../protocol/signing.js";
+import { checkSignature, MAX_JOINED_AT_AHEAD_MS, MIN_JOINED_AT, peerIdString } from "../../../protocol/signing.js";
 import { TOPIC_KINDS } from "../../../protocol/topics.js";
 import {
   checkMember,
@@ -29,12 +29,18 @@ import {
   validateLeave,
 } from "../../../protocol/validation.js";
 
-import { signedCommit, signedContribution, testKeys } from "../../helpers/chain-keys.js";
+import { signedCommit, signedContribution, TEST_JOINED_AT, testKeys } from "../../helpers/chain-keys.js";
 import { filled, OTHER_RUN, PEER_A, PEER_B, RUN } from "./fixtures.js";
 
 const [KEY_A, KEY_B] = await testKeys(2);
+/** Authors whose join times are out of bounds: the epoch, and 2^53-1 (both once accepted into commits). */
+const [KEY_EPOCH] = await testKeys(1, () => 0);
+const [KEY_FAR] = await testKeys(1, () => Number.MAX_SAFE_INTEGER);
 
 /** The metric label of a verdict (null when accepted). */
+/** A fixed clock for the join-time bounds. */
+const NOW = Date.UTC(2026, 5, 1);
+
 const codeOf = (v: Validated<unknown>) => (v.verdict === "accept" ? null : v.code);
 
 describe("gossip validation", () => {
@@ -71,7 +77,7 @@ describe("gossip validation", () => {
 
   /** A contribution signed by KEY_A (or `key`) over its own fields. */
   const contribution = (over: Partial<ContributionMessage> = {}, key = KEY_A) => {
-    const m = { runId: RUN, iteration: HEAD, joinedAt: 1000, payload: Uint8Array.of(1, 0xff, 0, 127), parentHash: filled(32, 0), ...over };
+    const m = { runId: RUN, iteration: HEAD, joinedAt: TEST_JOINED_AT, payload: Uint8Array.of(1, 0xff, 0, 127), parentHash: filled(32, 0), ...over };
     const signed = signedContribution({ ...key, author: { ...key.author, joinedAt: m.joinedAt } }, m.runId, m.iteration, m.payload, m.parentHash).m;
     return encodeContribution({ ...signed, ...(over.signature ? { signature: over.signature } : {}) });
   };
@@ -129,7 +135,7 @@ describe("gossip validation", () => {
                 runId: OTHER_RUN,
                 iteration: 1,
                 checksum: filled(32, 1),
-                joinedAt: 1,
+                joinedAt: TEST_JOINED_AT,
               }),
               AUTHOR,
               context(),
@@ -250,7 +256,7 @@ describe("gossip validation", () => {
         verdict: "ignore",
         run: () =>
           after(
-            [contribution(), contribution({ payload: filled(SIZE, 9) }), contribution({ joinedAt: 999 })],
+            [contribution(), contribution({ payload: filled(SIZE, 9) }), contribution({ joinedAt: TEST_JOINED_AT - 1 })],
             contribution({ parentHash: filled(32, 5) }),
             "contribution",
           ),
@@ -357,6 +363,36 @@ describe("gossip validation", () => {
         run: () => toVerdict(() => validateCommit(Uint8Array.from([...commit(), 0x10, HEAD]), AUTHOR, context())),
       },
     ],
+    BAD_JOINED_AT: [
+      ...[0, 1, MIN_JOINED_AT - 1, Number.MAX_SAFE_INTEGER].map((joinedAt) => ({
+        verdict: "reject" as const,
+        run: () => toVerdict(() => validateContribution(contribution({ joinedAt }), AUTHOR, context())),
+      })),
+      {
+        // More than an hour ahead of our clock (clock skew between honest hosts is less).
+        verdict: "reject",
+        run: () => toVerdict(() => validateContribution(contribution({ joinedAt: NOW + MAX_JOINED_AT_AHEAD_MS + 1 }), AUTHOR, context({ now: NOW }))),
+      },
+      ...[KEY_EPOCH, KEY_FAR].map((key) => ({
+        // A commit entry signed by its author over an out-of-bounds join time: the commit path checks it too.
+        verdict: "reject" as const,
+        run: () =>
+          toVerdict(() =>
+            validateCommit(
+              signedCommit(KEY_A, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0 }, [
+                { key: KEY_A, payload: filled(SIZE, 1) },
+                { key, payload: filled(SIZE, 2) },
+              ]).encoded,
+              AUTHOR,
+              context(),
+            ),
+          ),
+      })),
+      {
+        verdict: "reject",
+        run: () => toVerdict(() => validateHeartbeat(encodeHeartbeat({ runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: 0 }), AUTHOR, context())),
+      },
+    ],
     ENTRY_ORDER: [
       {
         verdict: "reject",
@@ -423,7 +459,7 @@ describe("gossip validation", () => {
       runId: RUN,
       iteration: HEAD + 2,
       checksum: filled(32, 1),
-      joinedAt: 5,
+      joinedAt: TEST_JOINED_AT,
     });
     assert.equal(toVerdict(() => validateHeartbeat(hb, AUTHOR, ctx)).verdict, "accept");
   });
@@ -446,6 +482,14 @@ describe("gossip validation", () => {
     assert.equal(calls, 1);
   });
 
+  it("join times at the bounds: 2024-01-01 and our clock + 1 h are accepted, one ms beyond is not", () => {
+    const at = (joinedAt: number) => toVerdict(() => validateContribution(contribution({ joinedAt }), AUTHOR, context({ now: NOW })));
+    assert.equal(at(MIN_JOINED_AT).verdict, "accept");
+    assert.equal(at(NOW + MAX_JOINED_AT_AHEAD_MS).verdict, "accept");
+    assert.equal(codeOf(at(MIN_JOINED_AT - 1)), "BAD_JOINED_AT");
+    assert.equal(codeOf(at(NOW + MAX_JOINED_AT_AHEAD_MS + 1)), "BAD_JOINED_AT");
+  });
+
   it("GOSSIP_VALIDATORS covers every topic kind", () => {
     assert.deepEqual(Object.keys(GOSSIP_VALIDATORS).sort(), [...TOPIC_KINDS].sort());
   });
@@ -463,7 +507,7 @@ describe("gossip validation", () => {
   });
 
   it("a heartbeat claiming an iteration beyond the window is ignored, not forwarded", () => {
-    const hb = (iteration: number) => encodeHeartbeat({ runId: RUN, iteration, checksum: filled(32, 1), joinedAt: 5 });
+    const hb = (iteration: number) => encodeHeartbeat({ runId: RUN, iteration, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT });
     const ctx = context();
     assert.equal(toVerdict(() => validateHeartbeat(hb(HEAD + ctx.window), AUTHOR, ctx)).verdict, "accept");
     const far = toVerdict(() => validateHeartbeat(hb(HEAD + 1000), AUTHOR, ctx));

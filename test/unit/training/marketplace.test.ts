@@ -145,7 +145,7 @@ describe("Marketplace payloads on the wire", () => {
       seen: () => "new" as const,
       checkSignature,
     };
-    const [a] = await testKeys(1, () => 1);
+    const [a] = await testKeys(1);
     const msg = (payload: Uint8Array) => encodeContribution(signedContribution(a, run.runId, 3, payload).m);
     const id = a.author.id;
     assert.equal(toVerdict(() => validateContribution(msg(encodeV1(64.25, [1, 3])), id, ctx)).verdict, "accept");
