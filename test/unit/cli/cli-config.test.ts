@@ -204,7 +204,7 @@ describe("bad configuration: usage errors (exit 2) naming the file key or variab
     [
       "unknown preset in a variable",
       () => cli(["train", "--print-config"], { SEEDSWARM_PRESET: "huge" }),
-      /environment variable SEEDSWARM_PRESET: Allowed choices are mnist-mlp-spsa, mnist-cnn-spsa, tiny-spsa/,
+      /environment variable SEEDSWARM_PRESET: Allowed choices are mnist-mlp-spsa, .*tiny-spsa-lowrank, .*tiny-lm\./,
     ],
     [
       "bad boolean in a variable",
