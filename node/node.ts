@@ -246,7 +246,8 @@ export class SwarmDaemon {
       fix,
       log,
       decode: (bytes) => stateFromBytes(this.run.spec.model, bytes, this.replica.weights.length),
-      blame: (peer, reason) => this.penalise(peer, PENALTY.badReply, reason),
+      blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
+      weightCount: this.replica.weights.length,
     };
     this.catchUp = new CatchUp(parts, opts, this.abort.signal);
     this.repair = new Repair(parts, this.catchUp, this.snapshots, this.metrics);

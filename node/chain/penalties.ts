@@ -1,6 +1,7 @@
 /**
  * Penalties charged to the signer of a provably bad message (a commit that usurps a rank or lies
- * about its checksum, an equivocation pair, a /commits reply that fails verification), never to
+ * about its checksum, an equivocation pair, a /commits reply that fails verification, snapshot bytes
+ * a verified commit disproves), never to
  * whoever relayed it. The score is meant as gossipsub's application-specific score (P5): see
  * `appSpecificScore`, the hook node/network/libp2p.ts plugs into `scoreParams.appSpecificScore`.
  */
@@ -15,6 +16,11 @@ export const PENALTY = {
   equivocation: 100,
   /** A commits reply with a commit that does not verify. */
   badReply: 20,
+  /**
+   * Snapshot bytes that a verified commit's checksum disproves, or a chunk of the wrong shape
+   * (count, length, its own hash): an honest holder of the same chain never serves either.
+   */
+  badSnapshot: 40,
   disconnectAt: -100,
 } as const;
 

@@ -170,6 +170,8 @@ export class Rounds {
   private readonly chainLog: ChainedCommit[] = [];
   /** Checksums after each applied iteration, recent ones only. */
   private readonly checksums = new Map<number, string>();
+  /** The iteration a pre-proposal self-check last failed at (reported once). */
+  private divergedAt = -1;
 
   constructor(
     private readonly self: Author,
@@ -642,6 +644,17 @@ export class Rounds {
     const eligible = this.lastAuthors.length > 0 ? this.lastAuthors : null;
     const rank = rankOf(this.run.runId, t, eligible, this.self.id, entries.map((e) => e.author.id));
     if (rank === null || rank > maxRank) return false;
+    // Never sign a checksum over a state the chain does not vouch for (a flipped bit since the
+    // last apply): honest peers would reject the commit as a lie, and our own chain would fork
+    // from theirs. Once per iteration, "diverged" hands the node to repair instead.
+    const before = this.checksumBefore(t);
+    if (before !== undefined && this.replica.checksum() !== before) {
+      if (this.divergedAt !== t) {
+        this.divergedAt = t;
+        this.onEvent({ kind: "diverged", iteration: t, reason: "our state before proposing does not match the verified chain" });
+      }
+      return false;
+    }
     this.proposing = true;
     try {
       this.rememberPrev();
