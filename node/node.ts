@@ -232,7 +232,7 @@ export class SwarmDaemon {
     );
     this.takeSnapshot(true);
     // State shards as Learning@home experts: joiners find who serves which chunk of which snapshot.
-    this.planner = new SnapshotPlanner(this.libp2p, runId, this.snapshots, this.peers, this.replica.weights.length, log, this.membership);
+    this.planner = new SnapshotPlanner(this.libp2p, runId, this.snapshots, this.peers, this.replica.weights.length, log, this.membership, signerOf(identity.privateKey));
     this.planner.start();
     const fix = new ChainFix(this.rounds);
     const parts: SyncParts = {

@@ -18,7 +18,7 @@ import type { ChainFix } from "./chain-fix.js";
 import { chained, rankOf } from "../chain/commit.js";
 import { PENALTY } from "../chain/penalties.js";
 import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
-import { fetchVerifiedSnapshot, type SnapshotReference, type VerifiedSnapshot } from "./snapshot-fetch.js";
+import { fetchVerifiedSnapshot, MAX_SNAPSHOT_HOLDERS, type SnapshotReference, type VerifiedSnapshot } from "./snapshot-fetch.js";
 import type { SnapshotPlanner } from "./snapshot-plan.js";
 
 /** How long a joiner looks for a snapshot plan in the DHT before asking its peers. */
@@ -257,8 +257,11 @@ export class CatchUp {
       const snap = await fetchVerifiedSnapshot(parts, peers.connected(), { iterations: this.repairCandidates() });
       return { ...snap, via: "connected peers" };
     }
-    // Planned holders first, then connected peers: a planned holder is one more peer to ask, no more.
-    const holders = [...(found?.peers ?? []), ...peers.connected()];
+    // A planned holder is one more peer to ask, no more: records are anyone's to write, so they
+    // never crowd connected peers out of the MAX_SNAPSHOT_HOLDERS asked.
+    const connected = peers.connected();
+    const half = MAX_SNAPSHOT_HOLDERS / 2;
+    const holders = [...connected.slice(0, half), ...(found?.peers ?? []).slice(0, half), ...connected.slice(half)];
     const snap = await fetchVerifiedSnapshot(parts, holders, { minIteration, ...(found ? { plan: found.plan } : {}) });
     return { ...snap, via: found ? "dht experts" : "connected peers" };
   }

@@ -101,7 +101,9 @@ export async function fetchVerifiedSnapshot(
 
   // Headers: what each holder says it serves (chunk 0). A header of the wrong shape is proof of a
   // bad holder (every honest snapshot of a run has the same layout): charged, never used.
-  const asks = want.iterations ?? [want.plan?.iteration];
+  // A plan (DHT records, anyone may write them) is a hint: the holders' latest is asked too, so a
+  // planned iteration nobody can vouch for costs one candidate, not the download.
+  const asks = want.iterations ?? (want.plan ? [want.plan.iteration, undefined] : [undefined]);
   const claims = new Map<number, Map<string, { peer: PeerId; first: SnapshotResponse }>>();
   for (const iteration of asks) {
     const heads = await Promise.allSettled(asked.map((peer) => fetch(peer, 0, iteration)));
