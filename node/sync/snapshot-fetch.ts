@@ -180,6 +180,11 @@ async function download(
     m.set(i, sha256Hex(data));
     served.set(peer.toString(), m);
   };
+  // Every holder's first chunk (from the headers) is evidence too, used or not.
+  for (const peer of holders) {
+    const first = firsts.get(peer.toString());
+    if (first) note(peer, 0, first);
+  }
   /** Chunk i from `peer` (checked), or null after blaming or giving up on it. */
   const chunkFrom = async (peer: PeerId, i: number): Promise<Uint8Array | null> => {
     const cached = i === 0 ? firsts.get(peer.toString()) : undefined;
