@@ -311,7 +311,13 @@ export class CatchUp {
    */
   private async anchorRun(peer: PeerId, from: number): Promise<EncodedCommit | null> {
     const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, from).catch(() => []);
-    const run = this.verifiedReply(peer, got);
+    // In a member run, a run with a non-member proposer or author is no run of ours (gossip drops
+    // such commits; /commits replies are checked here), so Sybils cannot anchor a joiner there.
+    const admitted = (c: EncodedCommit) =>
+      this.s.peers.admits(c.commit.proposer) && c.commit.entries.every((e) => this.s.peers.admits(e.author.id));
+    const verified = this.verifiedReply(peer, got);
+    const cut = verified.findIndex((c) => !admitted(c));
+    const run = cut < 0 ? verified : verified.slice(0, cut);
     const first = run[0];
     if (!first || first.commit.iteration !== from || first.commit.runId !== this.s.runId) return null;
     let prev = chained(first);
