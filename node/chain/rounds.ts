@@ -105,6 +105,9 @@ export type RoundsEvent =
   | { kind: "ahead"; iteration: number; proposer: string }
   | { kind: "done"; iteration: number };
 
+/** Slots (iteration, parent) remembered as signed by this node: more than a repair rewinds. */
+const SIGNED_SLOTS_KEPT = 4096;
+
 /** How many iterations back a late contribution still makes its author expected. */
 const LATE_WINDOW = 64;
 
@@ -172,6 +175,12 @@ export class Rounds {
   private readonly checksums = new Map<number, string>();
   /** The iteration a pre-proposal self-check last failed at (reported once). */
   private divergedAt = -1;
+  /**
+   * The (iteration, parent) slots this node signed a contribution for, recent ones: it never signs
+   * a second one for a slot. A repair or rewind that brings it back to a slot it contributed to
+   * (with other weights, so another payload) would otherwise sign an equivocation and be cut off.
+   */
+  private readonly signedSlots = new Set<string>();
 
   constructor(
     private readonly self: Author,
@@ -580,8 +589,15 @@ export class Rounds {
 
   /** Computes, signs (over the commit we chain to) and publishes this node's contribution for t. */
   private contribute(t: number): void {
-    const payload = this.run.algorithm.contribute(this.replica, this.self);
     const parentHash = this.lastHash;
+    const slot = `${t}/${toHex(parentHash)}`;
+    if (this.signedSlots.has(slot)) {
+      this.logger.debug({ iteration: t }, "already contributed to this slot; not signing another");
+      return;
+    }
+    this.signedSlots.add(slot);
+    if (this.signedSlots.size > SIGNED_SLOTS_KEPT) this.signedSlots.delete(this.signedSlots.values().next().value as string);
+    const payload = this.run.algorithm.contribute(this.replica, this.self);
     const m: ContributionMessage = {
       runId: this.run.runId,
       iteration: t,

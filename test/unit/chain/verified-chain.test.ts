@@ -146,6 +146,27 @@ describe("the checksum is verified by applying", () => {
     f.rounds.stop();
   });
 
+  it("back at a slot it contributed to with other weights (a repair), a node signs no second contribution: no equivocation", async () => {
+    const published: Uint8Array[] = [];
+    const replica = initialReplica(run);
+    const self = keys[3];
+    const transport = { publishContribution: async (m: { payload: Uint8Array }) => void published.push(m.payload), publishCommit: async () => {}, sign: self.sign };
+    const rounds = new Rounds(self.author, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: true }, log);
+    rounds.resumeChain(H0, keys.slice(0, 3).map((k) => k.author.id));
+    try {
+      rounds.start();
+      assert.equal(published.length, 1);
+      // The state changes (a repair adopted other weights) and the round at the same slot begins again.
+      rounds.follow();
+      replica.weights[3] += 0.5;
+      rounds.start();
+      assert.equal(published.length, 1, "one signed contribution per (iteration, parent)");
+      assert.equal(rounds.evidence.all().length, 0);
+    } finally {
+      rounds.stop();
+    }
+  });
+
   it("a proposer whose state no longer matches the chain (a flipped bit) signs no commit and reports diverged", async () => {
     for (const flipped of [false, true]) {
       const events: RoundsEvent[] = [];
