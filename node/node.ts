@@ -237,7 +237,7 @@ export class SwarmDaemon {
     );
     this.takeSnapshot(true);
     // State shards as Learning@home experts: joiners find who serves which chunk of which snapshot.
-    this.planner = new SnapshotPlanner(this.libp2p, runId, this.snapshots, this.peers, this.replica.weights.length, log, this.membership);
+    this.planner = new SnapshotPlanner(this.libp2p, runId, this.snapshots, this.peers, this.replica.weights.length, log, this.membership, signerOf(identity.privateKey));
     this.planner.start();
     const fix = new ChainFix(this.rounds);
     const parts: SyncParts = {
@@ -251,7 +251,9 @@ export class SwarmDaemon {
       fix,
       log,
       decode: (bytes) => stateFromBytes(this.run.spec.model, bytes, this.replica.weights.length),
-      blame: (peer, reason) => this.penalise(peer, PENALTY.badReply, reason),
+      blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
+      fault: (kind) => this.metrics?.fault(kind),
+      weightCount: this.replica.weights.length,
     };
     this.catchUp = new CatchUp(parts, opts, this.abort.signal);
     this.repair = new Repair(parts, this.catchUp, this.snapshots, this.metrics);

@@ -128,6 +128,8 @@ export interface ExpertEntry {
   readonly timestamp: number;
   /** Expiry, ms since the epoch. */
   readonly expiresAt: number;
+  /** The named peer's Ed25519 signature (protocol/signing.ts expertEntrySignedBytes). */
+  readonly signature: Uint8Array;
 }
 
 export interface ExpertRecord {
@@ -556,11 +558,12 @@ export function encodeExpertRecord(m: ExpertRecord): Uint8Array {
       peer: out(peerId(e.peer, `expertRecord.entries[${i}].peer`)),
       timestamp: toU64(e.timestamp, `expertRecord.entries[${i}].timestamp`),
       expiresAt: toU64(e.expiresAt, `expertRecord.entries[${i}].expiresAt`),
+      signature: out(signature(e.signature, `expertRecord.entries[${i}].signature`)),
     })),
   });
 }
 
-/** Decodes an expert record; every entry has a peer id and safe-integer times. */
+/** Decodes an expert record; every entry has a peer id, safe-integer times and a signature-sized signature (checked by protocol/experts.ts). */
 export function decodeExpertRecord(bytes: Uint8Array): ExpertRecord {
   const w = decodeWire("expertRecord", pb.ExpertRecord, bytes, {
     limits: { entries: MAX_EXPERT_ENTRIES },
@@ -571,6 +574,7 @@ export function decodeExpertRecord(bytes: Uint8Array): ExpertRecord {
       peer: peerId(e.peer, `expertRecord.entries[${i}].peer`).slice(),
       timestamp: fromU64(e.timestamp, `expertRecord.entries[${i}].timestamp`),
       expiresAt: fromU64(e.expiresAt, `expertRecord.entries[${i}].expiresAt`),
+      signature: signature(e.signature, `expertRecord.entries[${i}].signature`).slice(),
     })),
   };
 }

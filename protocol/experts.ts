@@ -8,13 +8,47 @@
  * (suffix, peer), newest announcement wins, expired entries drop: any two copies of a record
  * merge to the same result in any order, so concurrent writers and DHT peers holding different
  * copies converge once each writer has re-announced.
+ *
+ * Records are anyone's to write (issue 11, attack 5), so each entry carries the signature of the
+ * peer it names over the key, suffix and times (signing.ts expertEntrySignedBytes): a reader keeps
+ * only entries that verify (verifiedExpertEntries), so nobody can announce another peer, nor
+ * withdraw an honest holder with a forged newer entry. Bounded per prefix key: at most
+ * MAX_EXPERT_ENTRIES entries, MAX_HOLDERS_PER_SUFFIX of them per suffix (newest kept). What an
+ * entry says is still a claim: a snapshot holder is believed only through the verified chain
+ * (node/sync/snapshot-fetch.ts).
  */
 import { decodeExpertRecord, type ExpertEntry, type ExpertRecord } from "./codec.js";
 import { toHex } from "./bytes.js";
 import { SeedswarmError } from "./errors.js";
 import { MAX_EXPERT_ENTRIES } from "./limits.js";
+import { checkSignature, expertEntrySignedBytes, type SignatureCheck } from "./signing.js";
 
 export class ExpertUidError extends SeedswarmError<"EXPERT_BAD_UID" | "EXPERT_BAD_KEY"> {}
+
+/** Holders kept per suffix (per uid) in one record: a flood of identities cannot grow it further. */
+export const MAX_HOLDERS_PER_SUFFIX = 32;
+
+/** How far in the future an announcement may be dated (clock skew), and the longest life an entry may claim. */
+export const EXPERT_TIME_BOUNDS = { skewMs: 60_000, maxTtlMs: 10 * 60_000 } as const;
+
+/**
+ * The entries of a record stored under `key` whose signature is the named peer's (an Ed25519
+ * peer id; anything else fails), dated no later than now + skew and living at most maxTtlMs (a
+ * far-future entry would win every merge and never expire). Readers and writers keep only these.
+ */
+export function verifiedExpertEntries(
+  key: Uint8Array,
+  entries: readonly ExpertEntry[],
+  now: number,
+  check: SignatureCheck = checkSignature,
+): ExpertEntry[] {
+  return entries.filter(
+    (e) =>
+      e.timestamp <= now + EXPERT_TIME_BOUNDS.skewMs &&
+      e.expiresAt - e.timestamp <= EXPERT_TIME_BOUNDS.maxTtlMs &&
+      check(e.peer, expertEntrySignedBytes(key, e), e.signature),
+  );
+}
 
 /** The DHT namespace of expert records: kad-dht routes a key's validator by its first segment. */
 export const EXPERT_NAMESPACE = "seedswarm-expert";
@@ -85,8 +119,9 @@ export function prefixSuffixes(uid: string): { prefix: string; suffix: number }[
 
 /**
  * The union of records: one entry per (suffix, peer), the newest announcement winning, expired
- * ones (expiresAt <= now) dropped, sorted by suffix then peer. Over MAX_EXPERT_ENTRIES, the
- * newest entries are kept.
+ * ones (expiresAt <= now) dropped, sorted by suffix then peer. Over MAX_HOLDERS_PER_SUFFIX for
+ * one suffix, or MAX_EXPERT_ENTRIES in all, the newest entries are kept. Entries must have
+ * verified first (verifiedExpertEntries): the merge trusts what it is given.
  */
 export function mergeExpertRecords(records: readonly ExpertRecord[], now: number): ExpertRecord {
   const byKey = new Map<string, ExpertEntry>();
@@ -99,6 +134,10 @@ export function mergeExpertRecords(records: readonly ExpertRecord[], now: number
     }
   }
   let entries = [...byKey.values()].filter((e) => e.expiresAt > now);
+  const bySuffix = new Map<number, ExpertEntry[]>();
+  for (const e of entries) bySuffix.set(e.suffix, [...(bySuffix.get(e.suffix) ?? []), e]);
+  if ([...bySuffix.values()].some((l) => l.length > MAX_HOLDERS_PER_SUFFIX))
+    entries = [...bySuffix.values()].flatMap((l) => l.sort((a, b) => b.timestamp - a.timestamp).slice(0, MAX_HOLDERS_PER_SUFFIX));
   if (entries.length > MAX_EXPERT_ENTRIES) {
     entries = entries.sort((a, b) => b.timestamp - a.timestamp).slice(0, MAX_EXPERT_ENTRIES);
   }
@@ -127,7 +166,11 @@ export function bestExpertRecord(records: readonly ExpertRecord[], now: number):
   return best;
 }
 
-/** kad-dht validator for our namespace: the key must be an expert key, the value a record. */
+/**
+ * kad-dht validator for our namespace: the key must be an expert key, the value a record. Entry
+ * signatures are checked by readers, not here: a DHT peer would otherwise verify up to
+ * MAX_EXPERT_ENTRIES signatures for every put anyone sends it.
+ */
 export async function validateExpertRecord(key: Uint8Array, value: Uint8Array): Promise<void> {
   if (!parseExpertKey(key)) throw new ExpertUidError("EXPERT_BAD_KEY", "not a seedswarm expert key");
   decodeExpertRecord(value);

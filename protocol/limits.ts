@@ -89,7 +89,7 @@ export const MAX_MESSAGE_BYTES = {
   checksumRequest: MAX_REQUEST_BYTES,
   checksumResponse: U64_FIELD + HASH_FIELD + BOOL_FIELD,
   expertRecord:
-    MAX_EXPERT_ENTRIES * lenField(U32_FIELD + lenField(MAX_PEER_ID_BYTES) + 2 * U64_FIELD),
+    MAX_EXPERT_ENTRIES * lenField(U32_FIELD + lenField(MAX_PEER_ID_BYTES) + 2 * U64_FIELD + SIGNATURE_FIELD),
 } as const satisfies Record<TopicKind, number> & Record<string, number>;
 
 /** Every message of the wire, by the name its limit is filed under. */

@@ -1962,6 +1962,7 @@ export interface ExpertEntry {
   peer: Uint8Array<ArrayBuffer>
   timestamp: bigint
   expiresAt: bigint
+  signature: Uint8Array<ArrayBuffer>
 }
 
 export namespace ExpertEntry {
@@ -1994,6 +1995,11 @@ export namespace ExpertEntry {
           w.uint64(obj.expiresAt)
         }
 
+        if ((obj.signature != null && obj.signature.byteLength > 0)) {
+          w.uint32(42)
+          w.bytes(obj.signature)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -2002,7 +2008,8 @@ export namespace ExpertEntry {
           suffix: 0,
           peer: uint8ArrayAlloc(0),
           timestamp: 0n,
-          expiresAt: 0n
+          expiresAt: 0n,
+          signature: uint8ArrayAlloc(0)
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -2025,6 +2032,10 @@ export namespace ExpertEntry {
             }
             case 4: {
               obj.expiresAt = reader.uint64()
+              break
+            }
+            case 5: {
+              obj.signature = reader.bytes()
               break
             }
             default: {
@@ -2070,6 +2081,13 @@ export namespace ExpertEntry {
               }
               break
             }
+            case 5: {
+              yield {
+                field: `${prefix}.signature`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -2102,6 +2120,11 @@ export namespace ExpertEntry {
     value: bigint
   }
 
+  export interface ExpertEntrySignatureFieldEvent {
+    field: '$.signature'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<ExpertEntry>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, ExpertEntry.codec())
   }
@@ -2110,7 +2133,7 @@ export namespace ExpertEntry {
     return decodeMessage(buf, ExpertEntry.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ExpertEntry>): Generator<ExpertEntrySuffixFieldEvent | ExpertEntryPeerFieldEvent | ExpertEntryTimestampFieldEvent | ExpertEntryExpiresAtFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ExpertEntry>): Generator<ExpertEntrySuffixFieldEvent | ExpertEntryPeerFieldEvent | ExpertEntryTimestampFieldEvent | ExpertEntryExpiresAtFieldEvent | ExpertEntrySignatureFieldEvent> {
     return streamMessage(buf, ExpertEntry.codec(), opts)
   }
 }
@@ -2233,6 +2256,12 @@ export namespace ExpertRecord {
     index: number
   }
 
+  export interface ExpertRecordEntriesSignatureFieldEvent {
+    field: '$.entries[].signature'
+    value: Uint8Array<ArrayBuffer>
+    index: number
+  }
+
   export function encode (obj: Partial<ExpertRecord>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, ExpertRecord.codec())
   }
@@ -2241,7 +2270,7 @@ export namespace ExpertRecord {
     return decodeMessage(buf, ExpertRecord.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ExpertRecord>): Generator<ExpertRecordEntriesSuffixFieldEvent | ExpertRecordEntriesPeerFieldEvent | ExpertRecordEntriesTimestampFieldEvent | ExpertRecordEntriesExpiresAtFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<ExpertRecord>): Generator<ExpertRecordEntriesSuffixFieldEvent | ExpertRecordEntriesPeerFieldEvent | ExpertRecordEntriesTimestampFieldEvent | ExpertRecordEntriesExpiresAtFieldEvent | ExpertRecordEntriesSignatureFieldEvent> {
     return streamMessage(buf, ExpertRecord.codec(), opts)
   }
 }

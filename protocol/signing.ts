@@ -25,6 +25,7 @@ import { runIdBytes } from "./run-id.js";
 
 const CONTRIBUTION_DOMAIN = new TextEncoder().encode("seedswarm/contribution/v1");
 const COMMIT_DOMAIN = new TextEncoder().encode("seedswarm/commit/v1");
+const EXPERT_DOMAIN = new TextEncoder().encode("seedswarm/expert/v1");
 
 /** What an author signs for one contribution. */
 export interface ContributionClaim {
@@ -63,6 +64,22 @@ export function contributionSignedBytes(c: ContributionClaim): Uint8Array {
     u64be(c.joinedAt),
     c.payload,
   ]);
+}
+
+/** What a peer signs to announce (or, expiring at once, withdraw) itself in an expert record. */
+export interface ExpertClaim {
+  readonly suffix: number;
+  readonly timestamp: number;
+  readonly expiresAt: number;
+}
+
+/**
+ * The bytes the peer an expert entry names signs: the domain tag, the DHT key (runId and prefix,
+ * length-prefixed), the suffix and both times. Bound to the key, so an entry cannot be moved to
+ * another prefix or run.
+ */
+export function expertEntrySignedBytes(key: Uint8Array, e: ExpertClaim): Uint8Array {
+  return concat([EXPERT_DOMAIN, u64be(key.byteLength), key, u64be(e.suffix), u64be(e.timestamp), u64be(e.expiresAt)]);
 }
 
 /** The bytes a proposer signs: the domain tag, then the commit encoded without its signature. */

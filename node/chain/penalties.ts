@@ -1,9 +1,10 @@
 /**
  * Penalties charged to the signer of a provably bad message (a commit that usurps a rank or lies
- * about its checksum, an equivocation pair, a /commits reply that fails verification), never to
- * whoever relayed it. The score is gossipsub's application-specific score (P5): node/node.ts passes
- * `appSpecificScore` to node/network/libp2p.ts, which weights it (APP_SPECIFIC_WEIGHT), so a
- * charged peer sinks below gossipsub's thresholds (one usurp or lie: graylisted).
+ * about its checksum, an equivocation pair, a /commits reply that fails verification, snapshot bytes
+ * a verified commit disproves), never to whoever relayed it. The score is gossipsub's
+ * application-specific score (P5): node/node.ts passes `appSpecificScore` to
+ * node/network/libp2p.ts, which weights it (APP_SPECIFIC_WEIGHT), so a charged peer sinks below
+ * gossipsub's thresholds (one usurp or lie: graylisted).
  */
 
 /** What each fault costs; a peer at or below `disconnectAt` is disconnected. */
@@ -16,6 +17,11 @@ export const PENALTY = {
   equivocation: 100,
   /** A commits reply with a commit that does not verify. */
   badReply: 20,
+  /**
+   * Snapshot bytes that a verified commit's checksum disproves, or a chunk of the wrong shape
+   * (count, length, its own hash): an honest holder of the same chain never serves either.
+   */
+  badSnapshot: 40,
   disconnectAt: -100,
 } as const;
 

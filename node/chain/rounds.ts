@@ -113,6 +113,9 @@ export type RoundsEvent =
   | { kind: "switched"; iteration: number }
   | { kind: "done"; iteration: number };
 
+/** Slots (iteration, parent) remembered as signed by this node: more than a repair rewinds. */
+const SIGNED_SLOTS_KEPT = 4096;
+
 /** How many iterations back a late contribution still makes its author expected. */
 const LATE_WINDOW = 64;
 
@@ -180,6 +183,14 @@ export class Rounds {
   private readonly checksums = new Map<number, string>();
   /** Whether this process slept past a deadline since it last ran (checked before proposing). */
   private readonly stall: StallWatch;
+  /** The iteration a pre-proposal self-check last failed at (reported once). */
+  private divergedAt = -1;
+  /**
+   * The (iteration, parent) slots this node signed a contribution for, recent ones: it never signs
+   * a second one for a slot. A repair or rewind that brings it back to a slot it contributed to
+   * (with other weights, so another payload) would otherwise sign an equivocation and be cut off.
+   */
+  private readonly signedSlots = new Set<string>();
 
   constructor(
     private readonly self: Author,
@@ -595,8 +606,15 @@ export class Rounds {
   /** Computes, signs (over the commit we chain to) and publishes this node's contribution for t. */
   private contribute(t: number): void {
     this.stall.check();
-    const payload = this.run.algorithm.contribute(this.replica, this.self);
     const parentHash = this.lastHash;
+    const slot = `${t}/${toHex(parentHash)}`;
+    if (this.signedSlots.has(slot)) {
+      this.logger.debug({ iteration: t }, "already contributed to this slot; not signing another");
+      return;
+    }
+    this.signedSlots.add(slot);
+    if (this.signedSlots.size > SIGNED_SLOTS_KEPT) this.signedSlots.delete(this.signedSlots.values().next().value as string);
+    const payload = this.run.algorithm.contribute(this.replica, this.self);
     const m: ContributionMessage = {
       runId: this.run.runId,
       iteration: t,
@@ -662,6 +680,17 @@ export class Rounds {
     const eligible = this.lastAuthors.length > 0 ? this.lastAuthors : null;
     const rank = rankOf(this.run.runId, t, eligible, this.self.id, entries.map((e) => e.author.id));
     if (rank === null || rank > maxRank) return false;
+    // Never sign a checksum over a state the chain does not vouch for (a flipped bit since the
+    // last apply): honest peers would reject the commit as a lie, and our own chain would fork
+    // from theirs. Once per iteration, "diverged" hands the node to repair instead.
+    const before = this.checksumBefore(t);
+    if (before !== undefined && this.replica.checksum() !== before) {
+      if (this.divergedAt !== t) {
+        this.divergedAt = t;
+        this.onEvent({ kind: "diverged", iteration: t, reason: "our state before proposing does not match the verified chain" });
+      }
+      return false;
+    }
     this.proposing = true;
     try {
       this.rememberPrev();

@@ -8,6 +8,11 @@
  * merges every copy the query returns. Entries expire unless re-announced, so a node that dies
  * drops out within one TTL, and an entry another writer's race lost comes back at the next
  * re-announce.
+ *
+ * Every entry is signed by the peer it names (protocol/experts.ts): we sign ours, and keep only
+ * entries that verify, from what we read and so from what we write back. A verified entry is
+ * still only a claim that a peer serves something; snapshot holders are believed only through
+ * the verified chain (node/sync/snapshot-fetch.ts).
  */
 import type { PeerId } from "@libp2p/interface";
 import { decodeExpertRecord, type ExpertEntry, encodeExpertRecord } from "../../protocol/codec.js";
@@ -17,7 +22,10 @@ import {
   mergeExpertRecords,
   parseExpertUid,
   prefixSuffixes,
+  verifiedExpertEntries,
 } from "../../protocol/experts.js";
+import { expertEntrySignedBytes } from "../../protocol/signing.js";
+import { SignatureVerifier } from "../chain/signatures.js";
 import type { SwarmNode } from "./libp2p.js";
 import { peerIdBytes, peerIdOfBytes } from "./peer-bytes.js";
 import type { Logger } from "../observe/logger.js";
@@ -53,6 +61,15 @@ export interface FoundExpert {
   readonly holders: readonly ExpertHolder[];
 }
 
+/** Signs with this node's identity key (the key of node.peerId). */
+export type ExpertSigner = (message: Uint8Array) => Uint8Array;
+
+/**
+ * Signature checks of expert entries, with their own bounded cache: records re-read every query
+ * cost one verification per new entry, and cannot evict the chain's cached signatures.
+ */
+const expertVerifier = new SignatureVerifier({ verified: 4096, keys: 1024 });
+
 export class ExpertDirectory {
   private readonly log: Logger;
   private declared: string[] = [];
@@ -62,6 +79,7 @@ export class ExpertDirectory {
   constructor(
     private readonly node: SwarmNode,
     private readonly runId: string,
+    private readonly sign: ExpertSigner,
     log: Logger,
     private readonly opts: ExpertOptions = defaultExpertOptions,
     /** A member run reads only entries that name its members (protocol/membership.ts). */
@@ -71,7 +89,8 @@ export class ExpertDirectory {
   }
 
   /**
-   * Every live entry under `prefix`, merged over all copies the DHT returns; in a member run,
+   * Every live entry under `prefix` signed by the peer it names, merged over all copies the DHT
+   * returns (an entry that fails its signature is dropped, never written back); in a member run,
    * entries naming a non-member (or no peer id at all) are dropped, so they are neither believed
    * nor written back by our next announcement.
    */
@@ -89,14 +108,15 @@ export class ExpertDirectory {
       // Not found, or the query ran out of time: what we collected so far still counts.
       this.log.debug({ prefix, err: (err as Error).message }, "expert query ended");
     }
+    const now = Date.now();
     const records = copies.flatMap((c) => {
       try {
-        return [decodeExpertRecord(c)];
+        return [{ entries: verifiedExpertEntries(key, decodeExpertRecord(c).entries, now, expertVerifier.check) }];
       } catch {
         return [];
       }
     });
-    const merged = mergeExpertRecords(records, Date.now()).entries;
+    const merged = mergeExpertRecords(records, now).entries;
     return this.membership.open ? [...merged] : merged.filter((e) => this.namesMember(e.peer));
   }
 
@@ -131,7 +151,9 @@ export class ExpertDirectory {
     for (const uid of uids) {
       for (const { prefix, suffix } of prefixSuffixes(uid)) {
         const list = byPrefix.get(prefix) ?? [];
-        list.push({ suffix, peer: self, timestamp: now, expiresAt: now + ttlMs });
+        const claim = { suffix, timestamp: now, expiresAt: now + ttlMs };
+        const signature = this.sign(expertEntrySignedBytes(expertKey(this.runId, prefix), claim));
+        list.push({ ...claim, peer: self, signature });
         byPrefix.set(prefix, list);
       }
     }

@@ -23,7 +23,7 @@ export class Peers {
     /** Aborted when the daemon stops: ends DHT queries early. */
     private readonly signal: AbortSignal,
     /** Whether a peer may take part (a member run: its members only); read at each call. */
-    private readonly admits: (peerId: string) => boolean,
+    readonly admits: (peerId: string) => boolean,
   ) {}
 
   /**

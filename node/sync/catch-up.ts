@@ -14,14 +14,12 @@ import type { Rounds } from "../chain/rounds.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Peers } from "../network/peers.js";
 import { detach, type Logger } from "../observe/logger.js";
+import type { FaultKind } from "../observe/metrics.js";
 import type { ChainFix } from "./chain-fix.js";
-import {
-  type DownloadedSnapshot,
-  defaultSyncOptions,
-  fetchChecksum,
-  fetchCommits,
-  fetchSnapshot,
-} from "./protocols.js";
+import { chained, rankOf } from "../chain/commit.js";
+import { PENALTY } from "../chain/penalties.js";
+import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
+import { fetchVerifiedSnapshot, MAX_SNAPSHOT_HOLDERS, type SnapshotReference, type VerifiedSnapshot } from "./snapshot-fetch.js";
 import type { SnapshotPlanner } from "./snapshot-plan.js";
 
 /** How long a joiner looks for a snapshot plan in the DHT before asking its peers. */
@@ -42,8 +40,15 @@ export interface SyncParts {
   readonly log: Logger;
   /** The state from a snapshot's verified bytes (float32 weights, or a packed model's words). */
   readonly decode: (bytes: Uint8Array) => Weights;
-  /** Charges a peer that served a commit failing verification (absent: nobody is charged). */
-  readonly blame?: (peer: string, reason: string) => void;
+  /**
+   * Charges a peer that served a commit failing verification (PENALTY.badReply) or snapshot
+   * bytes a verified commit disproves (PENALTY.badSnapshot); absent: nobody is charged.
+   */
+  readonly blame?: (peer: string, reason: string, cost: number) => void;
+  /** Counts a handled fault for /status (absent: not counted). */
+  readonly fault?: (kind: FaultKind) => void;
+  /** Weights in the run's model (float32 or packed words): a snapshot has weightCount x 4 bytes. */
+  readonly weightCount: number;
 }
 
 export interface JoinOptions {
@@ -55,14 +60,15 @@ export interface JoinOptions {
   readonly checkEvery: number;
 }
 
-/** A downloaded snapshot and where its plan came from. */
-export type FoundSnapshot = DownloadedSnapshot & { readonly via: string };
+/** A verified snapshot and where its holders came from. */
+export type FoundSnapshot = VerifiedSnapshot & { readonly via: string };
+
+/** Snapshot iterations a repair tries (newest first), from the commits of our own chain. */
+const REPAIR_CANDIDATES = 4;
 
 export class CatchUp {
   /** A joiner's DHT snapshot lookup, started while it still hears its peers' heads. */
   private joinPlan: ReturnType<SnapshotPlanner["plan"]> | null = null;
-  /** False after adopting a snapshot whose producing commit is unknown (see adoptSnapshot). */
-  private chainKnown = true;
 
   constructor(
     private readonly s: SyncParts,
@@ -164,7 +170,7 @@ export class CatchUp {
       } catch (err) {
         const reason = `served a commit that does not verify: ${(err as Error).message}`;
         this.s.log.warn({ peer: peer.toString(), reason }, "commits reply refused");
-        this.s.blame?.(peer.toString(), reason);
+        this.s.blame?.(peer.toString(), reason, PENALTY.badReply);
         break;
       }
     }
@@ -181,11 +187,6 @@ export class CatchUp {
     for (const received of commits) {
       if (received.commit.iteration < this.head) continue;
       if (received.commit.iteration > this.head) break;
-      if (!this.chainKnown) {
-        // A snapshot whose producing commit no peer served: it sits exactly before this commit.
-        this.s.rounds.resumeChain(received.commit.prevHash, []);
-        this.chainKnown = true;
-      }
       if (!equalBytes(received.commit.prevHash, this.s.rounds.headHash)) break;
       const at = this.head;
       this.s.rounds.onCommit(received);
@@ -244,51 +245,123 @@ export class CatchUp {
   }
 
   /**
-   * The snapshot peers agree on: for a joiner, the one the DHT's expert records plan when there
-   * is one (tried first); else the latest from connected peers.
+   * A snapshot the verified chain vouches for (snapshot-fetch.ts): never chosen by how many peers
+   * serve it. A joiner or a node catching up (minIteration set) asks the holders the DHT's expert
+   * records plan (hints only, looked for at most PLAN_TIMEOUT_MS) together with its connected
+   * peers, and checks the snapshot against our own commit at that iteration or, past our chain,
+   * against an anchor run (anchorRun). A repair (minIteration null) asks only for snapshots at
+   * iterations of our own chain, checked against our own verified commits.
    */
   async downloadSnapshot(minIteration: number | null): Promise<FoundSnapshot> {
-    const { libp2p, runId, log } = this.s;
-    // A joiner (minIteration set) looks in the DHT, for at most PLAN_TIMEOUT_MS; a repairing node
-    // already knows peers that agree with each other and asks them directly.
+    const { libp2p, runId, log, peers } = this.s;
     const lookup = minIteration === null ? null : (this.joinPlan ?? this.s.planner.plan(minIteration));
     this.joinPlan = null;
     const found =
       lookup === null
         ? null
         : await Promise.race([lookup.catch(() => null), sleep(PLAN_TIMEOUT_MS).then(() => null)]);
-    if (found) {
-      try {
-        const snap = await fetchSnapshot(libp2p, found.peers, runId, log, defaultSyncOptions, found.plan, this.s.decode);
-        return { ...snap, via: "dht experts" };
-      } catch (err) {
-        log.info({ err: (err as Error).message }, "planned snapshot failed; asking peers");
-      }
+    const parts = {
+      node: libp2p,
+      runId,
+      log,
+      opts: defaultSyncOptions,
+      weightCount: this.s.weightCount,
+      decode: this.s.decode,
+      blame: (peer: string, reason: string) => this.s.blame?.(peer, reason, PENALTY.badSnapshot),
+      reference: (iteration: number, holders: readonly PeerId[]) =>
+        minIteration === null ? Promise.resolve(this.ownReference(iteration)) : this.reference(iteration, holders),
+    };
+    if (minIteration === null) {
+      const snap = await fetchVerifiedSnapshot(parts, peers.connected(), { iterations: this.repairCandidates() });
+      return { ...snap, via: "connected peers" };
     }
-    const snap = await fetchSnapshot(libp2p, this.s.peers.connected(), runId, log, defaultSyncOptions, undefined, this.s.decode);
-    return { ...snap, via: "connected peers" };
+    // A planned holder is one more peer to ask, no more: records are anyone's to write, so they
+    // never crowd connected peers out of the MAX_SNAPSHOT_HOLDERS asked.
+    const connected = peers.connected();
+    const half = MAX_SNAPSHOT_HOLDERS / 2;
+    const holders = [...connected.slice(0, half), ...(found?.peers ?? []).slice(0, half), ...connected.slice(half)];
+    const snap = await fetchVerifiedSnapshot(parts, holders, { minIteration, ...(found ? { plan: found.plan } : {}) });
+    return { ...snap, via: found ? "dht experts" : "connected peers" };
+  }
+
+  /** Iterations of our chain that snapshots are taken at (multiples of checkEvery), newest first. */
+  private repairCandidates(): number[] {
+    const every = Math.max(1, this.opts.checkEvery);
+    const out: number[] = [];
+    const applied = this.s.rounds.appliedCommits();
+    for (let k = applied.length - 1; k >= 0 && out.length < REPAIR_CANDIDATES; k--) {
+      const after = applied[k].commit.iteration + 1;
+      if (after % every === 0 && after <= this.head) out.push(after);
+    }
+    if (out.length === 0) throw new Error("no commit of our chain to check a snapshot against");
+    return out;
+  }
+
+  /** Our own verified commit producing the state after `iteration` iterations. */
+  private ownReference(iteration: number): SnapshotReference | null {
+    const own = this.s.rounds.appliedCommits().find((c) => c.commit.iteration === iteration - 1);
+    return own ? { checksum: toHex(own.commit.checksum), anchor: own } : null;
   }
 
   /**
-   * Takes a downloaded snapshot as our state. The commit that produced it (its checksum must be
-   * the snapshot's) anchors the chain, so the next gossip commit chains onto it; without it the
-   * first replayed commit sets the chain.
+   * The verified commit for `iteration` - 1: ours when our chain holds it, else the head of an
+   * anchor run served by a connected peer (peers that do not serve the snapshot asked first).
+   */
+  private async reference(iteration: number, holders: readonly PeerId[]): Promise<SnapshotReference | null> {
+    const own = this.ownReference(iteration);
+    if (own) return own;
+    const serving = new Set(holders.map(String));
+    const connected = this.s.peers.connected();
+    const order = [...connected.filter((p) => !serving.has(p.toString())), ...connected.filter((p) => serving.has(p.toString()))];
+    for (const peer of order) {
+      const run = await this.anchorRun(peer, iteration - 1);
+      if (run) return { checksum: toHex(run.commit.checksum), anchor: run };
+    }
+    return null;
+  }
+
+  /**
+   * A joiner's anchor (no chain of its own there yet): the commit for `from` served by `peer`, if
+   * it and the commits the peer serves after it form a linked run: each verified as gossip
+   * verifies (commitFromBytes), of this run, consecutive, chained by hash, and from the second on
+   * at the rank its proposer holds among the previous commit's authors. The first commit's rank
+   * cannot be checked (its predecessor's authors are unknown): docs/security.md, attack 5.
+   */
+  private async anchorRun(peer: PeerId, from: number): Promise<EncodedCommit | null> {
+    const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, from).catch(() => []);
+    // In a member run, a run with a non-member proposer or author is no run of ours (gossip drops
+    // such commits; /commits replies are checked here), so Sybils cannot anchor a joiner there.
+    const admitted = (c: EncodedCommit) =>
+      this.s.peers.admits(c.commit.proposer) && c.commit.entries.every((e) => this.s.peers.admits(e.author.id));
+    const verified = this.verifiedReply(peer, got);
+    const cut = verified.findIndex((c) => !admitted(c));
+    const run = cut < 0 ? verified : verified.slice(0, cut);
+    const first = run[0];
+    if (!first || first.commit.iteration !== from || first.commit.runId !== this.s.runId) return null;
+    let prev = chained(first);
+    for (const next of run.slice(1)) {
+      const { commit } = next;
+      if (commit.iteration !== prev.commit.iteration + 1 || !equalBytes(commit.prevHash, prev.hash)) break;
+      const eligible = prev.commit.entries.map((e) => e.author.id);
+      const rank = rankOf(this.s.runId, commit.iteration, eligible, commit.proposer, commit.entries.map((e) => e.author.id));
+      if (rank !== commit.rank) {
+        this.s.log.warn({ peer: peer.toString(), iteration: commit.iteration }, "anchor run: a commit at a rank its proposer does not hold");
+        return null;
+      }
+      prev = chained(next);
+    }
+    return first;
+  }
+
+  /**
+   * Takes a verified snapshot as our state, with the verified commit that produced it as the
+   * chain's anchor, so the next commit chains onto it and its rank is checked.
    */
   async adoptSnapshot(snap: FoundSnapshot, message: string): Promise<void> {
-    let anchor: EncodedCommit | null = null;
-    for (const peer of snap.iteration > 0 ? this.s.peers.connected() : []) {
-      const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, snap.iteration - 1).catch(() => []);
-      const received = this.verifiedReply(peer, got.slice(0, 1))[0];
-      if (!received) continue;
-      if (received.commit.iteration === snap.iteration - 1 && toHex(received.commit.checksum) === snap.checksum) {
-        anchor = received;
-        break;
-      }
-    }
-    this.s.rounds.jumpTo(snap.weights, snap.iteration, snap.checksum, anchor);
-    this.chainKnown = anchor !== null || snap.iteration === 0;
-    const { iteration, checksum, agreeing, sources, via } = snap;
-    this.s.log.info({ iteration, checksum, agreeing, sources, via, anchored: anchor !== null }, message);
+    this.s.rounds.jumpTo(snap.weights, snap.iteration, snap.checksum, snap.anchor);
+    const { iteration, checksum, via, blamed } = snap;
+    this.s.log.info({ iteration, checksum, via, blamed: blamed.length, anchored: true }, message);
+    this.s.fault?.("snapshotAdopted");
   }
 
   /** The highest head among peers (-1 when none answers) and a peer at it. */

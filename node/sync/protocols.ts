@@ -4,9 +4,8 @@
  * exchange read as one.
  *
  * Snapshots are taken at fixed iterations (multiples of `snapshotEvery`), so every honest peer
- * serves byte-identical chunks of the same snapshot: a joiner downloads chunks from several peers
- * in parallel, checks each chunk's hash, and checks the whole against the checksum that the
- * most peers report. Then it replays the commits since the snapshot.
+ * serves byte-identical chunks of the same snapshot. What a downloaded snapshot must match (a
+ * verified commit's checksum, never a peer's) is snapshot-fetch.ts's business.
  */
 import type { PeerId } from "@libp2p/interface";
 import { lpStream } from "@libp2p/utils";
@@ -30,7 +29,7 @@ import {
   encodeSnapshotResponse,
   type SnapshotResponse,
 } from "../../protocol/codec.js";
-import { equalBytes, fromHex, sha256, sha256Hex, toHex } from "../../protocol/bytes.js";
+import { fromHex, sha256 } from "../../protocol/bytes.js";
 import { SeedswarmError } from "../../protocol/errors.js";
 import {
   DEFAULT_SNAPSHOT_CHUNK_BYTES,
@@ -43,19 +42,21 @@ import {
 import { parseRunSpecJson, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { PROTOCOLS } from "../../protocol/topics.js";
 import type { Snapshot } from "./snapshot-store.js";
-import { canonicalBytes, type Weights, weightsFromBytes } from "../../training/params.js";
+import { canonicalBytes } from "../../training/params.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Logger } from "../observe/logger.js";
-import { reportProgress } from "../observe/progress.js";
 
 export class SyncError extends SeedswarmError<
   | "SYNC_NO_PEERS"
-  | "SYNC_NO_AGREEMENT"
   | "SYNC_BAD_CHUNK"
   | "SYNC_FAILED"
   | "SYNC_BAD_SPEC"
   | "SYNC_NOT_MEMBER"
   | "SYNC_BAD_REPLY"
+  /** Only snapshots at iterations no verified commit of ours (or anchor run) covers. */
+  | "SYNC_BEYOND_CHAIN"
+  /** No holder's bytes hash to the verified commit's checksum. */
+  | "SYNC_UNVERIFIED"
 > {}
 
 /** What this node serves. */
@@ -305,7 +306,8 @@ export async function fetchCommits(
   }
 }
 
-async function fetchChunk(
+/** One chunk of a peer's snapshot (its latest, or after exactly `iteration`): unchecked, see snapshot-fetch.ts. */
+export async function fetchChunk(
   node: SwarmNode,
   peer: PeerId,
   runId: string,
@@ -331,116 +333,9 @@ async function fetchChunk(
   );
 }
 
-/** A snapshot downloaded from peers, with how many agreed on it. */
-export interface DownloadedSnapshot extends Snapshot {
-  /** Peers that reported this snapshot. */
-  readonly agreeing: number;
-  readonly sources: number;
-}
-
-/** Which snapshot to download and who serves which chunk, as the DHT's expert records say. */
+/** Which snapshot to download and who serves which chunk, as the DHT's expert records say (hints only). */
 export interface SnapshotPlan {
   readonly iteration: number;
   /** Peers that announced chunk i. */
   holders(chunk: number): readonly PeerId[];
-}
-
-/**
- * Downloads the snapshot the most peers agree on, chunks spread over those peers in parallel.
- * Every chunk is hashed; the whole is checked against the agreed checksum. With several peers,
- * a snapshot only one of them reports is refused (never trust a single peer when others exist).
- * With a plan, asks for that snapshot exactly and takes each chunk from the peers holding it.
- */
-export async function fetchSnapshot(
-  node: SwarmNode,
-  peers: PeerId[],
-  runId: string,
-  log: Logger,
-  opts: SyncOptions = defaultSyncOptions,
-  plan?: SnapshotPlan,
-  /** The state from the verified bytes (a packed model's decoder); default float32 weights. */
-  decode: (bytes: Uint8Array) => Weights = weightsFromBytes,
-): Promise<DownloadedSnapshot> {
-  if (peers.length === 0)
-    throw new SyncError("SYNC_NO_PEERS", "no peers to download a snapshot from");
-  const heads = await Promise.allSettled(
-    peers.map((p) => fetchChunk(node, p, runId, 0, opts, plan?.iteration)),
-  );
-  const votes = new Map<string, { peers: PeerId[]; first: SnapshotResponse }>();
-  heads.forEach((h, i) => {
-    if (h.status !== "fulfilled" || h.value.totalChunks === 0) return;
-    const key = `${h.value.iteration}:${toHex(h.value.checksum)}`;
-    const v = votes.get(key) ?? { peers: [], first: h.value };
-    v.peers.push(peers[i]);
-    votes.set(key, v);
-  });
-  const ranked = [...votes.values()].sort(
-    (a, b) => b.peers.length - a.peers.length || b.first.iteration - a.first.iteration,
-  );
-  const best = ranked[0];
-  const answered = [...votes.values()].reduce((s, v) => s + v.peers.length, 0);
-  if (!best)
-    throw new SyncError("SYNC_FAILED", `none of ${peers.length} peers served a snapshot`, {
-      peers: peers.length,
-    });
-  if (answered > 1 && best.peers.length < 2) {
-    throw new SyncError(
-      "SYNC_NO_AGREEMENT",
-      `no two of ${answered} peers report the same snapshot`,
-      { answered },
-    );
-  }
-  const { iteration, totalChunks } = best.first;
-  const checksum = toHex(best.first.checksum);
-  const chunks: Uint8Array[] = new Array(totalChunks);
-  chunks[0] = best.first.data;
-  const checkChunk = (r: SnapshotResponse, i: number) => {
-    if (r.iteration !== iteration || toHex(r.checksum) !== checksum || r.totalChunks !== totalChunks)
-      throw new SyncError("SYNC_BAD_CHUNK", `chunk ${i}: from another snapshot`);
-    if (!equalBytes(sha256(r.data), r.chunkHash))
-      throw new SyncError("SYNC_BAD_CHUNK", `chunk ${i}: hash mismatch`);
-  };
-  checkChunk(best.first, 0);
-  let received = 1;
-  const agreed = new Set(best.peers.map(String));
-  // Chunk i from its holders that agreed (all agreeing peers without a plan), spread by i; on
-  // failure, retry it from the next one.
-  await Promise.all(
-    Array.from({ length: totalChunks - 1 }, (_, k) => k + 1).map(async (i) => {
-      const held = plan?.holders(i).filter((p) => agreed.has(p.toString())) ?? [];
-      const from = held.length > 0 ? held : best.peers;
-      let lastErr: unknown;
-      for (let attempt = 0; attempt < from.length; attempt++) {
-        const peer = from[(i + attempt) % from.length];
-        try {
-          const r = await fetchChunk(node, peer, runId, i, opts, plan?.iteration);
-          checkChunk(r, i);
-          chunks[i] = r.data;
-          reportProgress("snapshot download", ++received, totalChunks, "chunks");
-          return;
-        } catch (err) {
-          lastErr = err;
-          log.debug(
-            { chunk: i, peer: peer.toString(), err: (err as Error).message },
-            "chunk failed; trying another peer",
-          );
-        }
-      }
-      throw lastErr;
-    }),
-  );
-  const bytes = Buffer.concat(chunks);
-  const got = sha256Hex(bytes);
-  if (got !== checksum)
-    throw new SyncError(
-      "SYNC_BAD_CHUNK",
-      `snapshot checksum ${got.slice(0, 12)} != agreed ${checksum.slice(0, 12)}`,
-    );
-  return {
-    iteration,
-    checksum,
-    weights: decode(bytes),
-    agreeing: best.peers.length,
-    sources: answered,
-  };
 }

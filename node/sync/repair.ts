@@ -1,15 +1,20 @@
 /**
- * Keeping our state right (brief section 5, invariant 4): compare checksums with peers, repair
- * from the snapshot and commits a majority agrees on, and resolve forks by the fork choice, one
- * step back (a lost commit) or deeper (from a snapshot both chains share). Never on a single
- * peer's word: a replayed fork is checked against the checksums we compute ourselves.
+ * Keeping our state right (brief section 5, invariant 4) with the verified chain as the only
+ * truth, never a head count (issue 11, attack 6). Peers' checksums are hints: a disagreement
+ * makes us check our own state against the verified commit for our head (a self-check: no peer
+ * needed), and try the fork choice against the dissenter. We repair only when our own state fails
+ * the chain (that self-check, or the rounds' own verdict "diverged"), and then from a snapshot that
+ * matches a verified commit of our chain (snapshot-fetch.ts) plus verified commits replayed. Two
+ * honest nodes on different valid forks settle by the fork choice, one step back (a lost commit)
+ * or deeper (from a snapshot both chains share).
  */
 import { randomInt } from "node:crypto";
 import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
-import { chained, type EncodedCommit, rankOf } from "../chain/commit.js";
+import { type ChainedCommit, chained, type EncodedCommit, rankOf } from "../chain/commit.js";
 import { prefers } from "../chain/fork-choice.js";
 import { commitFromBytes } from "../chain/commit-wire.js";
+import { PENALTY } from "../chain/penalties.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { CatchUp, SyncParts } from "./catch-up.js";
 import { fetchChecksum, fetchCommits } from "./protocols.js";
@@ -35,12 +40,31 @@ export class Repair {
   }
 
   /**
-   * Compares our checksum after `iteration` with peers'. When peers disagree with us and agree
-   * among themselves (more than one of them where there are several), we repair from them.
+   * Our state against the verified chain, no peer asked: the checksum of our weights now must be
+   * the checksum field of the verified commit we applied last (or, with none, the one we started
+   * from). A flipped bit, or a state a diverged commit left, fails it.
+   */
+  stateHolds(): boolean {
+    const { rounds, replica } = this.s;
+    const last = rounds.lastApplied();
+    const expected =
+      last && last.commit.iteration === replica.iteration - 1 ? toHex(last.commit.checksum) : rounds.checksumAt(replica.iteration);
+    return expected === undefined || replica.checksum() === expected;
+  }
+
+  /**
+   * Checks our state after `iteration`: first against the verified chain (repair if it fails),
+   * then asks peers for theirs. A peer that disagrees is a hint, never a vote: the fork choice
+   * against its chain decides (resolveDeepFork); our state is never replaced on its word.
    */
   async verifyWithPeers(iteration: number, reason: string): Promise<void> {
     const { fix, peers, rounds, libp2p, runId, log } = this.s;
     if (fix.busy) return;
+    if (!this.stateHolds()) {
+      log.warn({ iteration: this.head, reason }, "our state fails the verified chain; repairing");
+      await this.repair();
+      return;
+    }
     if (reason !== "periodic" && peers.connected().length < 3) await this.catchUp.dialAuthors();
     const connected = peers.connected();
     if (connected.length === 0) return;
@@ -52,49 +76,31 @@ export class Repair {
     }
     const pick = connected.slice(0, reason === "periodic" ? 1 : 3);
     const answers = await Promise.allSettled(pick.map((p) => fetchChecksum(libp2p, p, runId, iteration)));
-    const sums = answers.flatMap((a) =>
-      a.status === "fulfilled" && a.value.known ? [toHex(a.value.checksum)] : [],
-    );
-    if (sums.length === 0) return;
-    const disagree = sums.filter((s) => s !== mine);
-    this.metrics?.checksumChecks.inc(sums.length);
-    this.metrics?.checksumMismatches.inc(disagree.length);
-    if (disagree.length === 0) {
-      log.debug({ iteration, peers: sums.length }, "checksum verified");
+    const dissenters = pick.filter((_, i) => {
+      const a = answers[i];
+      return a.status === "fulfilled" && a.value.known && toHex(a.value.checksum) !== mine;
+    });
+    const known = answers.filter((a) => a.status === "fulfilled" && a.value.known).length;
+    this.metrics?.checksumChecks.inc(known);
+    this.metrics?.checksumMismatches.inc(dissenters.length);
+    if (dissenters.length === 0) {
+      if (known > 0) log.debug({ iteration, peers: known }, "checksum verified");
       return;
     }
-    if (reason === "periodic" && connected.length > 1) {
-      // One peer disagrees: ask more before deciding who is wrong.
-      return this.verifyWithPeers(iteration, "periodic check disagreed");
-    }
-    // Repair only when at least two peers agree with each other against us, and outnumber those
-    // that agree with us: a single peer's word never overrides our state.
-    const agreeWithMe = sums.length - disagree.length;
-    const counts = new Map<string, number>();
-    for (const s of disagree) counts.set(s, (counts.get(s) ?? 0) + 1);
-    const top = Math.max(...counts.values());
-    if (top >= 2 && top > agreeWithMe) {
-      log.warn({ iteration, mine, theirs: disagree[0], peers: sums.length }, "diverged from peers; repairing");
-      await this.repair();
-    } else {
-      // No majority (typically two nodes): if the disagreement is a fork, the fork choice
-      // decides, the same way on both sides.
-      const dissenters = pick.filter((_, i) => {
-        const a = answers[i];
-        return a.status === "fulfilled" && a.value.known && toHex(a.value.checksum) !== mine;
-      });
-      // Each in turn: after switching to a better chain, a still better one wins over that.
-      let switched = false;
-      for (const peer of dissenters) switched = (await this.resolveDeepFork(peer)) || switched;
-      if (switched) return;
-      log.warn(
-        { iteration, mine, peers: sums.length, agreeWithMe },
-        "checksum disagreement without a majority against us; keeping our state",
-      );
-    }
+    // Each in turn: after switching to a better chain, a still better one wins over that.
+    let switched = false;
+    for (const peer of dissenters) switched = (await this.resolveDeepFork(peer)) || switched;
+    if (switched) return;
+    log.warn(
+      { iteration, mine, peers: known, dissenting: dissenters.length },
+      "checksum disagreement is only a hint: our state holds on the verified chain; keeping it",
+    );
   }
 
-  /** Replaces our state with the snapshot peers agree on, then replays their commits. */
+  /**
+   * Replaces our state with a snapshot that a verified commit of our own chain vouches for (no
+   * vote: see snapshot-fetch.ts), then replays verified commits from peers.
+   */
   async repair(): Promise<void> {
     const { fix, peers, log } = this.s;
     if (fix.busy) return;
@@ -118,7 +124,7 @@ export class Repair {
    * A commit that does not chain onto ours: usually a one-step fork whose other commit gossip
    * lost. Fetch the peers' commit for the previous iteration over the commits protocol and let
    * the fork choice decide; if we switch, the new commit chains and applies. Otherwise compare
-   * checksums with peers (and repair on a majority).
+   * checksums with peers (hints; repair only if our own state fails the chain).
    */
   async resolveFork(unchained: EncodedCommit): Promise<void> {
     if (this.busy) return;
@@ -128,7 +134,7 @@ export class Repair {
     try {
       for (const peer of peers.connected()) {
         const got = await fetchCommits(libp2p, peer, runId, iteration - 1).catch(() => []);
-        const prev = got.map(commitFromBytes).find((c) => c.commit.iteration === iteration - 1);
+        const prev = this.verified(peer, got).find((c) => c.commit.iteration === iteration - 1);
         if (!prev) continue;
         rounds.onCommit(prev);
         if (this.head === iteration) rounds.onCommit(unchained);
@@ -158,7 +164,7 @@ export class Repair {
       if (base.iteration > this.head) continue;
       const from = Math.max(0, base.iteration - 1);
       const encoded = await fetchCommits(libp2p, peer, runId, from).catch(() => []);
-      const theirs = encoded.map((bytes) => chained(commitFromBytes(bytes)));
+      const theirs: ChainedCommit[] = this.verified(peer, encoded).map(chained);
       // The base must sit on both chains: their commit before it is ours. At the chain's start
       // (base 0, the initial weights every node shares) both chains begin at the zero hash.
       const anchor = base.iteration > 0 ? ours.get(base.iteration - 1) : undefined;
@@ -179,7 +185,7 @@ export class Repair {
       const eligible = common ? common.commit.entries.map((e) => e.author.id) : null;
       const rank = rankOf(runId, t, eligible, fork.commit.proposer, fork.commit.entries.map((e) => e.author.id));
       if (rank !== fork.commit.rank) {
-        this.s.blame?.(peer.toString(), `served a fork commit at ${t} claiming rank ${fork.commit.rank}, holding ${rank}`);
+        this.s.blame?.(peer.toString(), `served a fork commit at ${t} claiming rank ${fork.commit.rank}, holding ${rank}`, PENALTY.usurp);
         return false;
       }
       const theirSide = { at: fork, next: theirs.find((c) => c.commit.iteration === t + 1)?.commit };
@@ -204,5 +210,19 @@ export class Repair {
       return true;
     }
     return false;
+  }
+
+  /** A commits reply verified as gossip is (commitFromBytes), cut at the first that fails (its server charged). */
+  private verified(peer: PeerId, got: readonly Uint8Array[]): EncodedCommit[] {
+    const out: EncodedCommit[] = [];
+    for (const bytes of got) {
+      try {
+        out.push(commitFromBytes(bytes));
+      } catch (err) {
+        this.s.blame?.(peer.toString(), `served a commit that does not verify: ${(err as Error).message}`, PENALTY.badReply);
+        break;
+      }
+    }
+    return out;
   }
 }

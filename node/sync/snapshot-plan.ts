@@ -6,7 +6,7 @@
 import type { PeerId } from "@libp2p/interface";
 import type { Membership } from "../../protocol/membership.js";
 import type { SwarmNode } from "../network/libp2p.js";
-import { defaultExpertOptions, ExpertDirectory } from "../network/experts.js";
+import { defaultExpertOptions, ExpertDirectory, type ExpertSigner } from "../network/experts.js";
 import type { Peers } from "../network/peers.js";
 import { detach, type Logger } from "../observe/logger.js";
 import { defaultSyncOptions, type SnapshotPlan } from "./protocols.js";
@@ -34,8 +34,10 @@ export class SnapshotPlanner {
     private readonly log: Logger,
     /** Whose expert records count (a member run: its members only). */
     membership: Membership,
+    /** Signs our expert entries with this node's identity key. */
+    sign: ExpertSigner,
   ) {
-    this.experts = new ExpertDirectory(libp2p, runId, log, defaultExpertOptions, membership);
+    this.experts = new ExpertDirectory(libp2p, runId, sign, log, defaultExpertOptions, membership);
   }
 
   /** Announces now and then every announce period, until stop. */

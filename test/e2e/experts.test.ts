@@ -20,14 +20,24 @@ import {
   expertKey,
   mergeExpertRecords,
   parseExpertKey,
+  MAX_HOLDERS_PER_SUFFIX,
   parseExpertUid,
   prefixSuffixes,
+  verifiedExpertEntries,
 } from "../../protocol/experts.js";
+import { encodeExpertRecord, type ExpertEntry } from "../../protocol/codec.js";
+import { expertEntrySignedBytes } from "../../protocol/signing.js";
+import { signerOf } from "../../node/chain/signatures.js";
+import { peerIdBytes } from "../../node/network/peer-bytes.js";
+import { peerIdFromPrivateKey } from "@libp2p/peer-id";
+import type { PrivateKey } from "@libp2p/interface";
 
 const log = createLogger({ level: "silent" });
 const RUN = "ab".repeat(32);
 const P1 = Uint8Array.of(0x00, 36, ...new Uint8Array(36).fill(1));
 const P2 = Uint8Array.of(0x00, 36, ...new Uint8Array(36).fill(2));
+/** Merge rules do not look at signatures (entries are verified before merging). */
+const S = new Uint8Array(64);
 
 describe("expert uids and records", () => {
   it("parses uids and refuses bad ones with a typed error", () => {
@@ -51,14 +61,14 @@ describe("expert uids and records", () => {
     const now = 1000;
     const a: ExpertRecord = {
       entries: [
-        { suffix: 1, peer: P1, timestamp: 10, expiresAt: 2000 },
-        { suffix: 2, peer: P1, timestamp: 10, expiresAt: 900 },
+        { suffix: 1, peer: P1, timestamp: 10, expiresAt: 2000 , signature: S },
+        { suffix: 2, peer: P1, timestamp: 10, expiresAt: 900 , signature: S },
       ],
     };
     const b: ExpertRecord = {
       entries: [
-        { suffix: 1, peer: P1, timestamp: 20, expiresAt: 3000 },
-        { suffix: 1, peer: P2, timestamp: 5, expiresAt: 2000 },
+        { suffix: 1, peer: P1, timestamp: 20, expiresAt: 3000 , signature: S },
+        { suffix: 1, peer: P2, timestamp: 5, expiresAt: 2000 , signature: S },
       ],
     };
     const ab = mergeExpertRecords([a, b], now);
@@ -71,14 +81,47 @@ describe("expert uids and records", () => {
       ],
     );
     // A withdrawal is a newer entry that expires at once.
-    const gone = mergeExpertRecords([ab, { entries: [{ suffix: 1, peer: P2, timestamp: 30, expiresAt: now }] }], now);
+    const gone = mergeExpertRecords([ab, { entries: [{ suffix: 1, peer: P2, timestamp: 30, expiresAt: now , signature: S }] }], now);
     assert.deepEqual(gone.entries.map((e) => e.peer[2]), [1]);
     assert.equal(bestExpertRecord([a, b, { entries: [] }], now), 1);
+  });
+
+  it("only entries signed by the peer they name count: forged, moved, far-future and over-long ones are dropped; holders per suffix are capped", async () => {
+    const keys = await Promise.all([1, 2].map(() => generateKeyPair("Ed25519")));
+    const key = expertKey(RUN, "snap");
+    const now = Date.now();
+    const entry = (k: PrivateKey, claim: { suffix: number; timestamp: number; expiresAt: number }, signedBy = k, at = key): ExpertEntry => ({
+      ...claim,
+      peer: peerIdBytes(peerIdFromPrivateKey(k)),
+      signature: signerOf(signedBy)(expertEntrySignedBytes(at, claim)),
+    });
+    const honest = entry(keys[0], { suffix: 10, timestamp: now, expiresAt: now + 15_000 });
+    const forgedWithdrawal = entry(keys[0], { suffix: 10, timestamp: now + 1, expiresAt: now }, keys[1]);
+    const moved = entry(keys[1], { suffix: 10, timestamp: now, expiresAt: now + 15_000 }, keys[1], expertKey(RUN, "other"));
+    const future = entry(keys[1], { suffix: 11, timestamp: now + 3_600_000, expiresAt: now + 3_600_100 });
+    const forever = entry(keys[1], { suffix: 12, timestamp: now, expiresAt: now + 86_400_000 });
+    const kept = verifiedExpertEntries(key, [honest, forgedWithdrawal, moved, future, forever, { ...honest, peer: P1 }], now);
+    assert.deepEqual(kept, [honest]);
+    // The forged withdrawal would have removed the honest holder had it counted.
+    assert.equal(mergeExpertRecords([{ entries: [honest, forgedWithdrawal] }], now).entries.length, 0);
+    assert.deepEqual(mergeExpertRecords([{ entries: kept }], now).entries, [honest]);
+    // A flood on one suffix keeps MAX_HOLDERS_PER_SUFFIX, the newest.
+    const flood = Array.from({ length: MAX_HOLDERS_PER_SUFFIX + 10 }, (_, i) => ({
+      suffix: 7,
+      peer: Uint8Array.of(0x00, 36, ...new Uint8Array(36).fill(i + 1)),
+      timestamp: i,
+      expiresAt: now + 1000,
+      signature: S,
+    }));
+    const capped = mergeExpertRecords([{ entries: flood }], now).entries;
+    assert.equal(capped.length, MAX_HOLDERS_PER_SUFFIX);
+    assert.equal(Math.min(...capped.map((e) => e.timestamp)), 10);
   });
 });
 
 describe("expert records in a real kad-dht (3 nodes, loopback TCP)", () => {
   const nodes: SwarmNode[] = [];
+  const keys: PrivateKey[] = [];
   const dirs: ExpertDirectory[] = [];
   before(async () => {
     const opts = (bootstrap: string[]) => ({
@@ -87,10 +130,10 @@ describe("expert records in a real kad-dht (3 nodes, loopback TCP)", () => {
       bootstrap,
       mdns: false,
     });
-    nodes.push(await createSwarmNode(opts([]), await generateKeyPair("Ed25519"), log));
+    for (let i = 0; i < 3; i++) keys.push(await generateKeyPair("Ed25519"));
+    nodes.push(await createSwarmNode(opts([]), keys[0], log));
     const first = nodes[0].getMultiaddrs()[0].toString();
-    for (let i = 0; i < 2; i++)
-      nodes.push(await createSwarmNode(opts([first]), await generateKeyPair("Ed25519"), log));
+    for (let i = 1; i < 3; i++) nodes.push(await createSwarmNode(opts([first]), keys[i], log));
     // A full mesh before the DHT is asked anything: a declare reads the copies it can reach and
     // writes back their union, so a writer that cannot yet reach another's copy would overwrite it
     // (re-announcing repairs that in a daemon; these tests declare once).
@@ -101,8 +144,8 @@ describe("expert records in a real kad-dht (3 nodes, loopback TCP)", () => {
       Date.now() < deadline
     )
       await new Promise((r) => setTimeout(r, 50));
-    for (const n of nodes)
-      dirs.push(new ExpertDirectory(n, RUN, log, { announceEveryMs: 300, ttlMs: 1500, queryTimeoutMs: 3000 }));
+    for (const [i, n] of nodes.entries())
+      dirs.push(new ExpertDirectory(n, RUN, signerOf(keys[i]), log, { announceEveryMs: 300, ttlMs: 1500, queryTimeoutMs: 3000 }));
   });
   after(async () => {
     await Promise.all(dirs.map((d) => d.stop()));
@@ -131,7 +174,7 @@ describe("expert records in a real kad-dht (3 nodes, loopback TCP)", () => {
     // announces "mema", node 2 (no member) "memb".
     const members = [nodes[0], nodes[1]].map((n) => n.peerId.toString());
     const membership = Membership.of(parseRunSpec({ ...PRESETS["tiny-spsa"], members }));
-    const dir = new ExpertDirectory(nodes[0], RUN, log, { announceEveryMs: 300, ttlMs: 5000, queryTimeoutMs: 3000 }, membership);
+    const dir = new ExpertDirectory(nodes[0], RUN, signerOf(keys[0]), log, { announceEveryMs: 300, ttlMs: 5000, queryTimeoutMs: 3000 }, membership);
     await dirs[1].declare(["mema.7"], 5000);
     await dirs[2].declare(["memb.7"], 5000);
     const holders = async (d: ExpertDirectory, grid: string) =>
@@ -140,6 +183,32 @@ describe("expert records in a real kad-dht (3 nodes, loopback TCP)", () => {
     assert.deepEqual(await holders(dirs[0], "memb"), [[7, [nodes[2].peerId.toString()]]]);
     assert.deepEqual(await holders(dir, "mema"), [[7, [nodes[1].peerId.toString()]]]);
     assert.deepEqual(await holders(dir, "memb"), [], "the non-member's entry is dropped");
+  });
+
+  it("a record written by another peer can neither withdraw an honest holder nor announce a peer that did not sign", async () => {
+    await dirs[1].declare(["forge.5"], 5000);
+    // Node 2 writes the record back with node 1's entry as it found it, plus a newer withdrawal in
+    // node 1's name and an entry naming node 0, both signed with its own key (the DHT validator
+    // stores them: it checks the shape only). Unsigned, the withdrawal would win the merge.
+    // (Overwriting a DHT copy erases entries until their holder's next announcement whatever
+    // they carry: kad-dht keeps the last write; docs/security.md, attack 5.)
+    const honest = await dirs[2].entries("forge");
+    assert.equal(honest.length, 1);
+    const key = expertKey(RUN, "forge");
+    const now = Date.now();
+    const claim = { suffix: 5, timestamp: now + 10, expiresAt: now + 10 };
+    const forged = [nodes[1], nodes[0]].map((n, i) => ({
+      ...(i === 0 ? claim : { ...claim, expiresAt: now + 5000 }),
+      peer: peerIdBytes(n.peerId),
+      signature: signerOf(keys[2])(expertEntrySignedBytes(key, i === 0 ? claim : { ...claim, expiresAt: now + 5000 })),
+    }));
+    for await (const _ of nodes[2].services.dht.put(key, encodeExpertRecord({ entries: [...honest, ...forged] }), { signal: AbortSignal.timeout(3000) })) {
+      // drain
+    }
+    for (const d of [dirs[0], dirs[2]]) {
+      const holders = [...(await d.suffixes("forge"))].map(([s, h]) => [s, h.map((x) => x.peer.toString())]);
+      assert.deepEqual(holders, [[5, [nodes[1].peerId.toString()]]], "the honest holder stays; the forged entries count for nothing");
+    }
   });
 
   it("beam search walks the grid: best epochs first, then their shards", async () => {

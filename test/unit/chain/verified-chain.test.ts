@@ -145,6 +145,54 @@ describe("the checksum is verified by applying", () => {
     assert.match(f.of("diverged")[0].reason, /our state before it did not match/);
     f.rounds.stop();
   });
+
+  it("back at a slot it contributed to with other weights (a repair), a node signs no second contribution: no equivocation", async () => {
+    const published: Uint8Array[] = [];
+    const replica = initialReplica(run);
+    const self = keys[3];
+    const transport = { publishContribution: async (m: { payload: Uint8Array }) => void published.push(m.payload), publishCommit: async () => {}, sign: self.sign };
+    const rounds = new Rounds(self.author, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: true }, log);
+    rounds.resumeChain(H0, keys.slice(0, 3).map((k) => k.author.id));
+    try {
+      rounds.start();
+      assert.equal(published.length, 1);
+      // The state changes (a repair adopted other weights) and the round at the same slot begins again.
+      rounds.follow();
+      replica.weights[3] += 0.5;
+      rounds.start();
+      assert.equal(published.length, 1, "one signed contribution per (iteration, parent)");
+      assert.equal(rounds.evidence.all().length, 0);
+    } finally {
+      rounds.stop();
+    }
+  });
+
+  it("a proposer whose state no longer matches the chain (a flipped bit) signs no commit and reports diverged", async () => {
+    for (const flipped of [false, true]) {
+      const events: RoundsEvent[] = [];
+      const published: Uint8Array[] = [];
+      const replica = initialReplica(run);
+      const self = order[0];
+      const transport = { publishContribution: async () => {}, publishCommit: async (e: Uint8Array) => void published.push(e), sign: self.sign };
+      const rounds = new Rounds(self.author, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: true }, log, (e) => events.push(e));
+      rounds.resumeChain(H0, keys.slice(0, 3).map((k) => k.author.id));
+      if (flipped) replica.weights[7] += 1;
+      rounds.start();
+      for (const k of [order[1], order[2]]) rounds.onContribution(signedContribution(k, run.runId, 0, payloadOf(keys.indexOf(k)), H0).c, 0, H0);
+      await tick();
+      rounds.stop();
+      const diverged = events.filter((e) => e.kind === "diverged");
+      if (!flipped) {
+        assert.equal(published.length, 1, "the control proposes");
+        assert.equal(diverged.length, 0);
+      } else {
+        assert.equal(published.length, 0, "no commit over an unverified state");
+        assert.equal(rounds.head, 0);
+        assert.equal(diverged.length, 1);
+        assert.match((diverged[0] as { reason: string }).reason, /before proposing does not match/);
+      }
+    }
+  });
 });
 
 describe("fork choice: rank, then hash; never the entry count", () => {

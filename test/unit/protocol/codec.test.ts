@@ -124,8 +124,8 @@ describe("codec round trips", () => {
     expertRecord: roundTrip(
       {
         entries: [
-          { suffix: 120, peer: PEER_A, timestamp: 1_700_000_000_000, expiresAt: 1_700_000_015_000 },
-          { suffix: 0xffffffff, peer: PEER_B, timestamp: 0, expiresAt: Number.MAX_SAFE_INTEGER },
+          { suffix: 120, peer: PEER_A, timestamp: 1_700_000_000_000, expiresAt: 1_700_000_015_000, signature: filled(64, 5) },
+          { suffix: 0xffffffff, peer: PEER_B, timestamp: 0, expiresAt: Number.MAX_SAFE_INTEGER, signature: filled(64, 6) },
         ],
       },
       encodeExpertRecord,

@@ -12,10 +12,11 @@ import {
   fetchChecksum,
   fetchCommits,
   fetchRunSpec,
-  fetchSnapshot,
   serveSync,
   SyncError,
 } from "../../../node/sync/protocols.js";
+import type { EncodedCommit } from "../../../node/chain/commit.js";
+import { fetchVerifiedSnapshot, type SnapshotFetchParts } from "../../../node/sync/snapshot-fetch.js";
 import { SnapshotStore } from "../../../node/sync/snapshot-store.js";
 import { decodeCommitsResponse, encodeCommitsRequest } from "../../../protocol/codec.js";
 import { MAX_REQUEST_BYTES } from "../../../protocol/limits.js";
@@ -31,6 +32,8 @@ const weights = Float32Array.from({ length: 3000 }, (_, i) => Math.fround(Math.s
 const sum = checksum(weights);
 /** Stand-ins for encoded commits: the protocol carries them as opaque bytes. */
 const commits = [10, 11, 12, 13].map((i) => Uint8Array.of(i, i, i));
+/** Stand-in for the verified commit at 11 (opaque to the download). */
+const anchor = { commit: {}, encoded: Uint8Array.of(11) } as unknown as EncodedCommit;
 
 describe("sync protocols between two in-process hosts", () => {
   let server: SwarmNode;
@@ -79,7 +82,7 @@ describe("sync protocols between two in-process hosts", () => {
       fetchRunSpec(stranger, server.peerId, runId, 5000),
       fetchChecksum(stranger, server.peerId, runId, 12, 5000),
       fetchCommits(stranger, server.peerId, runId, 10, 5000),
-      fetchSnapshot(stranger, [server.peerId], runId, log, { ...defaultSyncOptions, requestTimeoutMs: 5000 }),
+      fetchVerifiedSnapshot(parts(stranger, { requestTimeoutMs: 5000 }), [server.peerId]),
     ];
     for (const r of await Promise.allSettled(refused)) assert.equal(r.status, "rejected");
     assert.equal((await fetchCommits(client, server.peerId, runId, 10)).length, 4);
@@ -123,12 +126,85 @@ describe("sync protocols between two in-process hosts", () => {
     assert.deepEqual(await fetchCommits(client, server.peerId, runId, 99), []);
   });
 
-  it("snapshot: chunked, every chunk hashed, the whole equal to the served weights", async () => {
-    const opts = { ...defaultSyncOptions, chunkBytes: 1024 };
-    const snap = await fetchSnapshot(client, [server.peerId], runId, log, opts);
+  it("snapshot: chunked, the whole checked against the verified commit's checksum, never the holder's", async () => {
+    const blamed: string[] = [];
+    const snap = await fetchVerifiedSnapshot(parts(client, {}, blamed), [server.peerId]);
     assert.equal(snap.iteration, 12);
     assert.equal(snap.checksum, sum);
     assert.deepEqual(snap.weights, weights);
-    assert.equal(snap.agreeing, 1);
+    assert.equal(snap.anchor, anchor);
+    assert.deepEqual(blamed, []);
+    // No verified commit at 12: the holder's own checksum is no reference.
+    await assert.rejects(
+      fetchVerifiedSnapshot({ ...parts(client, {}, blamed), reference: async () => null }, [server.peerId]),
+      (e: SyncError) => e.code === "SYNC_BEYOND_CHAIN",
+    );
   });
+
+  it("holders of fake states (other weights; one corrupt chunk) are blamed; the verified one comes from an honest holder", async () => {
+    // Each liar serves iteration 12 self-consistently: its checksum and chunk hashes are its own.
+    const fake = weights.map((w) => w + 1);
+    const oneChunk = weights.slice();
+    oneChunk[5 * 256 + 3] += 1; // chunk 5 of 1,024-byte chunks
+    const liars = await Promise.all([fake, oneChunk].map((w) => hostileServer(w)));
+    try {
+      for (const l of liars) await client.dial(l.node.getMultiaddrs()[0]);
+      const blamed: string[] = [];
+      const holders = [...liars.map((l) => l.node.peerId), server.peerId];
+      const snap = await fetchVerifiedSnapshot(parts(client, {}, blamed), holders);
+      assert.deepEqual(snap.weights, weights);
+      assert.deepEqual(new Set(blamed), new Set(liars.map((l) => l.node.peerId.toString())));
+      // Liars alone: nothing adopted.
+      const again: string[] = [];
+      await assert.rejects(
+        fetchVerifiedSnapshot(parts(client, {}, again), liars.map((l) => l.node.peerId)),
+        (e: SyncError) => e.code === "SYNC_UNVERIFIED",
+      );
+      assert.equal(new Set(again).size, 2);
+    } finally {
+      for (const l of liars) await l.stop();
+    }
+  });
+
+  it("a snapshot of the wrong size (chunk count, byte length) is refused before any state changes, its holder blamed", async () => {
+    const liar = await hostileServer(weights.slice(0, 2000));
+    try {
+      await client.dial(liar.node.getMultiaddrs()[0]);
+      const blamed: string[] = [];
+      await assert.rejects(
+        fetchVerifiedSnapshot({ ...parts(client, {}, blamed), reference: async () => ({ checksum: checksum(weights.slice(0, 2000)), anchor }) }, [liar.node.peerId]),
+        (e: SyncError) => e.code === "SYNC_FAILED",
+      );
+      assert.deepEqual(blamed, [liar.node.peerId.toString()]);
+    } finally {
+      await liar.stop();
+    }
+  });
+
+  /** Fetch parts for `node`: 1 KiB chunks, the verified commit at 12 vouching for `sum`. */
+  function parts(node: SwarmNode, opts: Partial<typeof defaultSyncOptions> = {}, blamed: string[] = []): SnapshotFetchParts {
+    return {
+      node,
+      runId,
+      log,
+      opts: { ...defaultSyncOptions, chunkBytes: 1024, ...opts },
+      weightCount: weights.length,
+      decode: (b) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)),
+      reference: async (iteration) => (iteration === 12 ? { checksum: sum, anchor } : null),
+      blame: (peer) => blamed.push(peer),
+    };
+  }
+
+  /** A real holder serving `w` as its snapshot at 12 (with w's own checksum). */
+  async function hostileServer(w: Float32Array): Promise<{ node: SwarmNode; stop: () => Promise<void> }> {
+    const node = await createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log);
+    const store = new SnapshotStore();
+    store.take(12, checksum(w), w);
+    const close = await serveSync(
+      node,
+      { runId, specJson: canonicalJson(spec), snapshot: (it) => store.find(it), commitsFrom: () => [], checksumAt: () => null, admits: () => true },
+      log,
+    );
+    return { node, stop: async () => { await close(); await node.stop(); } };
+  }
 });

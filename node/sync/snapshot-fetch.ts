@@ -1,0 +1,270 @@
+/**
+ * Downloading a snapshot that the verified chain vouches for (issue 11, attacks 5 and 6). A holder's
+ * word is never the reference: the state is adopted only if the checksum of the decoded weights
+ * equals the checksum field of a verified commit at that iteration (the caller's `reference`:
+ * a commit of our own chain, or, for a joiner, one anchoring a run of verified commits). No vote:
+ * the number of holders that serve a snapshot counts for nothing.
+ *
+ * Sizes are checked before anything is kept: the chunk count must be the one the run's weight
+ * count gives, every chunk exactly its share of weightCount x 4 bytes, the iteration one we can
+ * verify. Blame is chunk-level without per-chunk hashes on the wire (the served `chunkHash` is the
+ * sender's own, a transport check only): chunks are first spread over the holders; when the whole
+ * fails the commit's checksum, each holder in turn must serve the whole snapshot alone. The first
+ * whole that verifies is the truth, and every holder that served a chunk differing from it, or a
+ * whole that fails, is charged (`blame`) and avoided for the rest of the download.
+ */
+import type { PeerId } from "@libp2p/interface";
+import { equalBytes, sha256, sha256Hex } from "../../protocol/bytes.js";
+import type { SnapshotResponse } from "../../protocol/codec.js";
+import { checksum as checksumOf, type Weights } from "../../training/params.js";
+import type { EncodedCommit } from "../chain/commit.js";
+import type { SwarmNode } from "../network/libp2p.js";
+import type { Logger } from "../observe/logger.js";
+import { reportProgress } from "../observe/progress.js";
+import { fetchChunk, type SnapshotPlan, SyncError, type SyncOptions } from "./protocols.js";
+import type { Snapshot } from "./snapshot-store.js";
+
+/** Holders asked about one snapshot: bounds the work a flood of planned holders can cause. */
+export const MAX_SNAPSHOT_HOLDERS = 8;
+/** Distinct iterations tried per download, newest first. */
+const MAX_CANDIDATES = 4;
+
+/** What a verified commit says the state after `iteration` iterations is. */
+export interface SnapshotReference {
+  /** The checksum field of the verified commit for iteration - 1 (hex). */
+  readonly checksum: string;
+  /** That commit: the anchor the next commit chains to. */
+  readonly anchor: EncodedCommit;
+}
+
+export interface SnapshotFetchParts {
+  readonly node: SwarmNode;
+  readonly runId: string;
+  readonly log: Logger;
+  readonly opts: SyncOptions;
+  /** Weights (float32 or packed 32-bit words) in the run's model: every snapshot has weightCount x 4 bytes. */
+  readonly weightCount: number;
+  /** The state from verified bytes (a packed model's decoder). */
+  readonly decode: (bytes: Uint8Array) => Weights;
+  /** The verified commit for `iteration` - 1, or null when we cannot verify one (never a holder's word). */
+  reference(iteration: number, holders: readonly PeerId[]): Promise<SnapshotReference | null>;
+  /** Charges a holder that provably served wrong bytes. */
+  blame(peer: string, reason: string): void;
+}
+
+/** A snapshot whose checksum a verified commit vouches for, and that commit. */
+export interface VerifiedSnapshot extends Snapshot {
+  readonly anchor: EncodedCommit;
+  /** Holders blamed during the download. */
+  readonly blamed: readonly string[];
+}
+
+/** Which snapshots to ask for. */
+export interface SnapshotWant {
+  /** Exact iterations to ask for, newest first; none: the holders' latest (and the plan's). */
+  readonly iterations?: readonly number[];
+  readonly plan?: SnapshotPlan;
+  /** Snapshots before this iteration are of no use. */
+  readonly minIteration?: number;
+}
+
+/** Chunk count and byte length of chunk `i` for a state of `weightCount` weights. */
+export function chunkLayout(weightCount: number, chunkBytes: number): { total: number; bytes: number; size(i: number): number } {
+  const bytes = weightCount * 4;
+  const total = Math.max(1, Math.ceil(bytes / chunkBytes));
+  return { total, bytes, size: (i) => Math.max(0, Math.min(chunkBytes, bytes - i * chunkBytes)) };
+}
+
+/**
+ * Downloads the newest snapshot the verified chain vouches for, from `holders`. Throws SyncError:
+ * SYNC_NO_PEERS (nobody to ask), SYNC_FAILED (nobody served a usable snapshot),
+ * SYNC_BEYOND_CHAIN (only iterations we cannot verify), SYNC_UNVERIFIED (no holder's bytes match
+ * the verified commit).
+ */
+export async function fetchVerifiedSnapshot(
+  p: SnapshotFetchParts,
+  holders: readonly PeerId[],
+  want: SnapshotWant = {},
+): Promise<VerifiedSnapshot> {
+  const layout = chunkLayout(p.weightCount, p.opts.chunkBytes);
+  const asked = dedupe(holders).slice(0, MAX_SNAPSHOT_HOLDERS);
+  if (asked.length === 0) throw new SyncError("SYNC_NO_PEERS", "no peers to download a snapshot from");
+  const blamed = new Set<string>();
+  const blame = (peer: PeerId, reason: string) => {
+    const id = peer.toString();
+    p.log.warn({ peer: id, reason }, "snapshot holder blamed");
+    if (!blamed.has(id)) p.blame(id, reason);
+    blamed.add(id);
+  };
+  const fetch = (peer: PeerId, chunk: number, iteration: number | undefined) =>
+    fetchChunk(p.node, peer, p.runId, chunk, p.opts, iteration);
+
+  // Headers: what each holder says it serves (chunk 0). A header of the wrong shape is proof of a
+  // bad holder (every honest snapshot of a run has the same layout): charged, never used.
+  // A plan (DHT records, anyone may write them) is a hint: the holders' latest is asked too, so a
+  // planned iteration nobody can vouch for costs one candidate, not the download.
+  const asks = want.iterations ?? (want.plan ? [want.plan.iteration, undefined] : [undefined]);
+  const claims = new Map<number, Map<string, { peer: PeerId; first: SnapshotResponse }>>();
+  for (const iteration of asks) {
+    const heads = await Promise.allSettled(asked.map((peer) => fetch(peer, 0, iteration)));
+    heads.forEach((h, i) => {
+      if (h.status !== "fulfilled" || h.value.totalChunks === 0) return;
+      const bad = shapeError(h.value, 0, layout, iteration);
+      if (bad) return blame(asked[i], bad);
+      if (h.value.iteration < (want.minIteration ?? 1) || h.value.iteration < 1) return;
+      const byPeer = claims.get(h.value.iteration) ?? new Map();
+      byPeer.set(asked[i].toString(), { peer: asked[i], first: h.value });
+      claims.set(h.value.iteration, byPeer);
+    });
+  }
+  if (claims.size === 0)
+    throw new SyncError("SYNC_FAILED", `none of ${asked.length} peers served a usable snapshot`, { peers: asked.length });
+
+  let lastErr: SyncError | null = null;
+  for (const iteration of [...claims.keys()].sort((a, b) => b - a).slice(0, MAX_CANDIDATES)) {
+    const byPeer = claims.get(iteration)!;
+    const serving = [...byPeer.values()].filter((c) => !blamed.has(c.peer.toString())).map((c) => c.peer);
+    if (serving.length === 0) continue;
+    const ref = await p.reference(iteration, serving);
+    if (!ref) {
+      lastErr = new SyncError("SYNC_BEYOND_CHAIN", `no verified commit vouches for a snapshot at ${iteration}`, { iteration });
+      p.log.info({ iteration, holders: serving.length }, "snapshot beyond the verified chain; not used");
+      continue;
+    }
+    const firsts = new Map([...byPeer].map(([id, c]) => [id, c.first.data]));
+    const got = await download(p, layout, iteration, serving, ref.checksum, firsts, fetch, blame, blamed);
+    if (got) return { iteration, checksum: ref.checksum, weights: got, anchor: ref.anchor, blamed: [...blamed] };
+    lastErr = new SyncError("SYNC_UNVERIFIED", `no holder served the snapshot at ${iteration} that the verified chain vouches for`, {
+      iteration,
+      holders: serving.length,
+    });
+  }
+  throw lastErr ?? new SyncError("SYNC_FAILED", "every snapshot holder was blamed", { peers: asked.length });
+}
+
+/** Why a chunk reply has the wrong shape, or null. */
+function shapeError(
+  r: SnapshotResponse,
+  chunk: number,
+  layout: ReturnType<typeof chunkLayout>,
+  iteration: number | undefined,
+): string | null {
+  if (iteration !== undefined && r.iteration !== iteration) return `chunk ${chunk}: iteration ${r.iteration}, asked ${iteration}`;
+  if (r.totalChunks !== layout.total) return `snapshot of ${r.totalChunks} chunks; the run's state has ${layout.total}`;
+  if (r.data.byteLength !== layout.size(chunk)) return `chunk ${chunk}: ${r.data.byteLength} bytes, must be ${layout.size(chunk)}`;
+  if (!equalBytes(sha256(r.data), r.chunkHash)) return `chunk ${chunk}: data does not match its own hash`;
+  return null;
+}
+
+type ChunkFetch = (peer: PeerId, chunk: number, iteration: number) => Promise<SnapshotResponse>;
+
+/**
+ * The snapshot at `iteration` whose decoded weights hash to `expected`, or null. Chunks spread
+ * over `holders` first; if the whole fails, each holder alone (see the file comment).
+ */
+async function download(
+  p: SnapshotFetchParts,
+  layout: ReturnType<typeof chunkLayout>,
+  iteration: number,
+  holders: readonly PeerId[],
+  expected: string,
+  firsts: ReadonlyMap<string, Uint8Array>,
+  fetch: ChunkFetch,
+  blame: (peer: PeerId, reason: string) => void,
+  blamed: Set<string>,
+): Promise<Weights | null> {
+  /** SHA-256 (hex) of every chunk each holder served: evidence once the truth is known. */
+  const served = new Map<string, Map<number, string>>();
+  const note = (peer: PeerId, i: number, data: Uint8Array) => {
+    const m = served.get(peer.toString()) ?? new Map<number, string>();
+    m.set(i, sha256Hex(data));
+    served.set(peer.toString(), m);
+  };
+  // Every holder's first chunk (from the headers) is evidence too, used or not.
+  for (const peer of holders) {
+    const first = firsts.get(peer.toString());
+    if (first) note(peer, 0, first);
+  }
+  /** Chunk i from `peer` (checked), or null after blaming or giving up on it. */
+  const chunkFrom = async (peer: PeerId, i: number): Promise<Uint8Array | null> => {
+    const cached = i === 0 ? firsts.get(peer.toString()) : undefined;
+    try {
+      const data = cached ?? (await checked(peer, i));
+      note(peer, i, data);
+      return data;
+    } catch (err) {
+      if (err instanceof SyncError && err.code === "SYNC_BAD_CHUNK") blame(peer, err.message);
+      else p.log.debug({ chunk: i, peer: peer.toString(), err: (err as Error).message }, "chunk failed");
+      return null;
+    }
+  };
+  const checked = async (peer: PeerId, i: number): Promise<Uint8Array> => {
+    const r = await fetch(peer, i, iteration);
+    const bad = shapeError(r, i, layout, iteration);
+    if (bad) throw new SyncError("SYNC_BAD_CHUNK", bad, { peer: peer.toString(), chunk: i });
+    return r.data;
+  };
+  const verify = (chunks: Uint8Array[]): Weights | null => {
+    const bytes = Buffer.concat(chunks);
+    if (bytes.byteLength !== layout.bytes) return null;
+    const weights = p.decode(bytes);
+    return checksumOf(weights) === expected ? weights : null;
+  };
+  const usable = () => holders.filter((h) => !blamed.has(h.toString()));
+
+  // Pass 1: chunk i from holder i mod n, the next holder on failure (a bad chunk: refetched
+  // from another holder, its sender blamed and skipped from then on).
+  const chunks: Uint8Array[] = new Array(layout.total);
+  let received = 0;
+  await Promise.all(
+    Array.from({ length: layout.total }, async (_, i) => {
+      for (let attempt = 0; attempt < holders.length; attempt++) {
+        const peer = holders[(i + attempt) % holders.length];
+        if (blamed.has(peer.toString())) continue;
+        const data = await chunkFrom(peer, i);
+        if (data) {
+          chunks[i] = data;
+          reportProgress("snapshot download", ++received, layout.total, "chunks");
+          return;
+        }
+      }
+    }),
+  );
+  let truth: { weights: Weights; chunks: Uint8Array[] } | null = null;
+  if (chunks.every((c) => c !== undefined)) {
+    const w = verify(chunks);
+    if (w) truth = { weights: w, chunks };
+  }
+  // Pass 2: the spread whole failed the verified checksum: each holder must serve it alone.
+  if (!truth) {
+    p.log.warn({ iteration, holders: holders.length }, "snapshot fails the verified commit's checksum; checking holder by holder");
+    for (const peer of usable()) {
+      const own: Uint8Array[] = [];
+      for (let i = 0; i < layout.total; i++) {
+        const data = await chunkFrom(peer, i);
+        if (!data) break;
+        own.push(data);
+      }
+      if (blamed.has(peer.toString()) || own.length < layout.total) continue;
+      const w = verify(own);
+      if (w) {
+        truth = { weights: w, chunks: own };
+        break;
+      }
+      blame(peer, `served a snapshot at ${iteration} that the verified commit's checksum disproves`);
+    }
+  }
+  if (!truth) return null;
+  // Every chunk that differs from the verified bytes is proof against its sender.
+  const truthHashes = truth.chunks.map((c) => sha256Hex(c));
+  for (const [id, byChunk] of served) {
+    if (blamed.has(id)) continue;
+    const wrong = [...byChunk].find(([i, h]) => truthHashes[i] !== h);
+    if (wrong) blame(holders.find((h) => h.toString() === id)!, `served chunk ${wrong[0]} of snapshot ${iteration} unlike the verified state`);
+  }
+  return truth.weights;
+}
+
+function dedupe(peers: readonly PeerId[]): PeerId[] {
+  return [...new Map(peers.map((x) => [x.toString(), x])).values()];
+}
