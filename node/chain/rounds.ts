@@ -606,6 +606,7 @@ export class Rounds {
   /** Computes, signs (over the commit we chain to) and publishes this node's contribution for t. */
   private contribute(t: number): void {
     this.stall.check();
+    const work = this.stall.begin();
     const parentHash = this.lastHash;
     const slot = `${t}/${toHex(parentHash)}`;
     if (this.signedSlots.has(slot)) {
@@ -628,7 +629,7 @@ export class Rounds {
     this.transport
       .publishContribution({ ...m, signature })
       .catch((err) => this.logger.warn({ err, iteration: t }, "contribution publish failed"));
-    this.stall.touch();
+    this.stall.worked(work);
   }
 
   /** Tick k fires at (0.5 + 0.25 k) x roundTimeout: rank k and better may propose from then on. */
@@ -734,8 +735,9 @@ export class Rounds {
     this.rememberPrev();
     // A stall is reported before the work that follows it, which then counts as work, not sleep.
     this.stall.check();
+    const work = this.stall.begin();
     this.replica.applyIteration(this.run.algorithm, commit.entries);
-    this.stall.touch();
+    this.stall.worked(work);
     const sum = this.replica.checksum();
     if (toHex(commit.checksum) !== sum) {
       const prev = this.prev;

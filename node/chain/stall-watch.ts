@@ -6,6 +6,18 @@
  * a sleep, in either order, so the proposer asks this watch before every proposal; a timer
  * refreshes it in between.
  */
+/** Where a piece of work began: wall clock and this process's CPU time, ms. */
+export interface WorkMark {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+/** CPU time (user + system, all threads) this process has used, ms: it does not advance while stopped. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 export class StallWatch {
   private seenAt = performance.now();
   private timer: NodeJS.Timeout | undefined;
@@ -29,9 +41,19 @@ export class StallWatch {
     this.timer = undefined;
   }
 
-  /** We were busy on purpose (a forward pass, an apply): the time since was work, not a stall. */
-  touch(): void {
-    this.seenAt = performance.now();
+  /** Marks the start of a piece of synchronous work (a forward pass, an apply); pass it to `worked`. */
+  begin(): WorkMark {
+    return { wall: performance.now(), cpu: cpuMs() };
+  }
+
+  /**
+   * The work begun at `mark` is done: the CPU time it took counts as running, not as a stall. Wall
+   * time the CPU does not account for (a SIGSTOP in the middle of the work) stays a gap.
+   */
+  worked(mark: WorkMark): void {
+    const now = performance.now();
+    const idle = Math.max(0, now - mark.wall - (cpuMs() - mark.cpu));
+    this.seenAt = Math.max(this.seenAt, now - idle);
   }
 
   /** True, after reporting it, when the process has not run for longer than the limit (false while stopped). */

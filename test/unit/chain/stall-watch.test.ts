@@ -37,16 +37,22 @@ describe("StallWatch", () => {
     w.stop();
   });
 
-  it("work announced with touch() is not a stall; a stopped watch reports nothing", () => {
+  it("work is not a stall, but a stop in the middle of work is (its wall time beyond its CPU time)", () => {
     const stalls: number[] = [];
     const w = new StallWatch(100, (gap) => stalls.push(gap));
     w.start();
-    freeze(250);
-    w.touch();
-    assert.equal(w.check(), false);
+    const work = w.begin();
+    freeze(250); // busy: CPU time
+    w.worked(work);
+    assert.equal(w.check(), false, "a long forward pass");
+    const stopped = w.begin();
+    // The thread sleeps without using CPU, as a SIGSTOPped process does mid-computation.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+    w.worked(stopped);
+    assert.equal(w.check(), true, "stopped mid-work");
+    assert.equal(stalls.length, 1);
     w.stop();
     freeze(250);
-    assert.equal(w.check(), false);
-    assert.deepEqual(stalls, []);
+    assert.equal(w.check(), false, "a stopped watch reports nothing");
   });
 });
