@@ -5,74 +5,71 @@ import type { RunSpec } from "./run-spec.js";
 
 const MNIST_SHAPE = [28, 28, 1] as const;
 
+/** 784-32-10 MLP on MNIST, one-byte SPSA: the issue's reference configuration. */
+const MNIST_MLP_SPSA = {
+  version: 1,
+  name: "mnist-mlp-spsa",
+  model: { kind: "mlp", inputShape: MNIST_SHAPE, hidden: [32], classes: 10 },
+  dataset: { kind: "mnist" },
+  algorithm: {
+    kind: "spsa",
+    perturbations: 16,
+    batchSize: 128,
+    eps: 1e-2,
+    schedule: { lr: 0.03, warmup: 0, minFactor: 0.02 },
+    // Each node's bytes step as far as a lone node's, up to 8 nodes. Fewest rounds to a target
+    // loss at 2-8 nodes in one run, seed-sensitive at 4-8 (docs/architecture.md, SPSA / MeZO).
+    lrScaling: { rule: "linear", cap: 8 },
+  },
+  seed: 1,
+  iterations: 2000,
+  roundTimeoutMs: 2000,
+} as const;
+
+/** A tiny synthetic problem that trains in seconds: for tests and smoke runs. */
+const TINY_SPSA = {
+  version: 1,
+  name: "tiny-spsa",
+  model: { kind: "mlp", inputShape: [16, 1, 1], hidden: [8], classes: 4 },
+  dataset: {
+    kind: "synthetic",
+    features: 16,
+    classes: 4,
+    trainSize: 512,
+    testSize: 256,
+    seed: 7,
+  },
+  algorithm: {
+    kind: "spsa",
+    perturbations: 8,
+    batchSize: 32,
+    eps: 1e-3,
+    schedule: { lr: 0.1, warmup: 0, minFactor: 0.1 },
+  },
+  seed: 1,
+  iterations: 200,
+  roundTimeoutMs: 500,
+} as const;
+
+/** `base` with rank-1 low-rank directions (the only difference), under its own name. */
+type LowRank<B extends { readonly algorithm: object }, N extends string> = Omit<B, "name" | "algorithm"> & {
+  readonly name: N;
+  readonly algorithm: B["algorithm"] & { readonly perturbation: { readonly kind: "lowrank"; readonly rank: 1 } };
+};
+function lowRank<B extends typeof MNIST_MLP_SPSA | typeof TINY_SPSA, const N extends string>(base: B, name: N): LowRank<B, N> {
+  return { ...base, name, algorithm: { ...base.algorithm, perturbation: { kind: "lowrank", rank: 1 } } };
+}
+
 export const PRESETS = {
   /** 784-32-10 MLP on MNIST, one-byte SPSA: the issue's reference configuration. */
-  "mnist-mlp-spsa": {
-    version: 1,
-    name: "mnist-mlp-spsa",
-    model: { kind: "mlp", inputShape: MNIST_SHAPE, hidden: [32], classes: 10 },
-    dataset: { kind: "mnist" },
-    algorithm: {
-      kind: "spsa",
-      perturbations: 16,
-      batchSize: 128,
-      eps: 1e-2,
-      schedule: { lr: 0.03, warmup: 0, minFactor: 0.02 },
-      // Each node's bytes step as far as a lone node's, up to 8 nodes. Fewest rounds to a target
-      // loss at 2-8 nodes in one run, seed-sensitive at 4-8 (docs/architecture.md, SPSA / MeZO).
-      lrScaling: { rule: "linear", cap: 8 },
-    },
-    seed: 1,
-    iterations: 2000,
-    roundTimeoutMs: 2000,
-  },
+  "mnist-mlp-spsa": MNIST_MLP_SPSA,
   /**
    * mnist-mlp-spsa with rank-1 directions per weight matrix (EGGROLL's low-rank perturbations):
    * each node's 16 pairs run as one batched forward pass (docs/architecture.md, Low-rank SPSA).
    */
-  "mnist-mlp-spsa-lowrank": {
-    version: 1,
-    name: "mnist-mlp-spsa-lowrank",
-    model: { kind: "mlp", inputShape: MNIST_SHAPE, hidden: [32], classes: 10 },
-    dataset: { kind: "mnist" },
-    algorithm: {
-      kind: "spsa",
-      perturbations: 16,
-      batchSize: 128,
-      eps: 1e-2,
-      schedule: { lr: 0.03, warmup: 0, minFactor: 0.02 },
-      lrScaling: { rule: "linear", cap: 8 },
-      perturbation: { kind: "lowrank", rank: 1 },
-    },
-    seed: 1,
-    iterations: 2000,
-    roundTimeoutMs: 2000,
-  },
+  "mnist-mlp-spsa-lowrank": lowRank(MNIST_MLP_SPSA, "mnist-mlp-spsa-lowrank"),
   /** The tiny problem with rank-1 directions: for tests and smoke runs. */
-  "tiny-spsa-lowrank": {
-    version: 1,
-    name: "tiny-spsa-lowrank",
-    model: { kind: "mlp", inputShape: [16, 1, 1], hidden: [8], classes: 4 },
-    dataset: {
-      kind: "synthetic",
-      features: 16,
-      classes: 4,
-      trainSize: 512,
-      testSize: 256,
-      seed: 7,
-    },
-    algorithm: {
-      kind: "spsa",
-      perturbations: 8,
-      batchSize: 32,
-      eps: 1e-3,
-      schedule: { lr: 0.1, warmup: 0, minFactor: 0.1 },
-      perturbation: { kind: "lowrank", rank: 1 },
-    },
-    seed: 1,
-    iterations: 200,
-    roundTimeoutMs: 500,
-  },
+  "tiny-spsa-lowrank": lowRank(TINY_SPSA, "tiny-spsa-lowrank"),
   /** The Marketplace article's MNIST CNN trained with one-byte SPSA. */
   "mnist-cnn-spsa": {
     version: 1,
@@ -91,29 +88,7 @@ export const PRESETS = {
     roundTimeoutMs: 10000,
   },
   /** A tiny synthetic problem that trains in seconds: for tests and smoke runs. */
-  "tiny-spsa": {
-    version: 1,
-    name: "tiny-spsa",
-    model: { kind: "mlp", inputShape: [16, 1, 1], hidden: [8], classes: 4 },
-    dataset: {
-      kind: "synthetic",
-      features: 16,
-      classes: 4,
-      trainSize: 512,
-      testSize: 256,
-      seed: 7,
-    },
-    algorithm: {
-      kind: "spsa",
-      perturbations: 8,
-      batchSize: 32,
-      eps: 1e-3,
-      schedule: { lr: 0.1, warmup: 0, minFactor: 0.1 },
-    },
-    seed: 1,
-    iterations: 200,
-    roundTimeoutMs: 500,
-  },
+  "tiny-spsa": TINY_SPSA,
   /** 784-32-10 MLP on MNIST, Marketplace V1 (2 specs x 16 vendors, shared batch of 512). */
   "mnist-mlp-marketplace-v1": {
     version: 1,

@@ -44,13 +44,7 @@ function u64be(n: number): Uint8Array {
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  return Buffer.concat(parts);
 }
 
 /** The bytes an author signs for a contribution. */

@@ -162,7 +162,7 @@ export class CatchUp {
    * commit that fails (its server is charged) or that does not chain onto our head; returns the
    * commits that verified, in order, for the caller to hand to the rounds.
    */
-  private verifiedReply(peer: PeerId, got: readonly Uint8Array[]): EncodedCommit[] {
+  verifiedReply(peer: PeerId, got: readonly Uint8Array[]): EncodedCommit[] {
     const out: EncodedCommit[] = [];
     for (const bytes of got) {
       try {

@@ -13,7 +13,6 @@ import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
 import { type ChainedCommit, chained, type EncodedCommit, rankOf } from "../chain/commit.js";
 import { prefers } from "../chain/fork-choice.js";
-import { commitFromBytes } from "../chain/commit-wire.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { CatchUp, SyncParts } from "./catch-up.js";
@@ -134,7 +133,7 @@ export class Repair {
     try {
       for (const peer of peers.connected()) {
         const got = await fetchCommits(libp2p, peer, runId, iteration - 1).catch(() => []);
-        const prev = this.verified(peer, got).find((c) => c.commit.iteration === iteration - 1);
+        const prev = this.catchUp.verifiedReply(peer, got).find((c) => c.commit.iteration === iteration - 1);
         if (!prev) continue;
         rounds.onCommit(prev);
         if (this.head === iteration) rounds.onCommit(unchained);
@@ -164,7 +163,7 @@ export class Repair {
       if (base.iteration > this.head) continue;
       const from = Math.max(0, base.iteration - 1);
       const encoded = await fetchCommits(libp2p, peer, runId, from).catch(() => []);
-      const theirs: ChainedCommit[] = this.verified(peer, encoded).map(chained);
+      const theirs: ChainedCommit[] = this.catchUp.verifiedReply(peer, encoded).map(chained);
       // The base must sit on both chains: their commit before it is ours. At the chain's start
       // (base 0, the initial weights every node shares) both chains begin at the zero hash.
       const anchor = base.iteration > 0 ? ours.get(base.iteration - 1) : undefined;
@@ -210,19 +209,5 @@ export class Repair {
       return true;
     }
     return false;
-  }
-
-  /** A commits reply verified as gossip is (commitFromBytes), cut at the first that fails (its server charged). */
-  private verified(peer: PeerId, got: readonly Uint8Array[]): EncodedCommit[] {
-    const out: EncodedCommit[] = [];
-    for (const bytes of got) {
-      try {
-        out.push(commitFromBytes(bytes));
-      } catch (err) {
-        this.s.blame?.(peer.toString(), `served a commit that does not verify: ${(err as Error).message}`, PENALTY.badReply);
-        break;
-      }
-    }
-    return out;
   }
 }

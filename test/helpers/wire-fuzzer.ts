@@ -129,15 +129,7 @@ export function varint(n: number): Uint8Array {
   return Uint8Array.from(out);
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
+const concat = (...parts: Uint8Array[]): Uint8Array => Buffer.concat(parts);
 
 /** A length-prefixed frame, as the sync protocols write one. */
 export const frame = (body: Uint8Array): Uint8Array => concat(varint(body.byteLength), body);
