@@ -49,7 +49,6 @@ import type { Author } from "../../training/rng/seeds.js";
 import type { TrainingRun } from "../../training/run-context.js";
 import type { Logger } from "../observe/logger.js";
 import {
-  CHAIN_KEEP,
   type ChainedCommit,
   chained,
   type Commit,
@@ -63,6 +62,8 @@ import {
 import { signCommit } from "./commit-wire.js";
 import { type Equivocation, EvidenceStore } from "./evidence.js";
 import type { Signer } from "./signatures.js";
+import { AppliedHistory } from "./applied-history.js";
+import { ROUND_CAPS, RoundInbox } from "./round-inbox.js";
 import { StallWatch } from "./stall-watch.js";
 
 export interface RoundsTransport {
@@ -119,36 +120,6 @@ const SIGNED_SLOTS_KEPT = 4096;
 /** How many iterations back a late contribution still makes its author expected. */
 const LATE_WINDOW = 64;
 
-/**
- * Memory bounds on what is held for iterations not yet applied (gossip accepts up to 1,024
- * iterations ahead). An honest node contributes for its head and proposes one commit per
- * iteration, and honest nodes differ by a few iterations at most, so these caps only bind on a
- * flood: per signer, future contributions and pending commits; per iteration, contributions (a
- * commit holds at most MAX_COMMIT_ENTRIES; twice that leaves room to choose in timestamp order)
- * and competing commits (a primary, a fallback or two, and a fork).
- */
-export const ROUND_CAPS = {
-  futureContributionsPerSigner: 16,
-  contributionsPerIteration: 2 * MAX_COMMIT_ENTRIES,
-  pendingCommitsPerSigner: 16,
-  pendingCommitsPerIteration: 4,
-  /** Hashes of commits rejected as lies or usurpations, so a replay is refused without applying. */
-  rejectedCommits: 256,
-} as const;
-
-/** A contribution held for a round, with the parent it was signed over. */
-interface Held {
-  readonly c: SignedContribution;
-  readonly parent: Uint8Array;
-}
-
-/** Key of a held contribution: one per author and parent (a re-contribution after a fork switch has another parent). */
-function heldKey(author: string, parent: Uint8Array): string {
-  return `${author}/${toHex(parent)}`;
-}
-
-
-
 export class Rounds {
   private lastHash: Uint8Array = ZERO_HASH;
   /** Authors of the last applied commit: next round's expected contributors and proposers. */
@@ -159,8 +130,8 @@ export class Rounds {
    * node gets included instead of chasing a fast swarm forever.
    */
   private readonly late = new Map<string, number>();
-  private readonly contributions = new Map<number, Map<string, Held>>();
-  private readonly pendingCommits = new Map<number, EncodedCommit[]>();
+  /** Contributions and early commits for rounds not applied yet (bounded). */
+  private readonly inbox = new RoundInbox((e) => this.equivocation(e));
   /** Equivocation evidence this node holds (bounded). */
   readonly evidence = new EvidenceStore();
   /** Commits refused by the chain rules, by hash hex (bounded, oldest first). */
@@ -177,10 +148,8 @@ export class Rounds {
   private active = false;
   /** State before the last applied commit (see maybeSwitch). */
   private prev: { weights: Weights; hash: Uint8Array; authors: string[] } | null = null;
-  /** Commits applied, in order (the commit log served to joiners). */
-  private readonly chainLog: ChainedCommit[] = [];
-  /** Checksums after each applied iteration, recent ones only. */
-  private readonly checksums = new Map<number, string>();
+  /** Commits applied and the checksums after them (the commit log served to joiners). */
+  private readonly history: AppliedHistory;
   /** Whether this process slept past a deadline since it last ran (checked before proposing). */
   private readonly stall: StallWatch;
   /** The iteration a pre-proposal self-check last failed at (reported once). */
@@ -201,7 +170,7 @@ export class Rounds {
     private readonly logger: Logger,
     private readonly onEvent: (e: RoundsEvent) => void = () => {},
   ) {
-    this.checksums.set(replica.iteration, replica.checksum());
+    this.history = new AppliedHistory(replica.iteration, replica.checksum());
     this.stall = new StallWatch(opts.roundTimeoutMs, (gapMs) => {
       if (this.isActive) this.onEvent({ kind: "stalled", iteration: this.head, gapMs });
     });
@@ -219,30 +188,27 @@ export class Rounds {
 
   /** Our checksum after `iteration` applied iterations, while it is recent enough to be kept. */
   checksumAt(iteration: number): string | undefined {
-    return this.checksums.get(iteration);
+    return this.history.checksumAt(iteration);
   }
 
   /** The last commit applied (none before the first, or right after a snapshot without anchor). */
   lastApplied(): ChainedCommit | undefined {
-    return this.chainLog[this.chainLog.length - 1];
+    return this.history.last();
   }
 
   /** The commits applied and kept, oldest first (a copy). */
   appliedCommits(): readonly ChainedCommit[] {
-    return [...this.chainLog];
+    return this.history.all();
   }
 
   /** The encoded commits from `from` on, at most `max` of them (what the commits protocol serves). */
   commitsFrom(from: number, max: number): Uint8Array[] {
-    return this.chainLog
-      .filter((l) => l.commit.iteration >= from)
-      .slice(0, max)
-      .map((l) => l.encoded);
+    return this.history.encodedFrom(from, max);
   }
 
   /** After a restart: the commits before our head, read back from the commit log file. */
   restoreLog(commits: readonly EncodedCommit[]): void {
-    for (const c of commits) this.chainLog.push(chained(c));
+    this.history.restore(commits);
   }
 
   /** Continue a chain after a snapshot or checkpoint: the state is at `head` after `hash`. */
@@ -267,14 +233,10 @@ export class Rounds {
     this.replica.reset(weights, iteration);
     // Nothing before the snapshot can be rolled back to or served as our chain any more.
     this.prev = null;
-    while (this.chainLog.length > 0 && this.chainLog[this.chainLog.length - 1].commit.iteration >= iteration - 1)
-      this.chainLog.pop();
-    for (const k of [...this.checksums.keys()]) if (k > iteration) this.checksums.delete(k);
-    this.checksums.set(iteration, checksum);
-    for (const k of [...this.pendingCommits.keys()]) if (k < iteration) this.pendingCommits.delete(k);
-    if (anchor) {
-      const entry = chained(anchor);
-      this.chainLog.push(entry);
+    const entry = anchor ? chained(anchor) : null;
+    this.history.jumpTo(iteration, checksum, entry);
+    this.inbox.dropPendingBefore(iteration);
+    if (anchor && entry) {
       this.resumeChain(entry.hash, anchor.commit.entries.map((e) => e.author.id));
     } else {
       this.resumeChain(ZERO_HASH, []);
@@ -283,11 +245,7 @@ export class Rounds {
 
   /** What is held for iterations not yet applied (bounded by ROUND_CAPS). */
   held(): { contributions: number; commits: number } {
-    let contributions = 0;
-    for (const byAuthor of this.contributions.values()) contributions += byAuthor.size;
-    let commits = 0;
-    for (const list of this.pendingCommits.values()) commits += list.length;
-    return { contributions, commits };
+    return this.inbox.held();
   }
 
   /**
@@ -360,28 +318,7 @@ export class Rounds {
       this.noteLate(c.author.id, iteration);
       return;
     }
-    let byKey = this.contributions.get(iteration);
-    const key = heldKey(c.author.id, parentHash);
-    const have = byKey?.get(key);
-    if (have) {
-      if (have.c.author.joinedAt !== c.author.joinedAt || !equalBytes(have.c.payload, c.payload))
-        this.equivocation({
-          kind: "contribution",
-          signer: c.author.id,
-          iteration,
-          parentHash,
-          first: { joinedAt: have.c.author.joinedAt, payload: have.c.payload, signature: have.c.signature },
-          second: { joinedAt: c.author.joinedAt, payload: c.payload, signature: c.signature },
-        });
-      return;
-    }
-    if ((byKey?.size ?? 0) >= ROUND_CAPS.contributionsPerIteration) return;
-    if (iteration > this.head && this.futureContributions(c.author.id) >= ROUND_CAPS.futureContributionsPerSigner) return;
-    if (!byKey) {
-      byKey = new Map();
-      this.contributions.set(iteration, byKey);
-    }
-    byKey.set(key, { c, parent: parentHash });
+    if (this.inbox.addContribution(c, iteration, parentHash, this.head) !== "held") return;
     if (iteration === this.head && !equalBytes(parentHash, this.lastHash))
       this.logger.debug({ iteration, author: c.author.id, parent: toHex(parentHash).slice(0, 12), ours: toHex(this.lastHash).slice(0, 12) }, "contribution on another parent");
     if (iteration === this.head) this.maybeProposeEarly();
@@ -389,25 +326,7 @@ export class Rounds {
 
   /** The contributions for `t` made on the commit we chain to, by author. */
   private usable(t: number): Map<string, SignedContribution> {
-    const out = new Map<string, SignedContribution>();
-    for (const h of this.contributions.get(t)?.values() ?? [])
-      if (equalBytes(h.parent, this.lastHash)) out.set(h.c.author.id, h.c);
-    return out;
-  }
-
-  /** Contributions held from `author` for iterations past our head. */
-  private futureContributions(author: string): number {
-    let n = 0;
-    for (const [t, byKey] of this.contributions)
-      if (t > this.head) for (const h of byKey.values()) if (h.c.author.id === author) n++;
-    return n;
-  }
-
-  /** Commits held from `proposer` for iterations past our head. */
-  private pendingFrom(proposer: string): number {
-    let n = 0;
-    for (const list of this.pendingCommits.values()) for (const p of list) if (p.commit.proposer === proposer) n++;
-    return n;
+    return this.inbox.usable(t, this.lastHash);
   }
 
   private equivocation(evidence: Equivocation): void {
@@ -470,17 +389,7 @@ export class Rounds {
     if (commit.iteration > this.head) {
       // A commit for a later iteration cannot be verified yet (its rank needs the commit before
       // it): kept for its turn, and a hint to fetch what leads to it. Never "behind" on it.
-      const list = this.pendingCommits.get(commit.iteration) ?? [];
-      const hash = chained(received).hash;
-      for (const p of list) {
-        if (equalBytes(chained(p).hash, hash)) return;
-        if (p.commit.proposer === commit.proposer && equalBytes(p.commit.prevHash, commit.prevHash))
-          this.commitEquivocation(p, received);
-      }
-      if (list.length >= ROUND_CAPS.pendingCommitsPerIteration) return;
-      if (this.pendingFrom(commit.proposer) >= ROUND_CAPS.pendingCommitsPerSigner) return;
-      list.push(received);
-      this.pendingCommits.set(commit.iteration, list);
+      if (this.inbox.addPendingCommit(received) !== "held") return;
       this.onEvent({ kind: "ahead", iteration: commit.iteration, proposer: commit.proposer });
       return;
     }
@@ -497,17 +406,6 @@ export class Rounds {
     this.apply(received);
   }
 
-  private commitEquivocation(a: EncodedCommit, b: EncodedCommit): void {
-    this.equivocation({
-      kind: "commit",
-      signer: a.commit.proposer,
-      iteration: a.commit.iteration,
-      parentHash: a.commit.prevHash,
-      first: { encoded: a.encoded },
-      second: { encoded: b.encoded },
-    });
-  }
-
   /**
    * One-step fork choice. Two valid commits for one iteration can exist (two nodes that each
    * believed they were the proposer at the start of a chain, or a fallback racing a slow
@@ -517,19 +415,26 @@ export class Rounds {
    */
   private maybeSwitch(received: EncodedCommit): void {
     const { commit } = received;
-    const last = this.chainLog[this.chainLog.length - 1];
+    const last = this.history.last();
     const prev = this.prev;
     if (!last || !prev || last.commit.iteration !== commit.iteration || !equalBytes(commit.prevHash, prev.hash)) return;
     const hash = chained(received).hash;
     if (equalBytes(hash, last.hash)) return;
     if (!this.rankHolds(received, prev.authors)) return;
-    if (commit.proposer === last.commit.proposer) this.commitEquivocation(last, received);
+    if (commit.proposer === last.commit.proposer)
+      this.equivocation({
+        kind: "commit",
+        signer: commit.proposer,
+        iteration: commit.iteration,
+        parentHash: commit.prevHash,
+        first: { encoded: last.encoded },
+        second: { encoded: received.encoded },
+      });
     if (!isBetter(commit, hash, last.commit, last.hash)) return;
     this.logger.info({ iteration: commit.iteration, rank: commit.rank, entries: commit.entries.length }, "switching to a better commit");
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
-    this.chainLog.pop();
-    this.checksums.delete(this.replica.iteration);
+    this.history.undoLast(this.replica.iteration);
     this.replica.reset(prev.weights, commit.iteration);
     this.lastHash = prev.hash;
     this.lastAuthors = prev.authors;
@@ -587,19 +492,15 @@ export class Rounds {
     }
     const t = this.head;
     this.roundStart = performance.now();
-    for (const old of this.contributions.keys()) if (old < t) this.contributions.delete(old);
+    this.inbox.dropContributionsBefore(t);
     if (!this.active) {
-      const early = this.pendingCommits.get(t);
-      this.pendingCommits.delete(t);
-      for (const c of early ?? []) if (this.head === t) this.onCommit(c);
+      for (const c of this.inbox.takePending(t)) if (this.head === t) this.onCommit(c);
       return;
     }
     if (this.opts.contribute) this.contribute(t);
     this.scheduleTick(t, 0);
     // Commits that arrived early for this iteration.
-    const early = this.pendingCommits.get(t);
-    this.pendingCommits.delete(t);
-    for (const c of early ?? []) if (this.head === t) this.onCommit(c);
+    for (const c of this.inbox.takePending(t)) if (this.head === t) this.onCommit(c);
     if (this.head === t) this.maybeProposeEarly();
   }
 
@@ -684,7 +585,7 @@ export class Rounds {
     // Never sign a checksum over a state the chain does not vouch for (a flipped bit since the
     // last apply): honest peers would reject the commit as a lie, and our own chain would fork
     // from theirs. Once per iteration, "diverged" hands the node to repair instead.
-    const before = this.checksumBefore(t);
+    const before = this.history.checksumBefore(t);
     if (before !== undefined && this.replica.checksum() !== before) {
       if (this.divergedAt !== t) {
         this.divergedAt = t;
@@ -718,20 +619,13 @@ export class Rounds {
     return true;
   }
 
-  /** The checksum the state before applying iteration t must have: commit t-1's, or the one we started from. */
-  private checksumBefore(t: number): string | undefined {
-    const last = this.chainLog[this.chainLog.length - 1];
-    if (last && last.commit.iteration === t - 1) return toHex(last.commit.checksum);
-    return this.checksums.get(t);
-  }
-
   /**
    * Applies a commit whose rank holds and that chains to our head, verifying its checksum by the
    * result. False when it was rejected as a lie (state rolled back, nothing recorded).
    */
   private apply(received: EncodedCommit): boolean {
     const { commit } = received;
-    const expectedBefore = this.checksumBefore(commit.iteration);
+    const expectedBefore = this.history.checksumBefore(commit.iteration);
     this.rememberPrev();
     // A stall is reported before the work that follows it, which then counts as work, not sleep.
     this.stall.check();
@@ -772,13 +666,10 @@ export class Rounds {
     for (const a of included) this.late.delete(a);
     // Contributions that arrived for this iteration but are not in its commit (a fallback
     // proposer's view, a race): their authors are late too.
-    for (const h of this.contributions.get(commit.iteration)?.values() ?? [])
-      if (!included.has(h.c.author.id)) this.late.set(h.c.author.id, commit.iteration + 1);
+    for (const a of this.inbox.authorsAt(commit.iteration))
+      if (!included.has(a)) this.late.set(a, commit.iteration + 1);
     for (const [a, at] of this.late) if (at < commit.iteration) this.late.delete(a);
-    this.chainLog.push(entry);
-    if (this.chainLog.length > CHAIN_KEEP) this.chainLog.shift();
-    this.checksums.set(this.replica.iteration, sum);
-    this.checksums.delete(this.replica.iteration - CHAIN_KEEP);
+    this.history.record(entry, this.replica.iteration, sum);
     const ms = performance.now() - this.roundStart;
     this.onEvent({
       kind: "applied",

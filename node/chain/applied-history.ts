@@ -1,0 +1,79 @@
+/**
+ * The recent history of what a node applied: the commits in chain order (what the commits
+ * protocol serves and fork choice compares against) and the checksum of the state after each
+ * iteration. Both keep the last CHAIN_KEEP iterations only.
+ */
+import { toHex } from "../../protocol/bytes.js";
+import { CHAIN_KEEP, type ChainedCommit, chained, type EncodedCommit } from "./commit.js";
+
+export class AppliedHistory {
+  /** Commits applied, oldest first. */
+  private readonly log: ChainedCommit[] = [];
+  /** Checksum of the state after `iteration` applied iterations, recent ones only. */
+  private readonly checksums = new Map<number, string>();
+
+  /** Starts at the state after `iteration` applied iterations, with checksum `sum`. */
+  constructor(iteration: number, sum: string) {
+    this.checksums.set(iteration, sum);
+  }
+
+  checksumAt(iteration: number): string | undefined {
+    return this.checksums.get(iteration);
+  }
+
+  /** The last commit applied (none before the first, or right after a snapshot without anchor). */
+  last(): ChainedCommit | undefined {
+    return this.log[this.log.length - 1];
+  }
+
+  /** The commits kept, oldest first (a copy). */
+  all(): readonly ChainedCommit[] {
+    return [...this.log];
+  }
+
+  /** The encoded commits from `from` on, at most `max` of them. */
+  encodedFrom(from: number, max: number): Uint8Array[] {
+    return this.log
+      .filter((l) => l.commit.iteration >= from)
+      .slice(0, max)
+      .map((l) => l.encoded);
+  }
+
+  /** After a restart: commits read back from the commit log file, oldest first. */
+  restore(commits: readonly EncodedCommit[]): void {
+    for (const c of commits) this.log.push(chained(c));
+  }
+
+  /** The checksum the state before applying iteration t must have: commit t-1's, or the one we started from. */
+  checksumBefore(t: number): string | undefined {
+    const last = this.last();
+    if (last && last.commit.iteration === t - 1) return toHex(last.commit.checksum);
+    return this.checksums.get(t);
+  }
+
+  /** Records commit `entry`, after which the state (at `iteration`) has checksum `sum`. */
+  record(entry: ChainedCommit, iteration: number, sum: string): void {
+    this.log.push(entry);
+    if (this.log.length > CHAIN_KEEP) this.log.shift();
+    this.checksums.set(iteration, sum);
+    this.checksums.delete(iteration - CHAIN_KEEP);
+  }
+
+  /** Forgets the last commit, which had brought the state to `iteration` (a one-step fork switch). */
+  undoLast(iteration: number): void {
+    this.log.pop();
+    this.checksums.delete(iteration);
+  }
+
+  /**
+   * Jumps to a snapshot after `iteration` applied iterations with checksum `sum`: nothing from
+   * its anchor commit (iteration - 1) on can be served as our chain any more; `anchor`, when
+   * known, becomes the last commit.
+   */
+  jumpTo(iteration: number, sum: string, anchor: ChainedCommit | null): void {
+    while (this.log.length > 0 && this.log[this.log.length - 1].commit.iteration >= iteration - 1) this.log.pop();
+    for (const k of [...this.checksums.keys()]) if (k > iteration) this.checksums.delete(k);
+    this.checksums.set(iteration, sum);
+    if (anchor) this.log.push(anchor);
+  }
+}
