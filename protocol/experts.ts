@@ -17,7 +17,7 @@
  * entry says is still a claim: a snapshot holder is believed only through the verified chain
  * (node/sync/snapshot-fetch.ts).
  */
-import { decodeExpertRecord, type ExpertEntry, type ExpertRecord } from "./codec.js";
+import { decodeExpertRecord, type ExpertEntry, type ExpertRecord } from "./sync-codec.js";
 import { toHex } from "./bytes.js";
 import { SeedswarmError } from "./errors.js";
 import { MAX_EXPERT_ENTRIES } from "./limits.js";

@@ -18,7 +18,12 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import { base58btc } from "multiformats/bases/base58";
 import { equalBytes } from "./bytes.js";
-import { type CommitMessage, type ContributionMessage, encodeCommit, encodeCommitBody } from "./codec.js";
+import {
+  type CommitMessage,
+  type ContributionMessage,
+  encodeCommit,
+  encodeCommitBody,
+} from "./codec.js";
 import { SeedswarmError } from "./errors.js";
 import { SIGNATURE_BYTES } from "./limits.js";
 import { runIdBytes } from "./run-id.js";

@@ -4,7 +4,13 @@
  * makes is signed and encoded once, here. Every commit that comes in as bytes (gossip, the commits
  * protocol, a fork resolution) passes the same stateless check, protocol/signing.ts checkCommit.
  */
-import { type CommitMessage, decodeCommit, encodeCommit, encodeCommitBody, type UnsignedCommit } from "../../protocol/codec.js";
+import {
+  type CommitMessage,
+  decodeCommit,
+  encodeCommit,
+  encodeCommitBody,
+  type UnsignedCommit,
+} from "../../protocol/codec.js";
 import { checkCommit, commitSignedBytes, peerIdString, type SignatureCheck } from "../../protocol/signing.js";
 import { peerIdBytes } from "../network/peer-bytes.js";
 import type { Commit, EncodedCommit } from "./commit.js";

@@ -15,7 +15,7 @@
  * the verified chain (node/sync/snapshot-fetch.ts).
  */
 import type { PeerId } from "@libp2p/interface";
-import { decodeExpertRecord, type ExpertEntry, encodeExpertRecord } from "../../protocol/codec.js";
+import { decodeExpertRecord, type ExpertEntry, encodeExpertRecord } from "../../protocol/sync-codec.js";
 import { Membership } from "../../protocol/membership.js";
 import {
   expertKey,

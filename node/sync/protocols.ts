@@ -28,7 +28,7 @@ import {
   encodeSnapshotRequest,
   encodeSnapshotResponse,
   type SnapshotResponse,
-} from "../../protocol/codec.js";
+} from "../../protocol/sync-codec.js";
 import { fromHex, sha256 } from "../../protocol/bytes.js";
 import { SeedswarmError } from "../../protocol/errors.js";
 import {

@@ -15,7 +15,7 @@
  */
 import type { PeerId } from "@libp2p/interface";
 import { equalBytes, sha256, sha256Hex } from "../../protocol/bytes.js";
-import type { SnapshotResponse } from "../../protocol/codec.js";
+import type { SnapshotResponse } from "../../protocol/sync-codec.js";
 import { checksum as checksumOf, type Weights } from "../../training/params.js";
 import type { EncodedCommit } from "../chain/commit.js";
 import type { SwarmNode } from "../network/libp2p.js";

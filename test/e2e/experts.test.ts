@@ -13,7 +13,7 @@ import { createLogger } from "../../node/observe/logger.js";
 import { Membership } from "../../protocol/membership.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec } from "../../protocol/run-spec.js";
-import type { ExpertRecord } from "../../protocol/codec.js";
+import type { ExpertRecord } from "../../protocol/sync-codec.js";
 import {
   bestExpertRecord,
   ExpertUidError,
@@ -25,7 +25,7 @@ import {
   prefixSuffixes,
   verifiedExpertEntries,
 } from "../../protocol/experts.js";
-import { encodeExpertRecord, type ExpertEntry } from "../../protocol/codec.js";
+import { encodeExpertRecord, type ExpertEntry } from "../../protocol/sync-codec.js";
 import { expertEntrySignedBytes } from "../../protocol/signing.js";
 import { signerOf } from "../../node/chain/signatures.js";
 import { peerIdBytes } from "../../node/network/peer-bytes.js";

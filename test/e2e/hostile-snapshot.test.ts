@@ -15,14 +15,14 @@ import { peerIdFromString } from "@libp2p/peer-id";
 import { lpStream } from "@libp2p/utils";
 import { defaultSyncOptions, fetchChecksum, fetchChunk } from "../../node/sync/protocols.js";
 import { sha256 } from "../../protocol/bytes.js";
+import { encodeHeartbeat } from "../../protocol/codec.js";
 import {
   decodeChecksumRequest,
   decodeSnapshotRequest,
   encodeChecksumResponse,
-  encodeHeartbeat,
   encodeSnapshotResponse,
   type SnapshotResponse,
-} from "../../protocol/codec.js";
+} from "../../protocol/sync-codec.js";
 import { MAX_REQUEST_BYTES } from "../../protocol/limits.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";

@@ -10,7 +10,7 @@ import { lpStream } from "@libp2p/utils";
 import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
 import { createLogger } from "../../node/observe/logger.js";
 import { fetchRunSpec, SyncError } from "../../node/sync/protocols.js";
-import { decodeRunSpecRequest, encodeRunSpecResponse } from "../../protocol/codec.js";
+import { decodeRunSpecRequest, encodeRunSpecResponse } from "../../protocol/sync-codec.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { canonicalJson, parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { PROTOCOLS } from "../../protocol/topics.js";

@@ -14,22 +14,24 @@
  */
 import type { Signer } from "../../node/chain/signatures.js";
 import {
-  encodeChecksumRequest,
   encodeCommit,
   encodeCommitBody,
-  encodeCommitsRequest,
-  encodeCommitsResponse,
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
-  encodeRunSpecRequest,
-  encodeSnapshotRequest,
   commitHash,
   type CommitMessage,
   type ContributionMessage,
   decodeCommit,
   decodeContribution,
 } from "../../protocol/codec.js";
+import {
+  encodeChecksumRequest,
+  encodeCommitsRequest,
+  encodeCommitsResponse,
+  encodeRunSpecRequest,
+  encodeSnapshotRequest,
+} from "../../protocol/sync-codec.js";
 import { MAX_COMMITS_RESPONSE_BYTES, MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES } from "../../protocol/limits.js";
 import { commitSignedBytes, contributionSignedBytes } from "../../protocol/signing.js";
 import * as pb from "../../protocol/messages.js";

@@ -5,14 +5,21 @@ import {
   type CommitEntry,
   type ContributionMessage,
   commitHash,
-  decodeChecksumRequest,
-  decodeChecksumResponse,
   decodeCommit,
-  decodeCommitsRequest,
-  decodeCommitsResponse,
   decodeContribution,
   decodeHeartbeat,
   decodeLeave,
+  encodeCommit,
+  encodeContribution,
+  encodeHeartbeat,
+  encodeLeave,
+} from "../../../protocol/codec.js";
+import { isPeerIdMultihash } from "../../../protocol/wire-fields.js";
+import {
+  decodeChecksumRequest,
+  decodeChecksumResponse,
+  decodeCommitsRequest,
+  decodeCommitsResponse,
   decodeRunSpecRequest,
   decodeRunSpecResponse,
   decodeSnapshotRequest,
@@ -21,18 +28,13 @@ import {
   encodeChecksumResponse,
   encodeExpertRecord,
   decodeExpertRecord,
-  encodeCommit,
   encodeCommitsRequest,
   encodeCommitsResponse,
-  encodeContribution,
-  encodeHeartbeat,
-  encodeLeave,
   encodeRunSpecRequest,
   encodeRunSpecResponse,
   encodeSnapshotRequest,
   encodeSnapshotResponse,
-  isPeerIdMultihash,
-} from "../../../protocol/codec.js";
+} from "../../../protocol/sync-codec.js";
 import { runIdBytes, runIdHex } from "../../../protocol/run-id.js";
 import { sha256 } from "../../../protocol/bytes.js";
 import { WireError } from "../../../protocol/errors.js";

@@ -2,17 +2,19 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   decodeCommit,
-  decodeCommitsResponse,
-  encodeChecksumResponse,
   encodeCommit,
-  encodeCommitsRequest,
-  encodeCommitsResponse,
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
+} from "../../../protocol/codec.js";
+import {
+  decodeCommitsResponse,
+  encodeChecksumResponse,
+  encodeCommitsRequest,
+  encodeCommitsResponse,
   encodeSnapshotRequest,
   encodeSnapshotResponse,
-} from "../../../protocol/codec.js";
+} from "../../../protocol/sync-codec.js";
 import {
   MAX_COMMIT_ENTRIES,
   MAX_COMMITS_PER_RESPONSE,

@@ -18,7 +18,7 @@ import {
 import type { EncodedCommit } from "../../../node/chain/commit.js";
 import { fetchVerifiedSnapshot, type SnapshotFetchParts } from "../../../node/sync/snapshot-fetch.js";
 import { SnapshotStore } from "../../../node/sync/snapshot-store.js";
-import { decodeCommitsResponse, encodeCommitsRequest } from "../../../protocol/codec.js";
+import { decodeCommitsResponse, encodeCommitsRequest } from "../../../protocol/sync-codec.js";
 import { MAX_REQUEST_BYTES } from "../../../protocol/limits.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { PROTOCOLS } from "../../../protocol/topics.js";
