@@ -6,7 +6,9 @@
 import * as tf from "@tensorflow/tfjs";
 import { localAuthors } from "../node/local/local-trainer.js";
 import { PRESETS } from "../protocol/presets.js";
-import { type BinarySpec, type BitMlpSpec, parseRunSpec, type RunSpec } from "../protocol/run-spec.js";
+import { type BinarySpec } from "../protocol/algorithm-spec.js";
+import { type BitMlpSpec } from "../protocol/model-spec.js";
+import { parseRunSpec, type RunSpec } from "../protocol/run-spec.js";
 import type { Binary } from "../training/algorithms/binary.js";
 import { wasmKernel } from "../training/bit-kernel/wasm-kernel.js";
 import type { Dataset } from "../training/data/dataset.js";

@@ -4,7 +4,12 @@
  */
 import { localAuthors, localIteration } from "../node/local/local-trainer.js";
 import { PRESETS } from "../protocol/presets.js";
-import { algorithmOf, imageModelOf, parseRunSpec, type RunSpec } from "../protocol/run-spec.js";
+import {
+  algorithmOf,
+  imageModelOf,
+  parseRunSpec,
+  type RunSpec,
+} from "../protocol/run-spec.js";
 import { type Marketplace, marketplaceMacRatio } from "../training/algorithms/marketplace.js";
 import { BackpropTrainer } from "../training/backprop.js";
 import { type Dataset, sampleBatch } from "../training/data/dataset.js";

@@ -9,7 +9,12 @@ import { join } from "node:path";
 import { localAuthors, localIteration } from "../node/local/local-trainer.js";
 import { encodeContribution } from "../protocol/codec.js";
 import { PRESETS } from "../protocol/presets.js";
-import { algorithmOf, parseRunSpec, type RunSpec, runIdOf } from "../protocol/run-spec.js";
+import {
+  algorithmOf,
+  parseRunSpec,
+  type RunSpec,
+  runIdOf,
+} from "../protocol/run-spec.js";
 import { loadMnist } from "../training/data/mnist.js";
 import { useBackend } from "../training/engine.js";
 import { evaluate } from "../training/evaluate.js";

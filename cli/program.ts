@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { SeedswarmError } from "../protocol/errors.js";
-import { RunSpecError } from "../protocol/run-spec.js";
+import { RunSpecError } from "../protocol/spec-fields.js";
 import { ConfigError, installConfig } from "./config.js";
 import { evalCommand, exportCommand } from "./export.js";
 import { idCommand } from "./id.js";

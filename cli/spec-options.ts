@@ -3,7 +3,13 @@ import { readFileSync } from "node:fs";
 import { Option } from "commander";
 import { defaultOptions } from "../node/options.js";
 import { DEFAULT_PRESET, isPresetName, PRESETS } from "../protocol/presets.js";
-import { parseRunSpec, parseRunSpecJson, type RunSpec, withIterations, withMembers } from "../protocol/run-spec.js";
+import {
+  parseRunSpec,
+  parseRunSpecJson,
+  type RunSpec,
+  withIterations,
+  withMembers,
+} from "../protocol/run-spec.js";
 import { repeatable } from "./config.js";
 import { intIn, peerId } from "./parse.js";
 

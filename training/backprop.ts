@@ -3,7 +3,7 @@
  * only: it is not deterministic across backends and never enters the replicated state.
  */
 import * as tf from "@tensorflow/tfjs";
-import type { InputShape } from "../protocol/run-spec.js";
+import type { InputShape } from "../protocol/model-spec.js";
 import type { Batch } from "./data/dataset.js";
 import { batchTensors } from "./evaluate.js";
 import { crossEntropy, type Model } from "./models/model.js";

@@ -3,7 +3,7 @@
  * (SPSA measurements, periodic test accuracy, the backprop baseline, benchmarks).
  */
 import * as tf from "@tensorflow/tfjs";
-import type { InputShape } from "../protocol/run-spec.js";
+import type { InputShape } from "../protocol/model-spec.js";
 import { type Batch, type Split, sliceBatch } from "./data/dataset.js";
 import { crossEntropy, type Model } from "./models/model.js";
 

@@ -6,7 +6,9 @@
  */
 import type * as tf from "@tensorflow/tfjs";
 import { SeedswarmError } from "../protocol/errors.js";
-import { algorithmOf, type RunSpec, runIdOf, type TextDatasetSpec, type TransformerModelSpec } from "../protocol/run-spec.js";
+import { type TextDatasetSpec } from "../protocol/dataset-spec.js";
+import { type TransformerModelSpec } from "../protocol/model-spec.js";
+import { algorithmOf, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { Spsa } from "./algorithms/spsa.js";
 import { type TextDataset, textDataset } from "./data/text-dataset.js";
 import type { TextTokenizer } from "./data/tokenizer.js";

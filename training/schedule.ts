@@ -3,7 +3,7 @@
  * value is bit-identical on every machine (no Math.cos: engines may round transcendentals
  * differently, and the rate enters the canonical update).
  */
-import type { LrScaling, LrSchedule } from "../protocol/run-spec.js";
+import type { LrScaling, LrSchedule } from "../protocol/algorithm-spec.js";
 
 /** lr at iteration t (0-based) of a run of `total` iterations: linear warmup, then linear decay. */
 export function lrAt(s: LrSchedule, t: number, total: number): number {

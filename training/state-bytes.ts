@@ -5,7 +5,7 @@
  * that one model state has exactly one byte string and one checksum.
  */
 import { SeedswarmError } from "../protocol/errors.js";
-import type { ModelSpec } from "../protocol/run-spec.js";
+import type { ModelSpec } from "../protocol/model-spec.js";
 import { bitGeometry, bitStateProblem } from "./models/bit-mlp.js";
 import { buildModel } from "./models/model.js";
 import { type Weights, weightsFromBytes } from "./params.js";

@@ -8,7 +8,12 @@ import { copyFile, mkdir, readdir, readFile, rename, rm } from "node:fs/promises
 import { basename, dirname, join, resolve } from "node:path";
 import * as tf from "@tensorflow/tfjs";
 import { SeedswarmError } from "../../protocol/errors.js";
-import { imageModelOf, parseRunSpec, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
+import {
+  imageModelOf,
+  parseRunSpec,
+  type RunSpec,
+  runIdOf,
+} from "../../protocol/run-spec.js";
 import { type Evaluation, evaluate, evaluateLayersModel } from "../../training/evaluate.js";
 import { toLayersModel } from "../../training/models/export.js";
 import { fileLoadHandler, saveLayersModel } from "./layers-files.js";

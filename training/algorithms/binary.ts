@@ -14,7 +14,9 @@
  *   operations only, no forward pass: every replica gets the same bits.
  */
 import { MAX_PAYLOAD_BYTES } from "../../protocol/limits.js";
-import { algorithmOf, type BinarySpec, type BitMlpSpec, bitStageRanges, type RunSpec } from "../../protocol/run-spec.js";
+import { type BinarySpec } from "../../protocol/algorithm-spec.js";
+import { type BitMlpSpec, bitStageRanges } from "../../protocol/model-spec.js";
+import { algorithmOf, type RunSpec } from "../../protocol/run-spec.js";
 import {
   decodeSparsePayload,
   encodeSparsePayload,

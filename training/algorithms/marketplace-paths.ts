@@ -7,7 +7,7 @@
  * I_v (all of them, or `upstreamSampling` of them chosen by its seed, ascending) and gives
  * product v * |I_v| + j from upstream product I_v[j]. The last spec's products are the paths.
  */
-import { type MarketplaceSpec, marketplaceProducts } from "../../protocol/run-spec.js";
+import { type MarketplaceSpec, marketplaceProducts } from "../../protocol/algorithm-spec.js";
 import { fillUniformInt } from "../rng/noise.js";
 import { Purpose, type Seed, streamOf } from "../rng/seeds.js";
 

@@ -36,7 +36,8 @@ import {
   v2PayloadProblem,
   v2PayloadSize,
 } from "../../protocol/marketplace-payload.js";
-import { algorithmOf, type MarketplaceSpec, type RunSpec } from "../../protocol/run-spec.js";
+import { type MarketplaceSpec } from "../../protocol/algorithm-spec.js";
+import { algorithmOf, type RunSpec } from "../../protocol/run-spec.js";
 import { type Split, sampleBatch } from "../data/dataset.js";
 import { batchTensors } from "../evaluate.js";
 import type { Model, ModelLayer } from "../models/model.js";

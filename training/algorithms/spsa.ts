@@ -15,7 +15,8 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { gradientPayloadProblem, quantizeGradient } from "../../protocol/gradient-byte.js";
-import { algorithmOf, type RunSpec, type SpsaSpec } from "../../protocol/run-spec.js";
+import { type SpsaSpec } from "../../protocol/algorithm-spec.js";
+import { algorithmOf, type RunSpec } from "../../protocol/run-spec.js";
 import { floatWeights, type ParamLayout, toTensors, type Weights } from "../params.js";
 import type { Replica } from "../replica.js";
 import { type Author, contributionSeed, contributionSeeds, type Seed } from "../rng/seeds.js";

@@ -17,7 +17,7 @@
  *   Padding bits (past the row's width) are 0, so they never count. 1 bit per weight (2 for trits)
  *   instead of float32's 32.
  */
-import type { BitMlpSpec } from "../../protocol/run-spec.js";
+import type { BitMlpSpec } from "../../protocol/model-spec.js";
 import type { PopcountKernel } from "../bit-kernel/kernel.js";
 import { fillUniformInt } from "../rng/noise.js";
 import { Purpose, seedFrom, streamOf } from "../rng/seeds.js";

@@ -4,7 +4,7 @@
  * ends in softmax, so it outputs class probabilities.
  */
 import * as tf from "@tensorflow/tfjs";
-import type { BitMlpSpec, ImageModelSpec } from "../../protocol/run-spec.js";
+import type { BitMlpSpec, ImageModelSpec } from "../../protocol/model-spec.js";
 import { floatWeights, type ParamLayout, toTensors, type Weights } from "../params.js";
 import { bitGeometry, STAGE_WORD, unpackLayer } from "./bit-mlp.js";
 import { INSTANCE_NORM_EPSILON } from "./model.js";

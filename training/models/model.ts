@@ -3,7 +3,7 @@
  * forward pass from explicit weight tensors. Knows nothing of data sources, I/O or the network.
  */
 import * as tf from "@tensorflow/tfjs";
-import type { BitMlpSpec, ImageModelSpec } from "../../protocol/run-spec.js";
+import type { BitMlpSpec, ImageModelSpec } from "../../protocol/model-spec.js";
 import { type LayoutEntry, layoutOf, type ParamLayout, type Weights } from "../params.js";
 import { fillUniform24 } from "../rng/noise.js";
 import { Purpose, seedFrom, streamOf } from "../rng/seeds.js";

@@ -7,7 +7,8 @@ import { base32 } from "multiformats/bases/base32";
 import { MAX_MEMBERS, MAX_SPEC_JSON_BYTES } from "../../../protocol/limits.js";
 import { Membership } from "../../../protocol/membership.js";
 import { PRESETS } from "../../../protocol/presets.js";
-import { canonicalJson, parseRunSpec, RunSpecError, runIdOf } from "../../../protocol/run-spec.js";
+import { canonicalJson, parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
+import { RunSpecError } from "../../../protocol/spec-fields.js";
 
 const base = PRESETS["tiny-spsa"];
 

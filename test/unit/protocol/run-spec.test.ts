@@ -1,7 +1,8 @@
 /** RunSpec validation of transformer runs: model kind `transformer` and text datasets. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { imageModelOf, parseRunSpec, RunSpecError, runIdOf } from "../../../protocol/run-spec.js";
+import { imageModelOf, parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
+import { RunSpecError } from "../../../protocol/spec-fields.js";
 
 const HASH = "ab".repeat(32);
 const base = {

@@ -6,15 +6,15 @@ import { after, describe, it } from "node:test";
 import * as tf from "@tensorflow/tfjs";
 import { loadCheckpoint, saveCheckpoint } from "../../../node/store/checkpoint.js";
 import { PRESETS } from "../../../protocol/presets.js";
+import { type BinarySpec } from "../../../protocol/algorithm-spec.js";
+import { type BitMlpSpec } from "../../../protocol/model-spec.js";
 import {
-  type BinarySpec,
-  type BitMlpSpec,
   imageModelOf,
   parseRunSpec,
   type RunSpec,
-  RunSpecError,
   withIterations,
 } from "../../../protocol/run-spec.js";
+import { RunSpecError } from "../../../protocol/spec-fields.js";
 import { decodeSparsePayload, encodeSparsePayload } from "../../../protocol/sparse-payload.js";
 import type { Contribution } from "../../../training/algorithms/algorithm.js";
 import { Binary, stageAt } from "../../../training/algorithms/binary.js";

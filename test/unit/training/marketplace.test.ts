@@ -12,7 +12,14 @@ import {
 } from "../../../protocol/marketplace-payload.js";
 import { encodeContribution } from "../../../protocol/codec.js";
 import { PRESETS } from "../../../protocol/presets.js";
-import { algorithmOf, imageModelOf, parseRunSpec, RunSpecError, type RunSpec, runIdOf } from "../../../protocol/run-spec.js";
+import {
+  algorithmOf,
+  imageModelOf,
+  parseRunSpec,
+  type RunSpec,
+  runIdOf,
+} from "../../../protocol/run-spec.js";
+import { RunSpecError } from "../../../protocol/spec-fields.js";
 import { checkSignature } from "../../../protocol/signing.js";
 import { toVerdict, validateContribution } from "../../../protocol/validation.js";
 import { signedContribution, testKeys } from "../../helpers/chain-keys.js";
