@@ -115,6 +115,10 @@ export class SwarmDaemon {
   private http?: HttpServer;
   /** When a heartbeat last triggered a checksum check (at most one a second). */
   private heartbeatCheckAt = 0;
+  /** Whether the `cut@` test fault has closed our connections. */
+  private cutDone = false;
+  /** When findPeersAgain last dialled (ms since the epoch). */
+  private redialAt = 0;
   private stopping: Promise<NodeResult> | null = null;
   private resolveDone!: (r: NodeResult) => void;
   readonly stopped = new Promise<NodeResult>((r) => {
@@ -168,6 +172,7 @@ export class SwarmDaemon {
       identity.privateKey,
       log,
       this.metrics?.libp2p,
+      () => this.faults.isolated(this.replica?.iteration ?? 0),
     );
     this.peers = new Peers(this.libp2p, runId, topics.commit, opts.network.bootstrap, log, this.abort.signal, (p) =>
       this.membership.admits(p),
@@ -390,6 +395,8 @@ export class SwarmDaemon {
         if (this.opts.checkpointEvery > 0 && t % this.opts.checkpointEvery === 0) this.detach(this.checkpoint(), "checkpoint");
         if (t % this.opts.checkEvery === 0 && this.rounds.isActive) {
           if (this.peers.connected().length < 3) this.detach(this.catchUp.dialAuthors(), "author dials");
+          // Alone (every connection dropped: an outage, a partition): look for the run again.
+          if (this.libp2p.getConnections().length === 0) this.findPeersAgain();
           this.detach(this.repair.verifyWithPeers(t, "periodic"), "periodic check");
         }
         this.maybeInjectFault(t);
@@ -481,8 +488,26 @@ export class SwarmDaemon {
     this.snapshots.take(t, this.rounds.checksumAt(t) ?? this.replica.checksum(), this.replica.weights);
   }
 
-  /** Test hook (see ops/fault-hooks.ts): flips one weight bit after the configured iteration. */
+  /**
+   * With no connection left, dials the bootstrap peers and the run's DHT providers again, at most
+   * once a round timeout: the chain's authors (dialAuthors) may be only ourselves by now.
+   */
+  private findPeersAgain(): void {
+    const now = Date.now();
+    if (now - this.redialAt < this.spec.roundTimeoutMs) return;
+    this.redialAt = now;
+    this.log.info({ iteration: this.head }, "no peers left; dialling bootstrap peers and providers again");
+    this.detach(this.peers.dialBootstrap(), "bootstrap dials");
+    this.detach(this.peers.dialProviders(), "provider dials");
+  }
+
+  /** Test hooks (see ops/fault-hooks.ts): a weight bit flipped, or a cut begins (every connection closed). */
   private maybeInjectFault(t: number): void {
+    if (this.faults.isolated(t) && !this.cutDone) {
+      this.cutDone = true;
+      this.log.warn({ iteration: t }, "fault injected: cut off from every peer");
+      for (const c of this.libp2p.getConnections()) this.detach(c.close(), "cut a connection");
+    }
     if (!this.faults.corruptNow(t)) return;
     flipOneBit(this.replica.weights);
     this.replica.reset(this.replica.weights, this.replica.iteration);

@@ -37,7 +37,7 @@ import type {
   TopicScoreParams,
 } from "@libp2p/gossipsub/score";
 import { type Identify, identify } from "@libp2p/identify";
-import type { PrivateKey } from "@libp2p/interface";
+import type { ConnectionGater, PrivateKey } from "@libp2p/interface";
 import { type KadDHT, kadDHT, passthroughMapper } from "@libp2p/kad-dht";
 import { mdns } from "@libp2p/mdns";
 import { preSharedKey } from "@libp2p/pnet";
@@ -206,7 +206,18 @@ function gossipOptions(opts: NetworkOptions): Partial<GossipsubOpts> {
  * @param privateKey the node identity (see `loadOrCreateIdentity`).
  * @param log parent logger; the node logs under `module: "libp2p"`.
  * @param metrics libp2p's metrics hook (`Metrics.libp2p` from node/observe/metrics.ts): counts bytes.
+ * @param isolated a test fault (ops/fault-hooks.ts `cut@`): while true, no connection is dialled or accepted.
  */
+/** `gater`, denying every dial and every inbound connection while `isolated()`. */
+function isolatable(gater: ConnectionGater, isolated: () => boolean): ConnectionGater {
+  return {
+    ...gater,
+    denyDialPeer: () => isolated(),
+    denyDialMultiaddr: () => isolated(),
+    denyInboundConnection: (maConn) => isolated() || (gater.denyInboundConnection?.(maConn) ?? false),
+  };
+}
+
 /** Loopback networks, as libp2p's connection-manager allow list spells them. */
 const LOOPBACK_NETS = ["/ip4/127.0.0.0/ipcidr/8", "/ip6/::1/ipcidr/128"];
 
@@ -215,6 +226,7 @@ export async function createSwarmNode(
   privateKey: PrivateKey,
   log: Logger,
   metrics?: Libp2pOptions["metrics"],
+  isolated: () => boolean = () => false,
 ): Promise<SwarmNode> {
   const nlog = log.child({ module: "libp2p" });
   const peerDiscovery = [];
@@ -251,7 +263,7 @@ export async function createSwarmNode(
       // swarm's nodes, DHT queries included, all connect from 127.0.0.1.
       allow: opts.limitLoopback ? [] : LOOPBACK_NETS,
     },
-    connectionGater: ipLimitGater(opts),
+    connectionGater: isolatable(ipLimitGater(opts), isolated),
     peerDiscovery,
     services: {
       identify: identify(),

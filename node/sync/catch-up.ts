@@ -8,7 +8,7 @@ import { equalBytes, toHex } from "../../protocol/bytes.js";
 import { decodeCommit } from "../../protocol/codec.js";
 import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
-import type { EncodedCommit } from "../chain/commit.js";
+import type { ChainedCommit, EncodedCommit } from "../chain/commit.js";
 import { commitFromBytes } from "../chain/commit-wire.js";
 import type { Rounds } from "../chain/rounds.js";
 import type { SwarmNode } from "../network/libp2p.js";
@@ -19,7 +19,13 @@ import type { ChainFix } from "./chain-fix.js";
 import { chained, rankOf } from "../chain/commit.js";
 import { PENALTY } from "../chain/penalties.js";
 import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
-import { fetchVerifiedSnapshot, MAX_SNAPSHOT_HOLDERS, type SnapshotReference, type VerifiedSnapshot } from "./snapshot-fetch.js";
+import {
+  fetchVerifiedSnapshot,
+  MAX_SNAPSHOT_HOLDERS,
+  type SnapshotFetchParts,
+  type SnapshotReference,
+  type VerifiedSnapshot,
+} from "./snapshot-fetch.js";
 import type { SnapshotPlanner } from "./snapshot-plan.js";
 
 /** How long a joiner looks for a snapshot plan in the DHT before asking its peers. */
@@ -253,24 +259,16 @@ export class CatchUp {
    * iterations of our own chain, checked against our own verified commits.
    */
   async downloadSnapshot(minIteration: number | null): Promise<FoundSnapshot> {
-    const { libp2p, runId, log, peers } = this.s;
+    const { peers } = this.s;
     const lookup = minIteration === null ? null : (this.joinPlan ?? this.s.planner.plan(minIteration));
     this.joinPlan = null;
     const found =
       lookup === null
         ? null
         : await Promise.race([lookup.catch(() => null), sleep(PLAN_TIMEOUT_MS).then(() => null)]);
-    const parts = {
-      node: libp2p,
-      runId,
-      log,
-      opts: defaultSyncOptions,
-      weightCount: this.s.weightCount,
-      decode: this.s.decode,
-      blame: (peer: string, reason: string) => this.s.blame?.(peer, reason, PENALTY.badSnapshot),
-      reference: (iteration: number, holders: readonly PeerId[]) =>
-        minIteration === null ? Promise.resolve(this.ownReference(iteration)) : this.reference(iteration, holders),
-    };
+    const parts = this.fetchParts((iteration, holders) =>
+      minIteration === null ? Promise.resolve(this.ownReference(iteration)) : this.reference(iteration, holders),
+    );
     if (minIteration === null) {
       const snap = await fetchVerifiedSnapshot(parts, peers.connected(), { iterations: this.repairCandidates() });
       return { ...snap, via: "connected peers" };
@@ -282,6 +280,39 @@ export class CatchUp {
     const holders = [...connected.slice(0, half), ...(found?.peers ?? []).slice(0, half), ...connected.slice(half)];
     const snap = await fetchVerifiedSnapshot(parts, holders, { minIteration, ...(found ? { plan: found.plan } : {}) });
     return { ...snap, via: found ? "dht experts" : "connected peers" };
+  }
+
+  /** What snapshot-fetch.ts needs, with `reference` as the verified commits that vouch. */
+  private fetchParts(reference: SnapshotFetchParts["reference"]): SnapshotFetchParts {
+    const { libp2p, runId, log } = this.s;
+    return {
+      node: libp2p,
+      runId,
+      log,
+      opts: defaultSyncOptions,
+      weightCount: this.s.weightCount,
+      decode: this.s.decode,
+      blame: (peer: string, reason: string) => this.s.blame?.(peer, reason, PENALTY.badSnapshot),
+      reference,
+    };
+  }
+
+  /**
+   * A snapshot on a chain other than ours (a deep fork we lose, older than the snapshots we keep):
+   * vouched for by `run`, a linked run of verified commits from the commit both chains share (see
+   * Repair.linkedRun), asked from `holders` at the snapshot iterations the run covers, newest first.
+   */
+  async downloadOnRun(run: readonly ChainedCommit[], holders: readonly PeerId[]): Promise<FoundSnapshot> {
+    const every = Math.max(1, this.opts.checkEvery);
+    const byAfter = new Map(run.map((c) => [c.commit.iteration + 1, c]));
+    const iterations = [...byAfter.keys()].filter((after) => after % every === 0).sort((a, b) => b - a).slice(0, REPAIR_CANDIDATES);
+    if (iterations.length === 0) throw new Error("the winning chain's run covers no snapshot iteration yet");
+    const parts = this.fetchParts(async (iteration) => {
+      const c = byAfter.get(iteration);
+      return c ? { checksum: toHex(c.commit.checksum), anchor: c } : null;
+    });
+    const snap = await fetchVerifiedSnapshot(parts, holders, { iterations });
+    return { ...snap, via: "the winning fork's holders" };
   }
 
   /** Iterations of our chain that snapshots are taken at (multiples of checkEvery), newest first. */

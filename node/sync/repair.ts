@@ -11,16 +11,22 @@
 import { randomInt } from "node:crypto";
 import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
-import { type ChainedCommit, chained, type EncodedCommit, rankOf } from "../chain/commit.js";
+import { commitHash, decodeCommit } from "../../protocol/codec.js";
+import { type ChainedCommit, chained, type EncodedCommit, rankOf, ZERO_HASH } from "../chain/commit.js";
 import { prefers } from "../chain/fork-choice.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { CatchUp, SyncParts } from "./catch-up.js";
 import { fetchChecksum, fetchCommits } from "./protocols.js";
-import type { SnapshotStore } from "./snapshot-store.js";
+import type { Snapshot, SnapshotStore } from "./snapshot-store.js";
+
+/** Pages of /commits a fork switch follows the winning side for (256 commits each). */
+const MAX_RUN_PAGES = 64;
 
 export class Repair {
   private resolvingFork = false;
+  /** True while a deep fork is being resolved (resolveDeepFork). */
+  private deepForkBusy = false;
 
   constructor(
     private readonly s: SyncParts,
@@ -150,64 +156,171 @@ export class Repair {
   }
 
   /**
-   * A fork deeper than one step with `peer`: find the first iteration where its chain and ours
-   * differ, from a snapshot of ours that both chains share. When its commit there wins the fork
-   * choice, rewind to that snapshot and replay its commits, each checked against the checksum
-   * we compute ourselves (so the peer's word is never taken for the state). Both sides apply the
-   * same rule, so they converge on the same chain. True when we switched.
+   * A fork deeper than one step with `peer`: find the first iteration t where its chain and ours
+   * differ (findFork), and let the fork choice decide between its commit t and ours, over the
+   * authors of commit t-1 that both chains share. When its side wins, rewind to a snapshot of ours
+   * from before the fork and replay its commits, each checked against the checksum we compute
+   * ourselves; when the fork is older than every snapshot we keep (a long partition), download its
+   * side's state, vouched for by its linked run of verified commits from commit t-1 on. The peer's
+   * word is never taken for the state. Both sides apply the same rule, so they converge on the
+   * same chain. True when we switched.
    */
   private async resolveDeepFork(peer: PeerId): Promise<boolean> {
-    const { fix, rounds, libp2p, runId, log } = this.s;
-    const ours = new Map(rounds.appliedCommits().map((l) => [l.commit.iteration, l]));
-    for (const base of this.snapshots.all()) {
-      if (base.iteration > this.head) continue;
-      const from = Math.max(0, base.iteration - 1);
-      const encoded = await fetchCommits(libp2p, peer, runId, from).catch(() => []);
-      const theirs: ChainedCommit[] = this.catchUp.verifiedReply(peer, encoded).map(chained);
-      // The base must sit on both chains: their commit before it is ours. At the chain's start
-      // (base 0, the initial weights every node shares) both chains begin at the zero hash.
-      const anchor = base.iteration > 0 ? ours.get(base.iteration - 1) : undefined;
-      if (theirs[0]?.commit.iteration !== from) continue;
-      if (base.iteration > 0 && (!anchor || !equalBytes(theirs[0].hash, anchor.hash))) continue;
-      const replay = base.iteration > 0 ? theirs.slice(1) : theirs;
-      const fork = theirs.find((t) => {
-        const mine = ours.get(t.commit.iteration);
-        return mine !== undefined && !equalBytes(mine.hash, t.hash);
-      });
-      if (!fork) return false;
-      const t = fork.commit.iteration;
-      const mine = ours.get(t);
-      if (!mine) return false;
-      // Both sides share commit t-1 (or the chain's start): its authors rank proposers of t and
-      // are the only ones whose building on a side counts (see fork-choice.ts).
-      const common = ours.get(t - 1);
-      const eligible = common ? common.commit.entries.map((e) => e.author.id) : null;
-      const rank = rankOf(runId, t, eligible, fork.commit.proposer, fork.commit.entries.map((e) => e.author.id));
-      if (rank !== fork.commit.rank) {
-        this.s.blame?.(peer.toString(), `served a fork commit at ${t} claiming rank ${fork.commit.rank}, holding ${rank}`, PENALTY.usurp);
-        return false;
-      }
-      const theirSide = { at: fork, next: theirs.find((c) => c.commit.iteration === t + 1)?.commit };
-      const mySide = { at: mine, next: ours.get(t + 1)?.commit };
-      if (!prefers(theirSide, mySide, new Set(eligible ?? []))) return false;
-      log.warn({ iteration: fork.commit.iteration, base: base.iteration, peer: peer.toString() }, "switching to a better fork");
-      this.metrics?.fault("forkSwitch");
-      await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
-        rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, anchor ?? null);
-        for (const t of replay) {
-          if (t.commit.iteration !== this.head) break;
-          rounds.onCommit(t);
-          if (rounds.checksumAt(this.head) !== toHex(t.commit.checksum)) {
-            log.warn({ iteration: t.commit.iteration }, "replayed fork does not check out; repairing");
-            fix.busy = false;
-            await this.repair();
-            return;
-          }
-        }
-        log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "fork switched");
-      });
-      return true;
+    // One at a time: checks started together would each find the same fork and switch again.
+    if (this.deepForkBusy) return false;
+    this.deepForkBusy = true;
+    try {
+      return await this.tryDeepFork(peer);
+    } finally {
+      this.deepForkBusy = false;
     }
-    return false;
+  }
+
+  private async tryDeepFork(peer: PeerId): Promise<boolean> {
+    const { rounds, runId, log } = this.s;
+    const found = await this.findFork(peer).catch(() => null);
+    // Another fix (a switch found by a concurrent check) ran meanwhile: what we found is stale.
+    if (!found || this.s.fix.busy) return false;
+    const { t, common, fork, next } = found;
+    const ours = new Map(rounds.appliedCommits().map((l) => [l.commit.iteration, l]));
+    const mine = ours.get(t);
+    if (!mine) return false;
+    // Both sides share commit t-1 (or the chain's start): its authors rank proposers of t and
+    // are the only ones whose building on a side counts (see fork-choice.ts).
+    const eligible = common ? common.commit.entries.map((e) => e.author.id) : null;
+    const rank = rankOf(runId, t, eligible, fork.commit.proposer, fork.commit.entries.map((e) => e.author.id));
+    if (rank !== fork.commit.rank) {
+      this.s.blame?.(peer.toString(), `served a fork commit at ${t} claiming rank ${fork.commit.rank}, holding ${rank}`, PENALTY.usurp);
+      return false;
+    }
+    const theirSide = { at: fork, next: next?.commit };
+    const mySide = { at: mine, next: ours.get(t + 1)?.commit };
+    if (!prefers(theirSide, mySide, new Set(eligible ?? []))) return false;
+    // A snapshot of ours on the shared part of the chain: its anchor (commit base-1) is ours and theirs.
+    const base = this.snapshots.all().find((x) => x.iteration <= t && (x.iteration === 0 || ours.has(x.iteration - 1)));
+    if (!base && !common) return false;
+    log.warn({ iteration: t, base: base?.iteration ?? null, peer: peer.toString() }, "switching to a better fork");
+    this.metrics?.fault("forkSwitch");
+    if (base) await this.replayFrom(peer, base, base.iteration > 0 ? (ours.get(base.iteration - 1) ?? null) : null);
+    else if (common) await this.adoptWinningSide(peer, common, mine);
+    return true;
+  }
+
+  /**
+   * Where `peer`'s chain and ours part: the first iteration t whose commits differ, by a binary
+   * search over pages of its /commits. Only hashes are compared there (a hash equal to one of our
+   * verified commits proves the bytes are ours); what decides is verified: commit t-1 both chains
+   * share, and the peer's commits t and t+1 as served over /commits. Null when there is no fork
+   * within the commits we keep, or the peer does not serve what is needed.
+   */
+  private async findFork(
+    peer: PeerId,
+  ): Promise<{ t: number; common: ChainedCommit | null; fork: ChainedCommit; next?: ChainedCommit } | null> {
+    const { rounds, libp2p, runId } = this.s;
+    const applied = rounds.appliedCommits();
+    if (applied.length === 0) return null;
+    const ours = new Map(applied.map((l) => [l.commit.iteration, l]));
+    const oldest = applied[0].commit.iteration;
+    const newest = applied[applied.length - 1].commit.iteration;
+    // The first differing iteration lies in [lo, hi]; hi = newest + 1: none within our commits.
+    let lo = oldest;
+    let hi = newest + 1;
+    for (let probes = 0; lo < hi && probes < 32; probes++) {
+      const k = Math.floor((lo + hi) / 2);
+      const raw = await fetchCommits(libp2p, peer, runId, k);
+      // Unverified bytes: only their hashes are compared with ours, and where the page starts.
+      if (raw.length === 0 || decodeCommit(raw[0]).iteration !== k) return null;
+      const page = raw.map((bytes) => commitHash(bytes));
+      let i = 0;
+      while (i < page.length && k + i <= newest && equalBytes(page[i], ours.get(k + i)?.hash ?? ZERO_HASH)) i++;
+      if (i === 0) hi = k;
+      else if (i < page.length && k + i <= newest) lo = hi = k + i;
+      else lo = k + i;
+    }
+    const t = lo;
+    if (t > newest || (t === oldest && t > 0)) return null;
+    const common = t > 0 ? (ours.get(t - 1) ?? null) : null;
+    const got = this.catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, Math.max(0, t - 1))).map(chained);
+    const from = common ? 1 : 0;
+    if (common && (got[0]?.commit.iteration !== t - 1 || !equalBytes(got[0].hash, common.hash))) return null;
+    const fork = got[from];
+    if (!fork || fork.commit.iteration !== t || !equalBytes(fork.commit.prevHash, common?.hash ?? ZERO_HASH)) return null;
+    const next = got[from + 1];
+    return { t, common, fork, ...(next ? { next } : {}) };
+  }
+
+  /** Rewinds to our snapshot `base` (before the fork) and replays `peer`'s verified commits from it. */
+  private async replayFrom(peer: PeerId, base: Snapshot, anchor: ChainedCommit | null): Promise<void> {
+    const { fix, rounds, libp2p, runId, log } = this.s;
+    const from = Math.max(0, base.iteration - 1);
+    const served = this.catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, from).catch(() => []));
+    const replay = base.iteration > 0 ? served.slice(1) : served;
+    await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
+      rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, anchor);
+      for (const t of replay) {
+        if (t.commit.iteration !== this.head) break;
+        rounds.onCommit(t);
+        if (rounds.checksumAt(this.head) !== toHex(t.commit.checksum)) {
+          log.warn({ iteration: t.commit.iteration }, "replayed fork does not check out; repairing");
+          fix.busy = false;
+          await this.repair();
+          return;
+        }
+      }
+      log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "fork switched");
+    });
+  }
+
+  /**
+   * The fork is older than every snapshot we keep: take the winning side's state as a snapshot
+   * that its linked run of verified commits from `common` on vouches for, then replay its commits.
+   */
+  private async adoptWinningSide(peer: PeerId, common: ChainedCommit, mine: ChainedCommit): Promise<void> {
+    const { fix, peers, rounds, log } = this.s;
+    const run = await this.linkedRun(peer, common).catch((err: Error) => {
+      log.warn({ err: err.message }, "fork switch failed; will retry at the next check");
+      return null;
+    });
+    // Our chain moved meanwhile (a repair, a catch-up): the choice was made on what no longer holds.
+    const still = rounds.appliedCommits().find((c) => c.commit.iteration === mine.commit.iteration);
+    if (!run || fix.busy || !still || !equalBytes(still.hash, mine.hash)) return;
+    await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
+      try {
+        const holders = [peer, ...peers.connected().filter((p) => !p.equals(peer))];
+        const snap = await this.catchUp.downloadOnRun(run, holders);
+        await this.catchUp.adoptSnapshot(snap, "fork switched to the winning side's snapshot");
+        await this.catchUp.replayCommits(Math.max(snap.iteration + 1, run[run.length - 1].commit.iteration + 1));
+        log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "fork switched");
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, "fork switch failed; will retry at the next check");
+      }
+    });
+  }
+
+  /**
+   * `peer`'s chain after `common` as a linked run, page by page up to its head: each commit
+   * verified as gossip verifies, consecutive, chained by hash to the one before, at the rank its
+   * proposer holds among the previous commit's authors. It stops at the first that is not.
+   */
+  private async linkedRun(peer: PeerId, common: ChainedCommit): Promise<ChainedCommit[]> {
+    const { libp2p, runId } = this.s;
+    const run: ChainedCommit[] = [];
+    let prev = common;
+    for (let pages = 0; pages < MAX_RUN_PAGES; pages++) {
+      const page = this.catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, prev.commit.iteration + 1).catch(() => []));
+      let moved = 0;
+      for (const next of page) {
+        const { commit } = next;
+        if (commit.iteration !== prev.commit.iteration + 1 || !equalBytes(commit.prevHash, prev.hash)) break;
+        const eligible = prev.commit.entries.map((e) => e.author.id);
+        if (rankOf(runId, commit.iteration, eligible, commit.proposer, commit.entries.map((e) => e.author.id)) !== commit.rank) break;
+        prev = chained(next);
+        run.push(prev);
+        moved++;
+      }
+      if (moved < page.length || moved === 0) break;
+    }
+    if (run.length === 0) throw new Error("the winning side served no linked commits after the fork");
+    return run;
   }
 }

@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { PRESETS } from "../../protocol/presets.js";
-import { parseRunSpec } from "../../protocol/run-spec.js";
+import { parseRunSpec, type RunSpec, withIterations } from "../../protocol/run-spec.js";
 import { useBackend } from "../../training/engine.js";
 import { initialReplica, openRun } from "../../training/run-context.js";
 import { cleanup, Node, startSwarm, tempDir } from "./node-process.js";
@@ -17,9 +17,9 @@ after(cleanup);
 const spec = parseRunSpec(PRESETS["tiny-spsa"]);
 
 /** Replays a node's commit log in this process; returns the checksum after each iteration. */
-async function replay(commits: ReturnType<Node["commits"]>): Promise<Map<number, string>> {
+async function replay(commits: ReturnType<Node["commits"]>, of: RunSpec = spec): Promise<Map<number, string>> {
   await useBackend("wasm");
-  const run = await openRun(spec);
+  const run = await openRun(of);
   const r = initialReplica(run);
   const sums = new Map<number, string>();
   // A later line for an iteration supersedes an earlier one (a one-step fork switch).
@@ -206,5 +206,27 @@ describe("swarm of real node processes", () => {
     assert.equal(a.result().checksum, b.result().checksum, "bit-identical after the fork");
     // The chain both ended on replays, in one process, to the same weights.
     assert.equal((await replay(a.commits())).get(60), a.result().checksum);
+  });
+
+  it("a pair cut apart (every connection closed) for hundreds of iterations heals onto one chain by the fork rule", async () => {
+    // Each side trains alone during the cut; after it, the side the fork rule prefers wins and the
+    // other switches, from a snapshot of its own before the fork (replaying the winner's commits)
+    // or, when every snapshot it keeps is newer than the fork, from the winner's snapshot vouched
+    // for by the winner's linked verified commits (chaos R6 runs that case across namespaces).
+    const args = ["--iterations", "500", "--check-every", "2"];
+    const [a, b] = await startSwarm(2, args, [{}, { SEEDSWARM_FAULT: "cut@16-300" }]);
+    const [ea, eb] = await Promise.all([a.exit, b.exit]);
+    assert.equal(ea.code, 0);
+    assert.equal(eb.code, 0);
+    assert.ok(b.lines.some((l) => l.msg === "fault injected: cut off from every peer"), "the cut happened");
+    const switched = [a, b].flatMap((n) => n.lines.filter((l) => l.msg === "switching to a better fork"));
+    assert.ok(switched.length >= 1, "one side switched to the other's fork");
+    assert.ok(switched.every((l) => (l.iteration ?? 0) >= 15 && (l.iteration ?? 0) <= 17), `the fork is where the cut began: ${JSON.stringify(switched.map((l) => l.iteration))}`);
+    assert.equal(a.result().iteration, 500);
+    assert.equal(a.result().checksum, b.result().checksum, "bit-identical after the heal");
+    // The winner's log is one chain from the start (the loser's jumps at the adopted snapshot).
+    const winner = [a, b].find((n) => !n.lines.some((l) => l.msg === "switching to a better fork"));
+    assert.ok(winner, "one side never switched");
+    assert.equal((await replay(winner.commits(), withIterations(spec, 500))).get(500), a.result().checksum);
   });
 });
