@@ -291,14 +291,7 @@ export function encodeSafetensors(
   dtype: FloatDtype = "F32",
   metadata: Readonly<Record<string, string>> = {},
 ): Uint8Array {
-  const parts = [encodeHeader(tensors, dtype, metadata), ...tensors.map((t) => encodeData(t.data, dtype))];
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  return Buffer.concat([encodeHeader(tensors, dtype, metadata), ...tensors.map((t) => encodeData(t.data, dtype))]);
 }
 
 /** Every tensor of a file in memory, decoded (tests and small files). */
