@@ -44,6 +44,7 @@ interface NodeFlags {
   dataDir: string;
   modelDir?: string;
   dataFile?: string;
+  idxDir?: string;
   backend: BackendChoice;
   checkEvery: number;
   checkpointEvery: number;
@@ -111,6 +112,7 @@ export function nodeCommand(program: Command): void {
     .option("--data-dir <dir>", "identity, checkpoints", defaultDataDir())
     .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint whose weights the spec names by hash")
     .option("--data-file <file>", "transformer runs: the JSONL/CSV text file the spec names by hash")
+    .option("--idx-dir <dir>", "IDX image runs: the directory of the four IDX files the spec names by hash")
     .addOption(
       new Option("--backend <name>", "tensor backend")
         .choices(["auto", ...BACKENDS])
@@ -204,6 +206,7 @@ Examples:
           dataDir: flags.dataDir,
           modelDir: flags.modelDir,
           dataFile: flags.dataFile,
+          idxDir: flags.idxDir,
           backend: flags.backend,
           network,
           checkEvery: flags.checkEvery,

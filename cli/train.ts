@@ -21,6 +21,7 @@ interface TrainFlags {
   fresh: boolean;
   modelDir?: string;
   dataFile?: string;
+  idxDir?: string;
   logLevel: LogLevel;
 }
 
@@ -61,6 +62,7 @@ export function trainCommand(program: Command): void {
     )
     .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint (config.json + model.safetensors) whose weights the spec names by hash")
     .option("--data-file <file>", "transformer runs: the JSONL/CSV text file the spec names by hash")
+    .option("--idx-dir <dir>", "IDX image runs: the directory of the four IDX files the spec names by hash")
     .option("--fresh", "ignore an existing checkpoint and start from iteration 0", false)
     .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
     .addHelpText(
@@ -98,6 +100,7 @@ Examples:
           resume: !flags.fresh,
           modelDir: flags.modelDir,
           dataFile: flags.dataFile,
+          idxDir: flags.idxDir,
           signal: controller.signal,
         },
         log,

@@ -10,6 +10,8 @@ export interface NodeOptions {
   /** A run to join by id: its spec comes from this node's checkpoint or from a peer. */
   readonly runId?: string;
   readonly dataDir: string;
+  /** An IDX image run's directory of four files (their bytes must hash to the spec's). */
+  readonly idxDir?: string;
   /** A transformer run's Hugging Face checkpoint directory (its weights must hash to the spec's). */
   readonly modelDir?: string;
   /** A transformer run's text file (its bytes must hash to the spec's). */

@@ -30,11 +30,13 @@ export interface TextDatasetSpec {
 export type DatasetSpec =
   | { readonly kind: "mnist" }
   | {
+      /**
+       * An IDX image set a node is given as a directory (`--idx-dir`, MNIST's file names), named
+       * by the hex SHA-256 of its four files' bytes (train images, train labels, test images, test
+       * labels): the spec names the bytes, never a path.
+       */
       readonly kind: "idx";
-      readonly trainImages: string;
-      readonly trainLabels: string;
-      readonly testImages: string;
-      readonly testLabels: string;
+      readonly contentHash: string;
     }
   | {
       readonly kind: "synthetic";
@@ -78,14 +80,8 @@ export function datasetSpec(v: unknown): DatasetSpec {
     return { kind };
   }
   if (kind === "idx") {
-    const o = obj(v, "dataset", ["kind", "trainImages", "trainLabels", "testImages", "testLabels"]);
-    return {
-      kind,
-      trainImages: str(o, "trainImages", "dataset"),
-      trainLabels: str(o, "trainLabels", "dataset"),
-      testImages: str(o, "testImages", "dataset"),
-      testLabels: str(o, "testLabels", "dataset"),
-    };
+    const o = obj(v, "dataset", ["kind", "contentHash"]);
+    return { kind, contentHash: sha256(o, "contentHash", "dataset") };
   }
   if (kind === "synthetic") {
     const o = obj(v, "dataset", ["kind", "features", "classes", "trainSize", "testSize", "seed"]);

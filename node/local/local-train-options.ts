@@ -18,6 +18,8 @@ export interface LocalTrainOptions {
   readonly checkpointEvery: number;
   /** Resume from the run's checkpoint in dataDir when there is one. */
   readonly resume: boolean;
+  /** An IDX image run's directory of four files (their bytes must hash to the spec's). */
+  readonly idxDir?: string;
   /** A transformer run's Hugging Face checkpoint directory (its weights must hash to the spec's). */
   readonly modelDir?: string;
   /** A transformer run's text file (JSONL/CSV; its bytes must hash to the spec's). */

@@ -6,19 +6,21 @@
 import { SeedswarmError } from "../../protocol/errors.js";
 import type { RunSpec } from "../../protocol/run-spec.js";
 import { openLanguageRun } from "../../training/language-run.js";
-import { imageTrainingRun, openRun, type TrainingRun } from "../../training/run-context.js";
+import { imageTrainingRun, loadDataset, openRun, type TrainingRun } from "../../training/run-context.js";
 import { readLanguageRunSource } from "./language-run-source.js";
 
 export class RunSourceError extends SeedswarmError<"RUN_SOURCE_MISSING"> {}
 
 /** Where a transformer run's files are on this machine. */
 export interface RunSources {
+  /** An IDX image run's directory of four files (their bytes must hash to the spec's). */
+  readonly idxDir?: string;
   readonly modelDir?: string;
   readonly dataFile?: string;
 }
 
 export async function openTrainingRun(spec: RunSpec, sources: RunSources): Promise<TrainingRun> {
-  if (spec.model.kind !== "transformer") return imageTrainingRun(await openRun(spec));
+  if (spec.model.kind !== "transformer") return imageTrainingRun(await openRun(spec, await loadDataset(spec, sources.idxDir)));
   if (!sources.modelDir || !sources.dataFile) {
     throw new RunSourceError(
       "RUN_SOURCE_MISSING",

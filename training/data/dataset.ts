@@ -11,7 +11,8 @@ export type DatasetErrorCode =
   | "DATASET_MISMATCH"
   | "DATASET_BAD_LABEL"
   | "DATASET_BAD_SHAPE"
-  | "DATASET_BAD_ARGUMENT";
+  | "DATASET_BAD_ARGUMENT"
+  | "DATASET_HASH_MISMATCH";
 
 export class DatasetError extends SeedswarmError<DatasetErrorCode> {}
 

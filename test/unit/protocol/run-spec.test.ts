@@ -59,3 +59,21 @@ describe("RunSpec: transformer runs", () => {
     assert.throws(() => imageModelOf(parseRunSpec(base)), (err: unknown) => err instanceof RunSpecError && err.context.path === "model.kind");
   });
 });
+
+describe("RunSpec: IDX image sets are named by content", () => {
+  const idx = {
+    ...base,
+    name: "idx",
+    model: { kind: "mlp", inputShape: [28, 28, 1], hidden: [8], classes: 10 },
+    dataset: { kind: "idx", contentHash: "ef".repeat(32) },
+  };
+
+  it("takes a content hash, never paths; the hash is part of the runId", () => {
+    const spec = parseRunSpec(idx);
+    assert.deepEqual(spec.dataset, { kind: "idx", contentHash: "ef".repeat(32) });
+    assert.notEqual(runIdOf(spec), runIdOf(parseRunSpec({ ...idx, dataset: { kind: "idx", contentHash: "ee".repeat(32) } })));
+    rejects({ ...idx, dataset: { kind: "idx", contentHash: "EF".repeat(32) } }, "dataset.contentHash");
+    rejects({ ...idx, dataset: { kind: "idx", contentHash: "ef".repeat(32), trainImages: "/data/train" } }, "dataset.trainImages");
+    rejects({ ...idx, dataset: { kind: "idx" } }, "dataset.contentHash");
+  });
+});

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import {
@@ -11,7 +14,7 @@ import {
   sliceBatch,
 } from "../../../training/data/dataset.js";
 import { IdxError, parseIdx, readIdxFile } from "../../../training/data/idx.js";
-import { loadMnist } from "../../../training/data/mnist.js";
+import { idxContentHash, idxPathsIn, loadIdxDataset, loadMnist, MNIST_CONTENT_HASH, mnistPaths } from "../../../training/data/mnist.js";
 import { syntheticDataset } from "../../../training/data/synthetic.js";
 import { contributionSeed } from "../../../training/rng/seeds.js";
 
@@ -165,6 +168,43 @@ describe("MNIST", () => {
   it("starts with the standard labels", () => {
     assert.equal(ds.train.y[0], 5);
     assert.equal(ds.test.y[0], 7);
+  });
+});
+
+describe("datasets named by content", () => {
+  it("MNIST is the pinned bytes: the hash of the installed files is MNIST_CONTENT_HASH", async () => {
+    assert.equal(await idxContentHash(mnistPaths()), MNIST_CONTENT_HASH);
+  });
+
+  it("an IDX directory loads only when its four files hash to the run's contentHash; one changed byte is refused by name", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "seedswarm-idx-"));
+    try {
+      const paths = idxPathsIn(dir);
+      const files = [
+        [paths.trainImages, idxBuffer(0x08, [6, 2, 2], 24)],
+        [paths.trainLabels, Uint8Array.of(0, 0, 0x08, 1, 0, 0, 0, 6, 0, 1, 0, 1, 0, 1)],
+        [paths.testImages, idxBuffer(0x08, [2, 2, 2], 8)],
+        [paths.testLabels, Uint8Array.of(0, 0, 0x08, 1, 0, 0, 0, 2, 1, 0)],
+      ] as const;
+      for (const [p, b] of files) await writeFile(p, b);
+      // The hash a spec names: SHA-256 of the four files' bytes in order (what `cat ... | sha256sum` gives).
+      const expected = createHash("sha256").update(Buffer.concat(files.map(([, b]) => b))).digest("hex");
+      assert.equal(await idxContentHash(paths), expected);
+      const ds = await loadIdxDataset(paths, "idx", expected);
+      assert.equal(ds.train.n, 6);
+      assert.equal(ds.classes, 2);
+      const changed = Uint8Array.from(files[0][1]);
+      changed[changed.length - 1] ^= 1;
+      await writeFile(paths.trainImages, changed);
+      await assert.rejects(loadIdxDataset(paths, "idx", expected), (err: unknown) => {
+        assert.ok(err instanceof DatasetError);
+        assert.equal(err.code, "DATASET_HASH_MISMATCH");
+        assert.ok(err.message.includes(expected) && err.message.includes(dir), err.message);
+        return true;
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
