@@ -33,7 +33,7 @@ import { CommitLogFile } from "./chain/commit-log.js";
 import { commitFromWire } from "./chain/commit-wire.js";
 import { PENALTY, Penalties } from "./chain/penalties.js";
 import { Rounds, type RoundsEvent } from "./chain/rounds.js";
-import { signerOf } from "./chain/signatures.js";
+import { sharedVerifier, signerOf } from "./chain/signatures.js";
 import { Gossip } from "./network/gossip.js";
 import { createSwarmNode, type SwarmNode } from "./network/libp2p.js";
 import { Peers } from "./network/peers.js";
@@ -210,7 +210,8 @@ export class SwarmDaemon {
           this.metrics?.commitsProposed.inc();
           await this.gossip.publishCommit(encoded);
         },
-        sign: signerOf(identity.privateKey),
+        // Remembered as verified: our own entry in every commit is then a cache hit.
+        sign: signerOf(identity.privateKey, sharedVerifier),
       },
       { roundTimeoutMs: this.spec.roundTimeoutMs, stopAt: Math.min(opts.stopAt, this.spec.iterations), contribute: true },
       log.child({ module: "rounds" }),

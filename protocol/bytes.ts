@@ -24,9 +24,15 @@ export function sha256Hex(data: Uint8Array | string): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
-/** Byte-wise equality. */
+/** Below this length a JS loop beats wrapping both sides in Buffers for memcmp. */
+const EQUAL_BY_LOOP_BELOW = 64;
+
+/** Byte-wise equality (memcmp for long inputs: a commit's canonical check compares kilobytes). */
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false;
-  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
-  return true;
+  if (a.byteLength < EQUAL_BY_LOOP_BELOW) {
+    for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }

@@ -11,7 +11,7 @@
  */
 import { sha256 } from "./bytes.js";
 import { runIdBytes, runIdHex } from "./run-id.js";
-import { MAX_COMMIT_ENTRIES, MAX_PAYLOAD_BYTES } from "./limits.js";
+import { MAX_COMMIT_ENTRIES, MAX_PAYLOAD_BYTES, SIGNATURE_BYTES } from "./limits.js";
 import * as pb from "./messages.js";
 import { bad, hash, signature, upTo, peerId, fromU64, toU64, u32, U32_MAX, out, encodeWire, decodeWire, encodeRunIteration, decodeRunIteration } from "./wire-fields.js";
 
@@ -136,6 +136,24 @@ export function encodeCommitBody(m: UnsignedCommit): Uint8Array {
 /** Encodes a signed commit; its bytes are what commitHash chains. */
 export function encodeCommit(m: CommitMessage): Uint8Array {
   return encodeWire("commit", pb.Commit, commitToPb(m, signature(m.signature, "commit.signature")) as pb.Commit);
+}
+
+/** The signature field as the encoder writes it last: tag (field 8, bytes), length 64, then the 64 bytes. */
+const COMMIT_SIGNATURE_TAG = Uint8Array.of((8 << 3) | 2, SIGNATURE_BYTES);
+const COMMIT_SIGNATURE_FIELD_BYTES = COMMIT_SIGNATURE_TAG.byteLength + SIGNATURE_BYTES;
+
+/**
+ * encodeCommitBody(m) without encoding again, for bytes already known to be encodeCommit(m) (the
+ * canonical check compared them): protons writes fields in field-number order and the signature
+ * is the last field, so the body is those bytes minus their last 66. A view, not a copy; null
+ * when the bytes do not end in m's signature field (then they were not encodeCommit(m)).
+ */
+export function commitBodyOf(m: CommitMessage, encoded: Uint8Array): Uint8Array | null {
+  const at = encoded.byteLength - COMMIT_SIGNATURE_FIELD_BYTES;
+  if (at < 0 || m.signature.byteLength !== SIGNATURE_BYTES) return null;
+  if (encoded[at] !== COMMIT_SIGNATURE_TAG[0] || encoded[at + 1] !== COMMIT_SIGNATURE_TAG[1]) return null;
+  for (let i = 0; i < SIGNATURE_BYTES; i++) if (encoded[at + 2 + i] !== m.signature[i]) return null;
+  return encoded.subarray(0, at);
 }
 
 /** Decodes a commit: at most MAX_COMMIT_ENTRIES entries, each author and the proposer a peer id multihash, 64-byte signatures. */

@@ -18,12 +18,7 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import { base58btc } from "multiformats/bases/base58";
 import { equalBytes } from "./bytes.js";
-import {
-  type CommitMessage,
-  type ContributionMessage,
-  encodeCommit,
-  encodeCommitBody,
-} from "./codec.js";
+import { type CommitMessage, commitBodyOf, type ContributionMessage, encodeCommit } from "./codec.js";
 import { SeedswarmError } from "./errors.js";
 import { SIGNATURE_BYTES } from "./limits.js";
 import { runIdBytes } from "./run-id.js";
@@ -52,17 +47,29 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
   return Buffer.concat(parts);
 }
 
-/** The bytes an author signs for a contribution. */
+/** Length of the fixed part of a contribution's signed bytes: domain, runId, iteration, parent, joinedAt. */
+const CONTRIBUTION_FIXED_BYTES = CONTRIBUTION_DOMAIN.byteLength + 32 + 8 + 32 + 8;
+
+/**
+ * The bytes an author signs for a contribution, written into one buffer (a commit's check
+ * rebuilds them for every entry, so no intermediate arrays).
+ */
 export function contributionSignedBytes(c: ContributionClaim): Uint8Array {
   if (c.parentHash.byteLength !== 32) throw new RangeError("parentHash must be 32 bytes");
-  return concat([
-    CONTRIBUTION_DOMAIN,
-    runIdBytes(c.runId),
-    u64be(c.iteration),
-    c.parentHash,
-    u64be(c.joinedAt),
-    c.payload,
-  ]);
+  const out = Buffer.allocUnsafe(CONTRIBUTION_FIXED_BYTES + c.payload.byteLength);
+  let at = 0;
+  out.set(CONTRIBUTION_DOMAIN, at);
+  at += CONTRIBUTION_DOMAIN.byteLength;
+  out.set(runIdBytes(c.runId), at);
+  at += 32;
+  out.writeBigUInt64BE(BigInt(c.iteration), at);
+  at += 8;
+  out.set(c.parentHash, at);
+  at += 32;
+  out.writeBigUInt64BE(BigInt(c.joinedAt), at);
+  at += 8;
+  out.set(c.payload, at);
+  return out;
 }
 
 /** What a peer signs to announce (or, expiring at once, withdraw) itself in an expert record. */
@@ -118,9 +125,21 @@ export function peerIdString(peerIdBytes: Uint8Array): string {
   return id;
 }
 
-/** The multihash bytes of a peer id string (any key type); throws on text that is no base58btc. */
+/** Peer id bytes memoised by their string (gossip names every author by string, per message). */
+const ID_BYTES = new Map<string, Uint8Array>();
+
+/**
+ * The multihash bytes of a peer id string (any key type); throws on text that is no base58btc.
+ * The bytes returned may be shared: callers must not write into them.
+ */
 export function peerIdStringBytes(id: string): Uint8Array {
-  return base58btc.baseDecode(id);
+  let bytes = ID_BYTES.get(id);
+  if (bytes === undefined) {
+    bytes = base58btc.baseDecode(id);
+    ID_BYTES.set(id, bytes);
+    if (ID_BYTES.size > ID_STRINGS_KEEP) ID_BYTES.delete(ID_BYTES.keys().next().value as string);
+  }
+  return bytes;
 }
 
 /** An Ed25519 public key for node:crypto (OpenSSL) from its raw 32 bytes. */
@@ -167,13 +186,17 @@ export const MIN_JOINED_AT = Date.UTC(2024, 0, 1);
 /** How far a join time may run ahead of our clock: clock skew between honest hosts, not more. */
 export const MAX_JOINED_AT_AHEAD_MS = 3_600_000;
 
+function joinedAtInBounds(joinedAt: number, now: number): boolean {
+  return joinedAt >= MIN_JOINED_AT && joinedAt <= now + MAX_JOINED_AT_AHEAD_MS;
+}
+
 /**
  * Checks a join time against our clock (`now`, ms since the epoch). The apply order and the
  * 1,024-entry cut of a commit go by join time (earliest first), so an unbounded one (0, or 2^53-1)
  * would let a fresh key claim to be the oldest author, or sort last forever. Throws ChainCheckError.
  */
 export function checkJoinedAt(joinedAt: number, now: number, at: string, context: Record<string, unknown> = {}): void {
-  if (joinedAt < MIN_JOINED_AT || joinedAt > now + MAX_JOINED_AT_AHEAD_MS)
+  if (!joinedAtInBounds(joinedAt, now))
     throw new ChainCheckError("BAD_JOINED_AT", `${at}: joinedAt ${joinedAt} is before 2024 or more than 1 h ahead of our clock`, {
       ...context,
       joinedAt,
@@ -205,9 +228,17 @@ export function checkCommit(m: CommitMessage, encoded: Uint8Array, check: Signat
     throw new ChainCheckError("NOT_CANONICAL", "commit is not in its canonical encoding", ctx);
   // Key types first (cheap), then the signatures.
   ed25519Signer(m.proposer, "commit proposer", ctx);
-  m.entries.forEach((e, entry) => ed25519Signer(e.author, `commit.entries[${entry}].author`, { ...ctx, entry }));
-  m.entries.forEach((e, entry) => checkJoinedAt(e.joinedAt, now, `commit.entries[${entry}]`, { ...ctx, entry }));
-  if (!check(m.proposer, commitSignedBytes(encodeCommitBody(m)), m.signature))
+  // (Labels and contexts are built only for the entry that fails.)
+  m.entries.forEach((e, entry) => {
+    if (!ed25519KeyOfPeerId(e.author)) ed25519Signer(e.author, `commit.entries[${entry}].author`, { ...ctx, entry });
+  });
+  m.entries.forEach((e, entry) => {
+    if (!joinedAtInBounds(e.joinedAt, now)) checkJoinedAt(e.joinedAt, now, `commit.entries[${entry}]`, { ...ctx, entry });
+  });
+  // The signed body is the canonical bytes minus their signature field: no second encoding.
+  const body = commitBodyOf(m, encoded);
+  if (!body) throw new ChainCheckError("NOT_CANONICAL", "commit does not end in its signature field", ctx);
+  if (!check(m.proposer, commitSignedBytes(body), m.signature))
     throw new ChainCheckError("BAD_SIGNATURE", "commit signature does not verify", { ...ctx, proposer: peerIdString(m.proposer) });
   const ids = new Set<string>();
   let prev: { joinedAt: number; id: string } | undefined;

@@ -64,13 +64,28 @@ export function isBetter(a: Commit, ha: Uint8Array, b: Commit, hb: Uint8Array): 
   return toHex(ha) < toHex(hb);
 }
 
+/**
+ * Orders computed lately, by their exact arguments: the rounds ask for the same round's order on
+ * every contribution that arrives (is it our turn yet?), the rank check and the next round's tick
+ * again, and each costs one SHA-256 per candidate. A few rounds' worth, keyed unambiguously (JSON).
+ */
+const ORDERS = new Map<string, readonly string[]>();
+const ORDERS_KEEP = 16;
+
 /** Rank order of candidates for proposing iteration t: ascending H(runId, t, peer). */
 export function proposerOrder(runId: string, iteration: number, candidates: Iterable<string>): string[] {
+  const list = [...candidates];
+  const memo = JSON.stringify([runId, iteration, list]);
+  const known = ORDERS.get(memo);
+  if (known) return [...known];
   const key = (p: string) => sha256Hex(`${runId}/${iteration}/${p}`);
-  return [...new Set(candidates)]
+  const order = [...new Set(list)]
     .map((p) => [key(p), p] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, p]) => p);
+  ORDERS.set(memo, order);
+  if (ORDERS.size > ORDERS_KEEP) ORDERS.delete(ORDERS.keys().next().value as string);
+  return [...order];
 }
 
 /**

@@ -124,6 +124,8 @@ export class Rounds {
   private lastHash: Uint8Array = ZERO_HASH;
   /** Authors of the last applied commit: next round's expected contributors and proposers. */
   private lastAuthors: string[] = [];
+  /** proposers(t) for the current author list (replaced, never changed in place, on each commit). */
+  private order: { t: number; authors: readonly string[]; order: readonly string[] } | null = null;
   /**
    * Authors whose contribution missed its commit, with the head when that was noticed: they are
    * waited for (at most 0.5 x roundTimeout a round) in the next two rounds, so a joiner or a slow
@@ -465,8 +467,15 @@ export class Rounds {
    * Who may propose iteration t, best first. Normally the authors of the last commit (a set
    * every node agrees on); at the start of a chain, the contributors this node has seen.
    */
-  private proposers(t: number): string[] {
-    if (this.lastAuthors.length > 0) return proposerOrder(this.run.runId, t, this.lastAuthors);
+  private proposers(t: number): readonly string[] {
+    if (this.lastAuthors.length > 0) {
+      // Asked on every contribution that arrives: kept for (t, the last commit's author list).
+      const o = this.order;
+      if (o && o.t === t && o.authors === this.lastAuthors) return o.order;
+      const order = proposerOrder(this.run.runId, t, this.lastAuthors);
+      this.order = { t, authors: this.lastAuthors, order };
+      return order;
+    }
     const seen = [...this.usable(t).keys()];
     return proposerOrder(this.run.runId, t, this.opts.contribute ? [...seen, this.self.id] : seen);
   }

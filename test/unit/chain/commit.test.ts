@@ -55,6 +55,20 @@ describe("proposer order", () => {
     assert.ok(firsts.size > 3, `only ${firsts.size} distinct primaries over 20 iterations`);
     assert.notDeepEqual(proposerOrder(RUN, 5, peers), proposerOrder("cd".repeat(32), 5, peers));
   });
+
+  it("asked again (the memo), the same order; arguments that concatenate alike are not confused", () => {
+    const first = proposerOrder(RUN, 7, peers);
+    first.reverse();
+    assert.deepEqual(proposerOrder(RUN, 7, peers), [...first].reverse(), "a caller's change to a result does not leak into the memo");
+    assert.deepEqual(new Set(proposerOrder(RUN, 7, ["a,b", "c"])), new Set(["a,b", "c"]));
+    assert.deepEqual(new Set(proposerOrder(RUN, 7, ["a", "b,c"])), new Set(["a", "b,c"]));
+    // Past the memo's bound, every order is still computed right.
+    for (let t = 0; t < 40; t++) {
+      const order = proposerOrder(RUN, t, peers);
+      const keys = order.map((p) => sha256Hex(`${RUN}/${t}/${p}`));
+      assert.deepEqual(keys, [...keys].sort());
+    }
+  });
 });
 
 describe("rankOf (rank is computed, never claimed)", () => {

@@ -4,12 +4,14 @@ import {
   type CommitMessage,
   type CommitEntry,
   type ContributionMessage,
+  commitBodyOf,
   commitHash,
   decodeCommit,
   decodeContribution,
   decodeHeartbeat,
   decodeLeave,
   encodeCommit,
+  encodeCommitBody,
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
@@ -160,6 +162,23 @@ describe("codec round trips", () => {
     assert.equal(commitHash(a).length, 32);
     assert.deepEqual(commitHash(a), commitHash(encodeCommit(decodeCommit(a))));
     assert.notDeepEqual(commitHash(a), commitHash(encodeCommit({ ...commit, rank: 0 })));
+  });
+
+  it("commitBodyOf is encodeCommitBody without encoding again, for 0, 2 and 1,024 entries; null once the signature field is touched", () => {
+    const many = Array.from({ length: 1024 }, (_, i) => ({ ...entry, joinedAt: entry.joinedAt + i, payload: filled(16, i & 255) }));
+    for (const entries of [[], commit.entries, many]) {
+      const m = { ...commit, entries };
+      const encoded = encodeCommit(m);
+      const body = commitBodyOf(m, encoded);
+      assert.ok(body, `${entries.length} entries`);
+      assert.deepEqual(Uint8Array.from(body), encodeCommitBody(m));
+      for (const at of [encoded.byteLength - 1, encoded.byteLength - 64, encoded.byteLength - 65, encoded.byteLength - 66]) {
+        const touched = encoded.slice();
+        touched[at] ^= 1;
+        assert.equal(commitBodyOf(m, touched), null, `byte ${at} of ${encoded.byteLength}`);
+      }
+      assert.equal(commitBodyOf(m, encoded.subarray(0, 10)), null);
+    }
   });
 
   it("runId hex <-> bytes", () => {
