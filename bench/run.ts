@@ -16,6 +16,7 @@ import { lmUpdateSection } from "./lm-update.js";
 import { lmSection } from "./lm.js";
 import { lowrankSection } from "./lowrank.js";
 import { type Section, writeReport } from "./report.js";
+import { speedupSection, stragglerSection } from "./speedup.js";
 import { joinSection, scalingSection, wireSection } from "./swarm.js";
 import { costSection, forwardSection, mnistSection } from "./training.js";
 import { verifySection } from "./verify.js";
@@ -28,6 +29,8 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   wire: wireSection,
   join: joinSection,
   scaling: scalingSection,
+  speedup: speedupSection,
+  straggler: stragglerSection,
   "market-efficiency": marketplaceEfficiencySection,
   "market-mnist": marketplaceMnistSection,
   "market-nodes": marketplaceNodesSection,

@@ -14,6 +14,7 @@ interface SwarmFlags {
   stopAt?: number;
   dataDir: string;
   backend: BackendChoice;
+  nodeBackends?: BackendChoice[];
   logLevel: LogLevel;
   httpBasePort?: number;
 }
@@ -29,6 +30,11 @@ export function swarmCommand(program: Command): void {
     .option("--stop-at <n>", "stop after n iterations (default: the run length)", intIn(1, 1e9))
     .option("--data-dir <dir>", "parent of the nodes' data dirs and logs (<dir>/swarm/node-i)", defaultDataDir())
     .addOption(new Option("--backend <name>", "tensor backend").choices(["auto", ...BACKENDS]).default("auto"))
+    .option(
+      "--node-backends <list>",
+      "comma-separated backend per node (node i takes the i-th, overriding --backend; e.g. cpu,wasm,wasm)",
+      backendList,
+    )
     .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
     .option("--http-base-port <port>", "node i serves its dashboard on 127.0.0.1:(port + i); 0: free ports", intIn(0, 65535))
     .addHelpText(
@@ -37,13 +43,17 @@ export function swarmCommand(program: Command): void {
 Examples:
   $ seedswarm swarm                       # 3 nodes, MNIST, one-byte SPSA
   $ seedswarm swarm --nodes 4 --preset tiny-spsa
-  $ seedswarm swarm --http-base-port 9090    # dashboards on http://127.0.0.1:9090/, :9091/, ...`,
+  $ seedswarm swarm --http-base-port 9090    # dashboards on http://127.0.0.1:9090/, :9091/, ...
+  $ seedswarm swarm --node-backends cpu,wasm,wasm   # node 0 on the pure-JS backend: a straggler`,
     )
     .action(async (flags: SwarmFlags) => {
       const log = createLogger({ level: flags.logLevel });
       const spec = resolveSpec(flags);
       if (flags.httpBasePort && flags.httpBasePort + flags.nodes - 1 > 65535) {
         throw new InvalidArgumentError(`--http-base-port ${flags.httpBasePort} + ${flags.nodes} nodes goes past port 65535`);
+      }
+      if (flags.nodeBackends && flags.nodeBackends.length > flags.nodes) {
+        throw new InvalidArgumentError(`--node-backends names ${flags.nodeBackends.length} backends for ${flags.nodes} nodes`);
       }
       await checkWritableDir(flags.dataDir, "data dir");
       const specArgs = flags.spec ? ["--spec", flags.spec] : ["--preset", flags.preset];
@@ -62,6 +72,7 @@ Examples:
           nodes: flags.nodes,
           dataDir: flags.dataDir,
           backend: flags.backend,
+          nodeBackends: flags.nodeBackends ?? [],
           stopAt: Math.min(flags.stopAt ?? spec.iterations, spec.iterations),
           specArgs,
           spec,
@@ -74,4 +85,13 @@ Examples:
       process.stdout.write(`${JSON.stringify(result)}\n`);
       if (!result.agree) process.exit(1);
     });
+}
+
+/** Parses `--node-backends`: known backend names (or auto), comma-separated. */
+function backendList(v: string): BackendChoice[] {
+  const names = v.split(",").map((s) => s.trim());
+  const known: readonly string[] = ["auto", ...BACKENDS];
+  const bad = names.filter((n) => !known.includes(n));
+  if (names.length === 0 || bad.length > 0) throw new InvalidArgumentError(`unknown backend(s) ${bad.join(", ")}; known: ${known.join(", ")}`);
+  return names as BackendChoice[];
 }

@@ -20,6 +20,8 @@ export interface LocalSwarmOptions {
   readonly nodes: number;
   readonly dataDir: string;
   readonly backend: BackendChoice;
+  /** Node i runs on nodeBackends[i] where given (a straggler on the pure-JS backend), else on `backend`. */
+  readonly nodeBackends?: readonly BackendChoice[];
   readonly stopAt: number;
   /** Arguments that select the run spec, passed to every node (--preset/--spec/--iterations). */
   readonly specArgs: readonly string[];
@@ -70,7 +72,7 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
       "/ip4/127.0.0.1/tcp/0",
       "--no-mdns",
       "--backend",
-      opts.backend,
+      opts.nodeBackends?.[index] ?? opts.backend,
       "--stop-at",
       String(opts.stopAt),
       // The first node waits for the others, so the whole swarm trains from iteration 0.
@@ -114,7 +116,8 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
   };
 
   const first = spawnNode(0);
-  for (let i = 0; i < 200 && !first.addr && first.exit === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+  // Up to 60 s: loading the backend and MNIST takes over 10 s on a loaded 2-core machine.
+  for (let i = 0; i < 1200 && !first.addr && first.exit === undefined; i++) await new Promise((r) => setTimeout(r, 50));
   if (!first.addr) throw new Error(`first node did not start; see ${join(base, "node-0.log")}`);
   for (let i = 1; i < opts.nodes; i++) spawnNode(i, first.addr);
   log.info({ nodes: opts.nodes, logs: base, bootstrap: first.addr }, "swarm started");
