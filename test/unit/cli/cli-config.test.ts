@@ -249,6 +249,7 @@ describe("bad flags: usage errors (exit 2) naming the flag and the value", () =>
     [["train", "--eval-every", "-1"], /--eval-every/],
     [["train", "--eval-limit", "0"], /--eval-limit/],
     [["swarm", "--nodes", "65"], /--nodes.*from 1 to 64/],
+    [["swarm", "--node-backends", "wasm,gpu"], /--node-backends.*unknown backend\(s\) gpu/],
     [["init", "--preset", "giant"], /--preset.*'giant'/],
     [["init", "--iterations", "many"], /--iterations.*'many'/],
     [["init", "--member", "12D3KooWnope"], /--member.*is not a peer id/],
@@ -269,6 +270,12 @@ describe("bad flags: usage errors (exit 2) naming the flag and the value", () =>
       assert.match(r.err, message);
     });
   }
+  it("a backend per swarm node from --node-backends", async () => {
+    const r = await cli(["swarm", "--node-backends", "wasm, wasm,cpu", "--print-config"]);
+    assert.equal(r.exitCode, 0, r.err);
+    assert.deepEqual(printed(r).config["node-backends"], ["wasm", "wasm", "cpu"]);
+  });
+
   it("members from a comma list in SEEDSWARM_MEMBER, a swarm key path from SEEDSWARM_SWARM_KEY", async () => {
     const r = await cli(["node", "--print-config"], { SEEDSWARM_MEMBER: `${P},${P}`, SEEDSWARM_SWARM_KEY: "/secrets/swarm.key" });
     assert.equal(r.exitCode, 0, r.err);
