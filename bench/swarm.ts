@@ -162,6 +162,9 @@ export async function scalingSection(): Promise<Section> {
   const spec = parseRunSpec(PRESETS["mnist-mlp-spsa"]);
   const { perturbations } = algorithmOf(spec, "spsa");
   const target = 0.6;
+  // A looser loss on the way: reached while progress is still limited by the step, not by the
+  // noise floor that the rate sets (docs/architecture.md, "Why more bytes per commit stop paying").
+  const early = 0.7;
   const every = 25;
   const rows: string[] = [];
   const figures: Record<string, number> = {};
@@ -170,25 +173,30 @@ export async function scalingSection(): Promise<Section> {
     const replica = initialReplica(run);
     const authors = localAuthors(n);
     let reached = Number.NaN;
+    let reachedEarly = Number.NaN;
     while (replica.iteration < spec.iterations) {
       localIteration(run, replica, authors);
-      if (replica.iteration % every === 0 && evaluate(run.model, replica.backend.tensors, mnist.test, 2000).loss <= target) {
+      if (replica.iteration % every !== 0) continue;
+      const loss = evaluate(run.model, replica.backend.tensors, mnist.test, 2000).loss;
+      if (loss <= early && Number.isNaN(reachedEarly)) reachedEarly = replica.iteration;
+      if (loss <= target) {
         reached = replica.iteration;
         break;
       }
     }
     replica.dispose();
-    rows.push(`| ${n} | ${reached} | ${n * perturbations} |`);
+    rows.push(`| ${n} | ${reachedEarly} | ${reached} | ${n * perturbations} |`);
     figures[`rounds_to_target_n${n}`] = reached;
+    figures[`rounds_to_loss_0_7_n${n}`] = reachedEarly;
   }
   return {
     id: "scaling",
     title: "Swarm: rounds to a target loss with 1, 2, 4 and 8 nodes",
     command: "npm run bench -- --only scaling",
-    markdown: `Iterations (rounds) until the test loss on the first 2,000 MNIST test images is <= ${target}, checked every ${every} iterations, for 1, 2, 4 and 8 nodes contributing ${perturbations} one-byte perturbations each (the \`mnist-mlp-spsa\` preset, learning-rate scaling \`${JSON.stringify(algorithmOf(spec, "spsa").lrScaling ?? { rule: "none" })}\`). Targets: n2 <= n1 / 2^0.9, n4 <= n1 / 4^0.9, n8 <= n1 / 8^0.8. Each node is a simulated author applied in timestamp order, exactly the update a swarm of that size applies (\`seedswarm train --authors N\`), so the count isolates statistical scaling from network timing.
+    markdown: `Iterations (rounds) until the test loss on the first 2,000 MNIST test images is <= ${target} (and, on the way, <= ${early}), checked every ${every} iterations, for 1, 2, 4 and 8 nodes contributing ${perturbations} one-byte perturbations each (the \`mnist-mlp-spsa\` preset, learning-rate scaling \`${JSON.stringify(algorithmOf(spec, "spsa").lrScaling ?? { rule: "none" })}\`). Targets: n2 <= n1 / 2^0.9, n4 <= n1 / 4^0.9, n8 <= n1 / 8^0.8 (for loss ${target}). Each node is a simulated author applied in timestamp order, exactly the update a swarm of that size applies (\`seedswarm train --authors N\`), so the count isolates statistical scaling from network timing. One run per size (one draw of seeds): near the noise floor that the rate sets, the crossing of ${target} moves by hundreds of rounds from one draw to another.
 
-| nodes | rounds to loss <= ${target} | perturbations per round |
-|---|---|---|
+| nodes | rounds to loss <= ${early} | rounds to loss <= ${target} | perturbations per round |
+|---|---|---|---|
 ${rows.join("\n")}`,
     figures,
   };
