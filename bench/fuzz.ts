@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { PRESETS } from "../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../protocol/run-spec.js";
 import { PROTOCOL_NAMES, TOPIC_KINDS } from "../protocol/topics.js";
-import { nodeCounts, notAccepted, runFuzzCampaign, syncSeen } from "../test/e2e/fuzz-campaign.js";
+import { converged, forkSwitches, nodeCounts, notAccepted, runFuzzCampaign, syncSeen } from "../test/e2e/fuzz-campaign.js";
 import { cleanup, type Node, startSwarm } from "../test/e2e/node-process.js";
 import type { Section } from "./report.js";
 
@@ -65,6 +65,7 @@ export async function fuzzSection(): Promise<Section> {
     const timer = setInterval(sample, 250);
     const before = await Promise.all(urls.map(nodeCounts));
     const headsBefore = nodes.map(headOf);
+    const switchesBefore = nodes.map(forkSwitches);
     const result = await runFuzzCampaign(nodes, {
       seed,
       runId,
@@ -87,12 +88,22 @@ export async function fuzzSection(): Promise<Section> {
     const after = nodes.map((n) => rssMb(n.child.pid));
     const late = await Promise.all(urls.map(nodeCounts));
     const mb = (b: number) => (b / 2 ** 20).toFixed(0);
+    // Not in the middle of a fork between honest proposers (see converged): a disagreement that
+    // outlasts 30 s is counted below.
+    const settleStart = performance.now();
+    const agreed = await converged(nodes, 30_000);
+    const settleS = (performance.now() - settleStart) / 1000;
+    const switches = nodes.map((n, i) => forkSwitches(n) - switchesBefore[i]);
     for (const n of nodes) n.child.kill("SIGTERM");
     const exits = await Promise.all(nodes.map((n) => n.exit));
     const crashes = exits.filter((e) => e.code !== 0).length;
     const sums = nodes.map((n) => n.checksums());
     let disagree = 0;
-    for (const [it, sum] of sums[0]) if (sums[1].has(it) && sums[2].has(it) && (sums[1].get(it) !== sum || sums[2].get(it) !== sum)) disagree++;
+    for (const [it, sum] of sums[0])
+      if (sums[1].has(it) && sums[2].has(it) && (sums[1].get(it) !== sum || sums[2].get(it) !== sum)) {
+        disagree++;
+        console.error(`fuzz: replicas disagree at ${it}: ${sums.map((s) => s.get(it)?.slice(0, 12)).join(" / ")}`);
+      }
     const hostileInChain = nodes.reduce(
       (s, n) => s + n.commits().filter((c) => c.entries.some((e) => result.ids.has(e.author))).length,
       0,
@@ -119,6 +130,8 @@ export async function fuzzSection(): Promise<Section> {
       `| crashes (nodes not exiting 0 on SIGTERM) | ${crashes} |`,
       `| iterations on which replicas disagreed | ${disagree} |`,
       `| commits with a hostile author | ${hostileInChain} |`,
+      `| fork switches between honest commits during and after the campaign, per node | ${switches.join(" / ")} |`,
+      `| agreed at the latest common iteration before SIGTERM | ${agreed ? `yes, after ${settleS.toFixed(1)} s` : "no, after 30 s"} |`,
       `| honest RSS growth, max over nodes (target <= 50) | ${figures.hostile_rss_growth_mb} MiB (base ${base.map((b) => b.toFixed(0)).join("/")}, peak ${peak.map((p) => p.toFixed(0)).join("/")}, after ${after.map((a) => a.toFixed(0)).join("/")}) |`,
       `| control: RSS growth with no attack over ${controlS + 5} s (${cleanIterations.join(" / ")} iterations), max over nodes | ${figures.fuzz_clean_rss_growth_mb} MiB |`,
       `| V8 heap used before / after, per node | ${before.map((c, i) => `${mb(c.heapUsedBytes)}/${mb(late[i].heapUsedBytes)}`).join(", ")} MiB |`,

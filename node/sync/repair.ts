@@ -134,21 +134,30 @@ export class Repair {
   async resolveFork(unchained: EncodedCommit): Promise<void> {
     if (this.busy) return;
     const { peers, rounds, libp2p, runId, log } = this.s;
-    const { iteration } = unchained.commit;
+    const { iteration, prevHash, proposer } = unchained.commit;
+    // Resolved only when the commit's parent is on our chain: our head passing `iteration` is
+    // not proof (while we fetch, we may go on committing alone on our own side of the fork; that
+    // once ended the fork search with "fork resolved" and left the node on a losing fork).
+    const resolved = () => rounds.appliedCommits().some((c) => equalBytes(c.hash, prevHash));
+    // The proposer first: it holds the commit's parent. Then the others (some may be hostile and
+    // only answer at the request timeout).
+    const connected = peers.connected();
+    const order = [...connected.filter((p) => p.toString() === proposer), ...connected.filter((p) => p.toString() !== proposer)];
     this.resolvingFork = true;
     try {
-      for (const peer of peers.connected()) {
+      for (const peer of order) {
+        if (resolved()) break;
         const got = await fetchCommits(libp2p, peer, runId, iteration - 1).catch(() => []);
         const prev = this.catchUp.verifiedReply(peer, got).find((c) => c.commit.iteration === iteration - 1);
         if (!prev) continue;
         rounds.onCommit(prev);
         if (this.head === iteration) rounds.onCommit(unchained);
-        if (this.head > iteration) {
-          log.info({ iteration }, "fork resolved");
-          return;
-        }
       }
-      for (const peer of peers.connected()) if (await this.resolveDeepFork(peer)) return;
+      if (resolved()) {
+        log.info({ iteration }, "fork resolved");
+        return;
+      }
+      for (const peer of order) if (await this.resolveDeepFork(peer)) return;
       await this.verifyWithPeers(this.head, "unresolved fork");
     } finally {
       this.resolvingFork = false;

@@ -30,6 +30,9 @@ export interface CampaignOptions {
   readonly burst?: number;
   /** Requests in flight at once. */
   readonly concurrency?: number;
+  /** Only these gossip topic kinds and sync protocols (all by default): to attribute a cost to one. */
+  readonly kinds?: readonly TopicKind[];
+  readonly protocols?: readonly ProtocolName[];
   /** Called now and then (progress, memory sampling). */
   readonly tick?: () => void;
 }
@@ -145,7 +148,7 @@ export async function runFuzzCampaign(nodes: readonly Node[], opts: CampaignOpti
   let identities = 1;
   const retired: Promise<void>[] = [];
   const gossip = (async () => {
-    for (const kind of TOPIC_KINDS) {
+    for (const kind of opts.kinds ?? TOPIC_KINDS) {
       while (published[kind] < opts.perTopic) {
         const a = await next();
         if (!a) {
@@ -172,7 +175,7 @@ export async function runFuzzCampaign(nodes: readonly Node[], opts: CampaignOpti
   const protocolSeconds: Partial<Record<ProtocolName, number>> = {};
   const sync = (async () => {
     const concurrency = opts.concurrency ?? 8;
-    for (const p of PROTOCOL_NAMES) {
+    for (const p of opts.protocols ?? PROTOCOL_NAMES) {
       let sent = 0;
       const worker = async () => {
         while (sent < opts.perProtocol) {
@@ -204,3 +207,26 @@ export async function runFuzzCampaign(nodes: readonly Node[], opts: CampaignOpti
     seconds: (performance.now() - start) / 1000,
   };
 }
+
+/**
+ * Waits (up to `timeoutMs`) until the nodes agree at the latest iteration all of them applied,
+ * and says whether they did. Two honest proposers can fork the chain for an iteration under load
+ * (a late primary against its fallback), and the fork choice settles it within a round or two:
+ * stopping the nodes in the middle of that measures the stop, not the attack. A disagreement that
+ * outlasts the wait is left for the caller's comparison to count.
+ */
+export async function converged(nodes: readonly Node[], timeoutMs = 30_000): Promise<boolean> {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    const sums = nodes.map((n) => n.checksums());
+    const common = Math.min(...sums.map((s) => Math.max(-1, ...s.keys())));
+    const at = sums.map((s) => s.get(common));
+    if (common >= 0 && at.every((x) => x !== undefined && x === at[0])) return true;
+    if (performance.now() > until) return false;
+    await sleep(250);
+  }
+}
+
+/** Fork switches the nodes logged (one step, or deeper from a snapshot), per node. */
+export const forkSwitches = (n: Node): number =>
+  n.lines.filter((l) => l.msg === "switching to a better commit" || l.msg === "switching to a better fork").length;

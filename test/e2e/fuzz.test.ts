@@ -10,7 +10,7 @@ import { after, describe, it } from "node:test";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { PROTOCOL_NAMES, TOPIC_KINDS } from "../../protocol/topics.js";
-import { nodeCounts, notAccepted, runFuzzCampaign, syncSeen } from "./fuzz-campaign.js";
+import { converged, nodeCounts, notAccepted, runFuzzCampaign, syncSeen } from "./fuzz-campaign.js";
 import { cleanup, type Node, startSwarm } from "./node-process.js";
 
 after(cleanup);
@@ -50,6 +50,9 @@ describe("wire fuzz", () => {
     await Promise.all(
       nodes.map((n, i) => n.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= heads[i] + 5, 20_000, `progress past ${heads[i]}`)),
     );
+    // Not in the middle of a fork between two honest proposers (settled by the fork choice
+    // within a round or two); a disagreement that outlasts the wait fails the checks below.
+    await converged(nodes, 15_000);
     for (const n of nodes) n.child.kill("SIGTERM");
     const exits = await Promise.all(nodes.map((n) => n.exit));
     for (const e of exits) assert.equal(e.code, 0, `a node crashed (${context})`);
