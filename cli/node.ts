@@ -8,6 +8,7 @@ import {
   type PreemptionProvider,
   watchPreemption,
 } from "../node/ops/preemption-watch.js";
+import { preferSmallHeap } from "../node/ops/heap-policy.js";
 import { checkListenAddrs, checkWritableDir, explainStartError } from "../node/ops/preflight.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import type { HttpOptions } from "../node/observe/http-server.js";
@@ -177,6 +178,8 @@ Examples:
   $ SEEDSWARM_BOOTSTRAP=/dns4/boot/tcp/4001/p2p/12D3KooW... seedswarm node --config node.json`,
     )
     .action(async (flags: NodeFlags) => {
+      // A heap that tracks what is live, so a flood of refused messages cannot grow it (see there).
+      preferSmallHeap();
       const spec = flags.run ? undefined : resolveSpec(flags);
       const http = checkHttpExposure(flags.http, flags.httpPublic);
       // Before anything is written or bound: a clear error, and nothing half-made.

@@ -127,7 +127,17 @@ export async function runFuzzCampaign(nodes: readonly Node[], opts: CampaignOpti
 
   // A listener that stays for the whole campaign: it learns the honest messages, sends the
   // requests and answers the nodes' requests. Wait until it has heard some honest traffic.
-  const listener = await fresh();
+  // Retried: on a loaded machine one dial of the three may time out.
+  const startListener = async (): Promise<Attacker> => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await fresh();
+      } catch (err) {
+        if (tries >= 3) throw err;
+      }
+    }
+  };
+  const listener = await startListener();
   for (let i = 0; i < 100 && (fuzzer.learned("commit") === 0 || fuzzer.learned("contribution") === 0); i++) await sleep(100);
 
   const published = Object.fromEntries(TOPIC_KINDS.map((k) => [k, 0])) as Record<TopicKind, number>;
@@ -152,7 +162,8 @@ export async function runFuzzCampaign(nodes: readonly Node[], opts: CampaignOpti
       while (published[kind] < opts.perTopic) {
         const a = await next();
         if (!a) {
-          if (failedStarts > 20) throw new Error(`${failedStarts} hostile identities failed to start`);
+          // A loaded machine times some dials out: give up only when most identities fail.
+          if (failedStarts > 20 && failedStarts > identities) throw new Error(`${failedStarts} hostile identities failed to start (${identities} started)`);
           continue;
         }
         identities++;
