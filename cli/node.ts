@@ -42,6 +42,7 @@ interface NodeFlags {
   behindNat: boolean;
   swarmKey?: string;
   maxConnectionsPerIp: number;
+  smallHeap: boolean;
   dataDir: string;
   modelDir?: string;
   dataFile?: string;
@@ -109,6 +110,11 @@ export function nodeCommand(program: Command): void {
       "inbound connections one remote IP (IPv6: /64) may hold open; loopback is exempt (0: no limit)",
       intIn(0, 65536),
       net.maxConnectionsPerIp,
+    )
+    .option(
+      "--small-heap",
+      "V8 heap that tracks the live set (--optimize-for-size): bounds memory under a flood of hostile messages, at more CPU per iteration",
+      false,
     )
     .option("--data-dir <dir>", "identity, checkpoints", defaultDataDir())
     .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint whose weights the spec names by hash")
@@ -179,7 +185,7 @@ Examples:
     )
     .action(async (flags: NodeFlags) => {
       // A heap that tracks what is live, so a flood of refused messages cannot grow it (see there).
-      preferSmallHeap();
+      if (flags.smallHeap) preferSmallHeap();
       const spec = flags.run ? undefined : resolveSpec(flags);
       const http = checkHttpExposure(flags.http, flags.httpPublic);
       // Before anything is written or bound: a clear error, and nothing half-made.
