@@ -276,6 +276,9 @@ export class Repair {
           return;
         }
       }
+      // One page replayed: the rest of the winner's chain, so we do not start proposing hundreds
+      // of iterations behind it (a new fork) before a later check finds it again.
+      await this.catchUp.replayCommits((await this.catchUp.peersHead([peer])).head);
       log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "fork switched");
     });
   }

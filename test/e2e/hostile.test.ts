@@ -32,6 +32,7 @@ describe("hostile gossip", () => {
     const attacker = await startAttacker(nodes, [topic, commitTopic]);
     const rejecter = await startAttacker(nodes, [topic, commitTopic]);
     const oversized = await startAttacker(nodes, [topic, commitTopic]);
+    const forger = await startAttacker(nodes, [topic, commitTopic]);
     try {
       await nodes[0].waitFor(
         (l) => l.msg === "applied" && (l.iteration ?? 0) >= 10,
@@ -51,9 +52,10 @@ describe("hostile gossip", () => {
       };
       const ok = encodeContribution(signed(attacker, 600, payload));
       const other = encodeContribution(signed(attacker, 600, new Uint8Array(8).fill(91)));
-      // Three identities: after a few rejects gossipsub graylists a sender and drops what it sends
-      // next before validation sees (and logs) it, and an oversized frame can cost the sender its
-      // stream; so the ignored kinds, the rejected kinds and the oversized one each have their own.
+      // Four identities: after a few rejects gossipsub graylists a sender and drops what it sends
+      // next before validation sees (and logs) it (when depends on its score heartbeat), and an
+      // oversized frame can cost the sender its stream; so the ignored kinds, the rejected kinds,
+      // the forged signature and the oversized one each have their own.
       const rounds: [Attacker, Uint8Array[]][] = [
         [attacker, [ok, ok, other, encodeContribution(signed(attacker, future, payload))]],
         [
@@ -63,9 +65,9 @@ describe("hostile gossip", () => {
             encodeContribution(signed(rejecter, 601, payload, "ab".repeat(32))),
             encodeContribution(signed(rejecter, 601, new Uint8Array(8).fill(0x80))),
             encodeContribution(signed(rejecter, 601, new Uint8Array(3))),
-            encodeContribution({ ...signed(rejecter, 602, payload), signature: new Uint8Array(64).fill(3) }),
           ],
         ],
+        [forger, [encodeContribution({ ...signed(forger, 602, payload), signature: new Uint8Array(64).fill(3) })]],
         [oversized, [new Uint8Array(200_000).fill(7)]],
       ];
       for (const [by, list] of rounds) {
@@ -82,7 +84,7 @@ describe("hostile gossip", () => {
       assert.equal(results[0].checksum, results[1].checksum);
       assert.equal(results[0].iteration, 150);
       const attackerId = attacker.id;
-      const hostileIds = new Set([attacker.id, rejecter.id, oversized.id]);
+      const hostileIds = new Set([attacker.id, rejecter.id, oversized.id, forger.id]);
       for (const n of nodes) {
         assert.ok(
           n.commits().every((c) => c.entries.every((e) => !hostileIds.has(e.author))),
@@ -117,7 +119,7 @@ describe("hostile gossip", () => {
         assert.ok(n.lines.some((l) => l.msg === "peer penalised" && l.peer === attackerId), "the attacker is penalised");
       }
     } finally {
-      await Promise.all([attacker, rejecter, oversized].map((a) => a.stop()));
+      await Promise.all([attacker, rejecter, oversized, forger].map((a) => a.stop()));
     }
   });
 });

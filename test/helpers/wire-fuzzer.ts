@@ -334,7 +334,12 @@ export class WireFuzzer {
     const payload = broken.badPayload ? new Uint8Array(1 + rng.int(4096)).fill(0x80) : (honest?.payload ?? new Uint8Array(8).fill(1));
     switch (kind) {
       case "contribution": {
-        const parentHash = broken.wrongParent || !honest ? rng.bytes(32) : honest.parentHash;
+        // The honest parent only under a break that refuses the message by itself: otherwise (no
+        // field broken for a contribution: "usurp", "ahead", "wrongParent") a contribution at the
+        // nodes' head on their parent is valid (in an open run, any identity may contribute, and
+        // the honest proposer includes it), which is not a hostile case at all.
+        const refused = broken.badPayload || broken.badSignature || broken.wrongRun || broken.joinedAt0 || broken.joinedAtMax || broken.farFuture || broken.farPast;
+        const parentHash = !refused || !honest ? rng.bytes(32) : honest.parentHash;
         const m = { runId, iteration, joinedAt, payload, parentHash, signature: new Uint8Array(0) };
         const signature = broken.badSignature ? rng.bytes(64) : who.sign(contributionSignedBytes(m));
         return encodeContribution({ ...m, signature });
