@@ -60,6 +60,7 @@ interface NodeFlags {
   http?: HttpOptions;
   httpPublic: boolean;
   evalEvery: number;
+  evalLimit: number;
 }
 
 export function nodeCommand(program: Command): void {
@@ -166,6 +167,7 @@ export function nodeCommand(program: Command): void {
     .option("--http <host:port>", "serve /status, /metrics, /healthz and the dashboard (port 0: any free port)", (v: string) => parseHostPort(v))
     .option("--http-public", "allow --http on a non-loopback address", false)
     .option("--eval-every <n>", "test accuracy on a fixed subset every n iterations (0: never)", intIn(0, 1e9), d.evalEvery)
+    .option("--eval-limit <n>", "test examples in that subset (the first n of the test set)", intIn(1, 1e9), d.evalLimit)
     .addHelpText(
       "after",
       `
@@ -227,6 +229,7 @@ Examples:
           checkpointEvery: flags.checkpointEvery,
           http,
           evalEvery: flags.evalEvery,
+          evalLimit: flags.evalLimit,
         },
         log,
       );

@@ -17,6 +17,7 @@ interface SwarmFlags {
   nodeBackends?: BackendChoice[];
   logLevel: LogLevel;
   httpBasePort?: number;
+  evalLimit?: number;
 }
 
 export function swarmCommand(program: Command): void {
@@ -36,6 +37,7 @@ export function swarmCommand(program: Command): void {
       backendList,
     )
     .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
+    .option("--eval-limit <n>", "each node's test accuracy subset: the first n test examples (default: the node's, 1,000)", intIn(1, 1e9))
     .option("--http-base-port <port>", "node i serves its dashboard on 127.0.0.1:(port + i); 0: free ports", intIn(0, 65535))
     .addHelpText(
       "after",
@@ -79,6 +81,7 @@ Examples:
           cli: process.argv[1],
           signal: controller.signal,
           httpBasePort: flags.httpBasePort ?? null,
+          ...(flags.evalLimit === undefined ? {} : { evalLimit: flags.evalLimit }),
         },
         log,
       );

@@ -34,6 +34,8 @@ export interface NodeOptions {
   readonly http: HttpOptions | null;
   /** Evaluate test accuracy (on a fixed subset) every this many iterations (0: never). */
   readonly evalEvery: number;
+  /** Test examples in that subset (the first ones of the test set). */
+  readonly evalLimit: number;
 }
 
 export const defaultNodeOptions = {
@@ -52,4 +54,5 @@ export const defaultNodeOptions = {
   http: null,
   // Every 50 iterations costs ~1% of a tiny round and well under that of an MNIST one.
   evalEvery: 50,
+  evalLimit: 1000,
 } as const satisfies Partial<NodeOptions>;

@@ -326,7 +326,7 @@ export class SwarmDaemon {
       checksum: () => this.rounds.checksumAt(this.head) ?? this.replica.checksum(),
       backend: () => activeBackend() ?? this.opts.backend,
     };
-    const monitorOpts = { ...defaultRunMonitorOptions, evalEvery: this.opts.evalEvery, stallMs: stallMsFor(this.run.spec.roundTimeoutMs) };
+    const monitorOpts = { ...defaultRunMonitorOptions, evalEvery: this.opts.evalEvery, evalLimit: this.opts.evalLimit, stallMs: stallMsFor(this.run.spec.roundTimeoutMs) };
     this.monitor = new RunMonitor(this.run, this.replica, view, this.metrics, this.opts.dataDir, monitorOpts, this.log);
     if (this.opts.http) this.http = await startHttpServer(this.opts.http, this.monitor, this.metrics, this.log);
   }

@@ -31,6 +31,8 @@ export interface LocalSwarmOptions {
   readonly signal?: AbortSignal;
   /** Node i serves HTTP on 127.0.0.1:(base + i); 0: each on a free port; null: no HTTP. */
   readonly httpBasePort?: number | null;
+  /** Each node's evaluation subset size (--eval-limit; absent: the node's default). */
+  readonly evalLimit?: number;
 }
 
 interface Member {
@@ -75,6 +77,7 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
       opts.nodeBackends?.[index] ?? opts.backend,
       "--stop-at",
       String(opts.stopAt),
+      ...(opts.evalLimit === undefined ? [] : ["--eval-limit", String(opts.evalLimit)]),
       // The first node waits for the others, so the whole swarm trains from iteration 0.
       ...(opts.httpBasePort == null ? [] : ["--http", `127.0.0.1:${opts.httpBasePort && opts.httpBasePort + index}`]),
       ...(bootstrap ? ["--bootstrap", bootstrap] : ["--join-wait", "30000", "--min-peers", String(opts.nodes - 1)]),

@@ -248,6 +248,8 @@ describe("bad flags: usage errors (exit 2) naming the flag and the value", () =>
     [["train", "--authors", "zero"], /--authors.*'zero'/],
     [["train", "--eval-every", "-1"], /--eval-every/],
     [["train", "--eval-limit", "0"], /--eval-limit/],
+    [["node", "--eval-limit", "0"], /--eval-limit/],
+    [["swarm", "--eval-limit", "0"], /--eval-limit/],
     [["swarm", "--nodes", "65"], /--nodes.*from 1 to 64/],
     [["swarm", "--node-backends", "wasm,gpu"], /--node-backends.*unknown backend\(s\) gpu/],
     [["init", "--preset", "giant"], /--preset.*'giant'/],
@@ -274,6 +276,15 @@ describe("bad flags: usage errors (exit 2) naming the flag and the value", () =>
     const r = await cli(["swarm", "--node-backends", "wasm, wasm,cpu", "--print-config"]);
     assert.equal(r.exitCode, 0, r.err);
     assert.deepEqual(printed(r).config["node-backends"], ["wasm", "wasm", "cpu"]);
+  });
+
+  it("an evaluation subset size for a node (default 1,000) and for every node of a swarm", async () => {
+    const node = await cli(["node", "--print-config"]);
+    assert.equal(node.exitCode, 0, node.err);
+    assert.equal(printed(node).config["eval-limit"], 1000);
+    const swarm = await cli(["swarm", "--eval-limit", "10000", "--print-config"]);
+    assert.equal(swarm.exitCode, 0, swarm.err);
+    assert.equal(printed(swarm).config["eval-limit"], 10000);
   });
 
   it("members from a comma list in SEEDSWARM_MEMBER, a swarm key path from SEEDSWARM_SWARM_KEY", async () => {
