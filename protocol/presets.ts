@@ -172,15 +172,8 @@ export const PRESETS = {
   "tiny-marketplace": {
     version: 1,
     name: "tiny-marketplace",
-    model: { kind: "mlp", inputShape: [16, 1, 1], hidden: [8], classes: 4 },
-    dataset: {
-      kind: "synthetic",
-      features: 16,
-      classes: 4,
-      trainSize: 512,
-      testSize: 256,
-      seed: 7,
-    },
+    model: TINY_SPSA.model,
+    dataset: TINY_SPSA.dataset,
     algorithm: {
       kind: "marketplace",
       version: 2,

@@ -7,6 +7,7 @@
  * one-step fork switch signs a different parentHash, which is no equivocation.
  */
 import { toHex } from "../../protocol/bytes.js";
+import type { Commit } from "./commit.js";
 
 /** One signed message of a pair: what the signer signed and its signature. */
 export interface SignedPart {
@@ -25,6 +26,18 @@ export interface Equivocation {
   readonly parentHash: Uint8Array;
   readonly first: SignedPart;
   readonly second: SignedPart;
+}
+
+/** The evidence that one proposer signed both commits `a` and `b` for one (iteration, prevHash). */
+export function commitEquivocation(a: { readonly commit: Commit; readonly encoded: Uint8Array }, b: { readonly encoded: Uint8Array }): Equivocation {
+  return {
+    kind: "commit",
+    signer: a.commit.proposer,
+    iteration: a.commit.iteration,
+    parentHash: a.commit.prevHash,
+    first: { encoded: a.encoded },
+    second: { encoded: b.encoded },
+  };
 }
 
 /** Pairs kept: enough to show a few faults per signer; an equivocator cannot grow it past this. */

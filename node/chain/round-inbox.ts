@@ -7,7 +7,7 @@
 import { equalBytes, toHex } from "../../protocol/bytes.js";
 import { MAX_COMMIT_ENTRIES } from "../../protocol/limits.js";
 import { chained, type EncodedCommit, type SignedContribution } from "./commit.js";
-import type { Equivocation } from "./evidence.js";
+import { commitEquivocation, type Equivocation } from "./evidence.js";
 
 /**
  * Memory bounds on what is held for iterations not yet applied (gossip accepts up to 1,024
@@ -108,14 +108,7 @@ export class RoundInbox {
     for (const p of list) {
       if (equalBytes(chained(p).hash, hash)) return "duplicate";
       if (p.commit.proposer === commit.proposer && equalBytes(p.commit.prevHash, commit.prevHash))
-        this.onEquivocation({
-          kind: "commit",
-          signer: commit.proposer,
-          iteration: commit.iteration,
-          parentHash: commit.prevHash,
-          first: { encoded: p.encoded },
-          second: { encoded: received.encoded },
-        });
+        this.onEquivocation(commitEquivocation(p, received));
     }
     if (list.length >= ROUND_CAPS.pendingCommitsPerIteration) return "dropped";
     if (this.pendingFrom(commit.proposer) >= ROUND_CAPS.pendingCommitsPerSigner) return "dropped";

@@ -60,7 +60,7 @@ import {
   ZERO_HASH,
 } from "./commit.js";
 import { signCommit } from "./commit-wire.js";
-import { type Equivocation, EvidenceStore } from "./evidence.js";
+import { commitEquivocation, type Equivocation, EvidenceStore } from "./evidence.js";
 import type { Signer } from "./signatures.js";
 import { AppliedHistory } from "./applied-history.js";
 import { ROUND_CAPS, RoundInbox } from "./round-inbox.js";
@@ -423,15 +423,7 @@ export class Rounds {
     const hash = chained(received).hash;
     if (equalBytes(hash, last.hash)) return;
     if (!this.rankHolds(received, prev.authors)) return;
-    if (commit.proposer === last.commit.proposer)
-      this.equivocation({
-        kind: "commit",
-        signer: commit.proposer,
-        iteration: commit.iteration,
-        parentHash: commit.prevHash,
-        first: { encoded: last.encoded },
-        second: { encoded: received.encoded },
-      });
+    if (commit.proposer === last.commit.proposer) this.equivocation(commitEquivocation(last, received));
     if (!isBetter(commit, hash, last.commit, last.hash)) return;
     this.logger.info({ iteration: commit.iteration, rank: commit.rank, entries: commit.entries.length }, "switching to a better commit");
     for (const t of this.timers) clearTimeout(t);

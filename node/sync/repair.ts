@@ -22,6 +22,8 @@ import type { Snapshot, SnapshotStore } from "./snapshot-store.js";
 
 /** Pages of /commits a fork switch follows the winning side for (256 commits each). */
 const MAX_RUN_PAGES = 64;
+/** Bytes of the winner's commits held at once: a peer serving huge commits cannot grow it past this. */
+const MAX_RUN_BYTES = 32 * 1024 * 1024;
 
 export class Repair {
   private resolvingFork = false;
@@ -318,7 +320,8 @@ export class Repair {
     const { libp2p, runId } = this.s;
     const run: ChainedCommit[] = [];
     let prev = common;
-    for (let pages = 0; pages < MAX_RUN_PAGES; pages++) {
+    let bytes = 0;
+    for (let pages = 0; pages < MAX_RUN_PAGES && bytes < MAX_RUN_BYTES; pages++) {
       const page = this.catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, prev.commit.iteration + 1).catch(() => []));
       let moved = 0;
       for (const next of page) {
@@ -328,6 +331,7 @@ export class Repair {
         if (rankOf(runId, commit.iteration, eligible, commit.proposer, commit.entries.map((e) => e.author.id)) !== commit.rank) break;
         prev = chained(next);
         run.push(prev);
+        bytes += next.encoded.byteLength;
         moved++;
       }
       if (moved < page.length || moved === 0) break;
