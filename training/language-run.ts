@@ -42,6 +42,7 @@ export interface LanguageRunSource {
 export interface LanguageRun extends TrainingRun {
   readonly model: LanguageModel;
   readonly text: TextDataset;
+  readonly tokenizer: TextTokenizer;
   readonly task: Task;
   readonly algorithm: Spsa;
 }
@@ -118,7 +119,8 @@ export function openLanguageRun(spec: RunSpec, source: LanguageRunSource): Langu
     if (text.labels.length !== d.task.labelWords.length) {
       unusable(`${text.labels.length} labels (${JSON.stringify(text.labels)}), dataset.task.labelWords has ${d.task.labelWords.length}`);
     }
-    const prompts = tokenizePromptTask(d.task, tokenizer);
+    // Learned position tables end at maxPositions; llama's RoPE does not, but it was trained that far.
+    const prompts = tokenizePromptTask(d.task, tokenizer, source.config.maxPositions);
     const labelOf = (e: TextDataset["train"][number]) => text.labels.indexOf(e.label as string);
     if (text.train.length === 0 || text.test.length === 0) unusable("both the training and the held-out split need examples");
     task = promptClassificationTask(model, text.train.map((e) => prompts.prompt(e.text)), text.train.map(labelOf), prompts.labelIds);
@@ -144,6 +146,7 @@ export function openLanguageRun(spec: RunSpec, source: LanguageRunSource): Langu
     spec,
     model,
     text,
+    tokenizer,
     task,
     algorithm,
     params: model.layout.size,

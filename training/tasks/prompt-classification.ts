@@ -32,9 +32,11 @@ export interface TokenizedPromptTask {
 
 /**
  * Tokenizes a task's label words (each must be exactly one token, and all different) and binds
- * the template. @throws PromptTaskError naming the word or the template.
+ * the template. A prompt longer than `maxTokens` (the model's positions) keeps the template's
+ * tail (the answer cue, e.g. " It was") and as much of the start as fits, as MeZO truncates
+ * long inputs. @throws PromptTaskError naming the word or the template.
  */
-export function tokenizePromptTask(task: PromptTask, tokenizer: TextTokenizer): TokenizedPromptTask {
+export function tokenizePromptTask(task: PromptTask, tokenizer: TextTokenizer, maxTokens = Infinity): TokenizedPromptTask {
   if (!task.template.includes(TEXT_SLOT)) {
     throw new PromptTaskError("PROMPT_TASK_INVALID", `template ${JSON.stringify(task.template)} has no ${TEXT_SLOT}`, { template: task.template });
   }
@@ -56,7 +58,20 @@ export function tokenizePromptTask(task: PromptTask, tokenizer: TextTokenizer): 
     throw new PromptTaskError("PROMPT_TASK_INVALID", `label words ${JSON.stringify(task.labelWords)} share a token`, { labelIds });
   }
   const [before, after] = [task.template.slice(0, task.template.indexOf(TEXT_SLOT)), task.template.slice(task.template.indexOf(TEXT_SLOT) + TEXT_SLOT.length)];
-  return { labelIds, prompt: (text) => tokenizer.encode(`${before}${text}${after}`) };
+  // The tail's own ids, without the special tokens (a BOS) the tokenizer puts before any text.
+  const specials = tokenizer.encode("");
+  const tailIds = after === "" ? [] : tokenizer.encode(after);
+  const tail = specials.every((id, i) => tailIds[i] === id) ? tailIds.slice(specials.length) : tailIds;
+  if (tail.length >= maxTokens) {
+    throw new PromptTaskError("PROMPT_TASK_INVALID", `template tail ${JSON.stringify(after)} is ${tail.length} tokens, the model has ${maxTokens} positions`, { template: task.template });
+  }
+  return {
+    labelIds,
+    prompt: (text) => {
+      const ids = tokenizer.encode(`${before}${text}${after}`);
+      return ids.length <= maxTokens ? ids : [...tokenizer.encode(`${before}${text}`).slice(0, maxTokens - tail.length), ...tail];
+    },
+  };
 }
 
 export interface ClassificationScore {

@@ -23,6 +23,21 @@ describe("prompt-based classification (MeZO)", () => {
     assert.throws(() => tokenizePromptTask({ template: "It was", labelWords: [" a", " the"] }, tokenizer), PromptTaskError);
   });
 
+  it("a prompt longer than the model's positions keeps the template's tail and the start of the text", () => {
+    const spec = { template: "Review: {text} It was", labelWords: [" the", " a"] };
+    const full = tokenizePromptTask(spec, tokenizer);
+    const cut = tokenizePromptTask(spec, tokenizer, 16);
+    const text = "a terrible, long evening of nothing at all, then more of the same for hours and hours on end";
+    const tail = tokenizer.encode(" It was");
+    assert.ok(full.prompt(text).length > 16);
+    const p = cut.prompt(text);
+    assert.equal(p.length, 16);
+    assert.deepEqual(p.slice(16 - tail.length), tail);
+    assert.deepEqual(p.slice(0, 16 - tail.length), tokenizer.encode(`Review: ${text}`).slice(0, 16 - tail.length));
+    assert.deepEqual(cut.prompt("ok"), full.prompt("ok"), "short prompts are untouched");
+    assert.throws(() => tokenizePromptTask(spec, tokenizer, tail.length), /positions/);
+  });
+
   it("loss is the cross-entropy over the label words' logits at each prompt's last token, accuracy their argmax", async () => {
     await useBackend("wasm");
     const ck = await readHfCheckpoint(dir);
