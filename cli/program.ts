@@ -8,6 +8,7 @@ import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { SeedswarmError } from "../protocol/errors.js";
 import { RunSpecError } from "../protocol/spec-fields.js";
 import { ConfigError, installConfig } from "./config.js";
+import { demoCommand } from "./demo.js";
 import { evalCommand, exportCommand } from "./export.js";
 import { idCommand } from "./id.js";
 import { initCommand } from "./init.js";
@@ -56,6 +57,7 @@ export function buildProgram(io: ProgramIo = {}): Command {
   evalCommand(program);
   statusCommand(program);
   plotCommand(program);
+  demoCommand(program);
   // Last: it covers every option of every command defined above.
   installConfig(program, io.env ?? process.env);
   return program;

