@@ -1,4 +1,5 @@
 /** `seedswarm swarm --nodes N`: a local swarm of real node processes with one progress view. */
+import { resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { checkWritableDir } from "../node/ops/preflight.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/observe/logger.js";
@@ -18,6 +19,9 @@ interface SwarmFlags {
   logLevel: LogLevel;
   httpBasePort?: number;
   evalLimit?: number;
+  modelDir?: string;
+  dataFile?: string;
+  idxDir?: string;
 }
 
 export function swarmCommand(program: Command): void {
@@ -38,6 +42,9 @@ export function swarmCommand(program: Command): void {
     )
     .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
     .option("--eval-limit <n>", "each node's test accuracy subset: the first n test examples (default: the node's, 1,000)", intIn(1, 1e9))
+    .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint every node starts from (the spec names its weights by hash)")
+    .option("--data-file <file>", "transformer runs: the JSONL/CSV text file the spec names by hash")
+    .option("--idx-dir <dir>", "IDX image runs: the directory of the four IDX files the spec names by hash")
     .option("--http-base-port <port>", "node i serves its dashboard on 127.0.0.1:(port + i); 0: free ports", intIn(0, 65535))
     .addHelpText(
       "after",
@@ -46,7 +53,8 @@ Examples:
   $ seedswarm swarm                       # 3 nodes, MNIST, one-byte SPSA
   $ seedswarm swarm --nodes 4 --preset tiny-spsa
   $ seedswarm swarm --http-base-port 9090    # dashboards on http://127.0.0.1:9090/, :9091/, ...
-  $ seedswarm swarm --node-backends cpu,wasm,wasm   # node 0 on the pure-JS backend: a straggler`,
+  $ seedswarm swarm --node-backends cpu,wasm,wasm   # node 0 on the pure-JS backend: a straggler
+  $ seedswarm swarm --preset lm-demo-spam --model-dir seedswarm-demo/model --data-file seedswarm-demo/spam.jsonl`,
     )
     .action(async (flags: SwarmFlags) => {
       const log = createLogger({ level: flags.logLevel });
@@ -82,6 +90,11 @@ Examples:
           signal: controller.signal,
           httpBasePort: flags.httpBasePort ?? null,
           ...(flags.evalLimit === undefined ? {} : { evalLimit: flags.evalLimit }),
+          sources: {
+            ...(flags.modelDir === undefined ? {} : { modelDir: resolve(flags.modelDir) }),
+            ...(flags.dataFile === undefined ? {} : { dataFile: resolve(flags.dataFile) }),
+            ...(flags.idxDir === undefined ? {} : { idxDir: resolve(flags.idxDir) }),
+          },
         },
         log,
       );

@@ -9,11 +9,9 @@ import { join } from "node:path";
 import type { RunSpec } from "../../protocol/run-spec.js";
 import type { BackendChoice } from "../../training/engine.js";
 import { useBackend } from "../../training/engine.js";
-import { evaluate } from "../../training/evaluate.js";
-import { toTensors } from "../../training/params.js";
-import { openRun } from "../../training/run-context.js";
 import { loadCheckpoint } from "../store/checkpoint.js";
 import { checkpointPath } from "../store/data-dir.js";
+import { openTrainingRun, type RunSources } from "../store/training-run.js";
 import type { Logger } from "../observe/logger.js";
 
 export interface LocalSwarmOptions {
@@ -33,6 +31,8 @@ export interface LocalSwarmOptions {
   readonly httpBasePort?: number | null;
   /** Each node's evaluation subset size (--eval-limit; absent: the node's default). */
   readonly evalLimit?: number;
+  /** The run's files on this machine (a transformer's checkpoint and text, an IDX directory), given to every node. */
+  readonly sources?: RunSources;
 }
 
 interface Member {
@@ -51,7 +51,10 @@ export interface LocalSwarmResult {
   readonly iteration: number;
   readonly checksums: string[];
   readonly agree: boolean;
-  readonly testAccuracy: number;
+  /** Held-out accuracy of the final model (null for a causal-LM run). */
+  readonly testAccuracy: number | null;
+  /** Held-out mean loss of the final model. */
+  readonly testLoss: number;
   readonly seconds: number;
 }
 
@@ -78,6 +81,7 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
       "--stop-at",
       String(opts.stopAt),
       ...(opts.evalLimit === undefined ? [] : ["--eval-limit", String(opts.evalLimit)]),
+      ...sourceArgs(opts.sources ?? {}),
       // The first node waits for the others, so the whole swarm trains from iteration 0.
       ...(opts.httpBasePort == null ? [] : ["--http", `127.0.0.1:${opts.httpBasePort && opts.httpBasePort + index}`]),
       ...(bootstrap ? ["--bootstrap", bootstrap] : ["--join-wait", "30000", "--min-peers", String(opts.nodes - 1)]),
@@ -155,13 +159,24 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
   if (failed.length > 0) throw new Error(`node(s) ${failed.map((m) => m.index).join(", ")} exited with an error; see ${base}/node-*.log`);
   // Every node's checkpoint holds the final state; they must be identical.
   await useBackend(opts.backend, log);
-  const run = await openRun(opts.spec);
+  const run = await openTrainingRun(opts.spec, opts.sources ?? {});
   const cps = await Promise.all(members.map((m) => loadCheckpoint(checkpointPath(join(base, `node-${m.index}`), run.runId))));
   const checksums = cps.map((c) => c.checksum);
   const agree = new Set(checksums).size === 1 && new Set(cps.map((c) => c.iteration)).size === 1;
-  const weights = toTensors(run.model.layout, cps[0].weights);
-  const test = evaluate(run.model, weights, run.dataset.test);
+  const replica = run.initialReplica();
+  replica.reset(cps[0].weights, cps[0].iteration);
+  const test = run.heldOut(replica.backend.tensors);
+  replica.dispose();
   const seconds = (performance.now() - started) / 1000;
-  log.info({ iteration: cps[0].iteration, agree, checksum: checksums[0], testAccuracy: test.accuracy, seconds: Math.round(seconds) }, "swarm done");
-  return { iteration: cps[0].iteration, checksums, agree, testAccuracy: test.accuracy, seconds };
+  log.info({ iteration: cps[0].iteration, agree, checksum: checksums[0], testAccuracy: test.accuracy, testLoss: test.loss, seconds: Math.round(seconds) }, "swarm done");
+  return { iteration: cps[0].iteration, checksums, agree, testAccuracy: test.accuracy, testLoss: test.loss, seconds };
+}
+
+/** The node flags that hand it the run's files. */
+function sourceArgs(s: RunSources): string[] {
+  return [
+    ...(s.modelDir === undefined ? [] : ["--model-dir", s.modelDir]),
+    ...(s.dataFile === undefined ? [] : ["--data-file", s.dataFile]),
+    ...(s.idxDir === undefined ? [] : ["--idx-dir", s.idxDir]),
+  ];
 }
