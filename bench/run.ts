@@ -13,6 +13,7 @@ import {
   marketplaceNodesSection,
 } from "./marketplace.js";
 import { lmUpdateSection } from "./lm-update.js";
+import { lmDemoSection } from "./lm-demo.js";
 import { lmSection } from "./lm.js";
 import { lowrankSection } from "./lowrank.js";
 import { type Section, writeReport } from "./report.js";
@@ -36,6 +37,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   "market-nodes": marketplaceNodesSection,
   docker: dockerSection,
   lm: lmSection,
+  "lm-demo": lmDemoSection,
   binary: binarySection,
   verify: verifySection,
   fuzz: fuzzSection,

@@ -3,13 +3,11 @@
  * machine: `seedswarm train` (one author) against `seedswarm swarm --nodes 2` to the same test
  * accuracy, their iteration rates, and a 3-node swarm with one node on the pure-JS backend.
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { cleanup, jsonLines, type Line, runCli, tempDir } from "./cli-run.js";
 import { fmt, type Section } from "./report.js";
 
-const CLI = join(import.meta.dirname, "..", "cli", "main.js");
 const PRESET = "mnist-mlp-spsa";
 /** Test accuracy both sides race to (issue 12). */
 const TARGET = 0.88;
@@ -18,50 +16,6 @@ const EVAL_EVERY = 50;
 const EVAL_LIMIT = 10_000;
 /** Rates are taken from this iteration on: start-up and the first rounds' peer discovery excluded. */
 const RATE_FROM = 100;
-
-/**
- * Run directories under the repository's ignored .seedswarm/, not /tmp: on the shared machine
- * something removed *.log files from /tmp while a swarm was writing them.
- */
-const ROOT = join(import.meta.dirname, "..", "..", ".seedswarm");
-const made: string[] = [];
-async function tempDir(): Promise<string> {
-  await mkdir(ROOT, { recursive: true });
-  const d = await mkdtemp(join(ROOT, "bench-"));
-  made.push(d);
-  return d;
-}
-async function cleanup(): Promise<void> {
-  for (const d of made.splice(0)) await rm(d, { recursive: true, force: true });
-}
-
-type Line = Record<string, unknown> & { msg?: string; time?: number; iteration?: number };
-
-/** Runs the CLI to its end; returns its JSON log lines (pino `time`: epoch ms) and the start time. */
-async function runCli(args: string[]): Promise<{ lines: Line[]; startedAt: number; seconds: number }> {
-  const startedAt = Date.now();
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((r) => child.on("exit", r));
-  if (code !== 0) throw new Error(`seedswarm ${args.join(" ")} exited ${code}: ${err.slice(-2000)}`);
-  return { lines: jsonLines(out), startedAt, seconds: (Date.now() - startedAt) / 1000 };
-}
-
-function jsonLines(text: string): Line[] {
-  const lines: Line[] = [];
-  for (const l of text.split("\n")) {
-    if (!l.startsWith("{")) continue;
-    try {
-      lines.push(JSON.parse(l) as Line);
-    } catch {
-      // a partial or non-JSON line
-    }
-  }
-  return lines;
-}
 
 /** Seconds from `startedAt` to the first evaluation at or above TARGET; NaN when never reached. */
 function secondsToTarget(evals: readonly { time: number; accuracy: number }[], startedAt: number): number {
