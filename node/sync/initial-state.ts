@@ -15,6 +15,11 @@ import { type AnchorParts, joinerReference } from "./anchor-run.js";
 import { defaultSyncOptions } from "./protocols.js";
 import { fetchVerifiedSnapshot, type SnapshotFetchParts, type VerifiedSnapshot } from "./snapshot-fetch.js";
 
+/** Snapshot downloads tried before giving up, however short the join wait. */
+const MIN_ATTEMPTS = 3;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 export class InitialStateError extends SeedswarmError<"STATE_NO_PEERS" | "STATE_UNVERIFIED"> {}
 
 export interface InitialStateParts extends AnchorParts {
@@ -66,21 +71,28 @@ export async function initialStateFromPeers(s: InitialStateParts): Promise<Initi
     reference: (iteration, holders) => joinerReference(s, iteration, holders, s.initialChecksum),
   };
   let problem = "";
-  // The latest (anchored by a commit) first; the initial state (vouched for by the spec) after.
-  for (const want of [{ minIteration: 0 }, { minIteration: 0, iterations: [0] }]) {
-    let snap: VerifiedSnapshot;
-    try {
-      snap = await fetchVerifiedSnapshot(parts, s.peers.connected(), want);
-    } catch (err) {
-      problem = (err as Error).message;
-      s.log.info({ problem, iterations: want.iterations ?? "latest" }, "no verified snapshot for the initial state");
-      continue;
+  // A peer still starting, or a request timing out on a loaded machine, costs one attempt: try
+  // again, a second apart, until the join wait is over (MIN_ATTEMPTS at least).
+  const deadline = Date.now() + s.joinWaitMs;
+  for (let attempt = 1; attempt <= MIN_ATTEMPTS || Date.now() < deadline; attempt++) {
+    if (s.signal.aborted) break;
+    if (attempt > 1) await sleep(1000);
+    // The latest (anchored by a commit) first; the initial state (vouched for by the spec) after.
+    for (const want of [{ minIteration: 0 }, { minIteration: 0, iterations: [0] }]) {
+      let snap: VerifiedSnapshot;
+      try {
+        snap = await fetchVerifiedSnapshot(parts, s.peers.connected(), want);
+      } catch (err) {
+        problem = (err as Error).message;
+        s.log.info({ problem, attempt, iterations: want.iterations ?? "latest" }, "no verified snapshot for the initial state");
+        continue;
+      }
+      const { weights, iteration, checksum, blamed, anchor } = snap;
+      s.log.info({ iteration, checksum, blamed: blamed.length, anchored: anchor !== null }, "initial state adopted from a peer snapshot");
+      if (!anchor) return { weights, iteration, chain: { hash: ZERO_HASH, authors: [], commits: [] } };
+      const head = chained(anchor);
+      return { weights, iteration, chain: { hash: head.hash, authors: anchor.commit.entries.map((e) => e.author.id), commits: [anchor] } };
     }
-    const { weights, iteration, checksum, blamed, anchor } = snap;
-    s.log.info({ iteration, checksum, blamed: blamed.length, anchored: anchor !== null }, "initial state adopted from a peer snapshot");
-    if (!anchor) return { weights, iteration, chain: { hash: ZERO_HASH, authors: [], commits: [] } };
-    const head = chained(anchor);
-    return { weights, iteration, chain: { hash: head.hash, authors: anchor.commit.entries.map((e) => e.author.id), commits: [anchor] } };
   }
   throw new InitialStateError(
     "STATE_UNVERIFIED",

@@ -22,7 +22,7 @@ import { cleanup, type Line, Node, tempDir } from "./node-process.js";
 
 const MODEL_DIR = "test/fixtures/lm/llama-tiny";
 const DATA_FILE = "test/fixtures/lm/tiny-text/text.jsonl";
-const ITERATIONS = 30;
+const ITERATIONS = 36;
 const CHECK_EVERY = 4;
 
 /** A model dir with config.json and tokenizer.json, no weights. */
@@ -42,7 +42,16 @@ const args = (modelDir: string) => [
 ];
 const bytesOf = (w: ArrayBufferView) => Buffer.from(w.buffer, w.byteOffset, w.byteLength);
 const adopted = (l: Line) => l.msg === "initial state adopted from a peer snapshot";
-const at = (n: Node, t: number, what: string) => n.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= t, 30_000, what);
+/** A log line of `n`, failing at once (with its stderr) if the process exits first. */
+const until = (n: Node, pred: (l: Line) => boolean, what: string): Promise<Line> =>
+  Promise.race([
+    n.waitFor(pred, 40_000, what),
+    n.exit.then((e) => Promise.reject(new Error(`${what}: the node exited first (${e.code}): ${n.stderr}`))),
+  ]);
+const at = (n: Node, t: number, what: string) => until(n, (l) => l.msg === "applied" && (l.iteration ?? 0) >= t, what);
+// A node without weights waits this long for peers (and retries the snapshot): a loaded machine
+// may take seconds to connect and exchange subscriptions.
+const BARE_WAIT = ["--join-wait", "20000"];
 
 describe("transformer swarm: join without weights, stop and resume (real node processes)", () => {
   it(`tiny-lm, ${ITERATIONS} iterations: a weightless starter stopped and restarted, a weightless late joiner; all bit-identical`, async (t) => {
@@ -50,27 +59,28 @@ describe("transformer swarm: join without weights, stop and resume (real node pr
     const addr = await first.address();
     const second = new Node(await tempDir(), [...args(MODEL_DIR), "--bootstrap", addr]);
     const bareDir = await tempDir();
-    const third = new Node(bareDir, [...args(bare), "--bootstrap", addr]);
+    const third = new Node(bareDir, [...args(bare), ...BARE_WAIT, "--bootstrap", addr]);
 
     // The weightless starter takes the state at 0, vouched for by the spec's weightsHash alone.
-    const start = await third.waitFor(adopted, 30_000, "third adopted a snapshot");
+    const start = await until(third, adopted, "third adopted a snapshot");
     assert.equal(start.iteration, 0);
     assert.equal(start.anchored, false);
 
     // Stop it mid-run (SIGTERM: checkpoint) while a fourth node without weights starts late.
-    await at(first, 3, "first at 3");
+    // At CHECK_EVERY the holders have a snapshot past 0: the late joiner's is anchored by a commit.
+    await at(first, CHECK_EVERY, "first at the first snapshot period");
     third.child.kill("SIGTERM");
-    const late = new Node(await tempDir(), [...args(bare), "--bootstrap", addr]);
+    const late = new Node(await tempDir(), [...args(bare), ...BARE_WAIT, "--bootstrap", addr]);
     assert.equal((await third.exit).code, 0, third.stderr);
     const stoppedAt = third.result();
-    const again = new Node(bareDir, [...args(bare), "--bootstrap", addr]);
-    const resumed = await again.waitFor((l) => l.msg === "resumed from checkpoint", 30_000, "restart resumed");
+    const again = new Node(bareDir, [...args(bare), ...BARE_WAIT, "--bootstrap", addr]);
+    const resumed = await until(again, (l) => l.msg === "resumed from checkpoint", "restart resumed");
     assert.equal(resumed.iteration, stoppedAt.iteration, "resumes at the iteration it stopped at");
     assert.equal(resumed.checksum, stoppedAt.checksum);
     assert.equal(resumed.checksum, first.applied(stoppedAt.iteration)?.checksum, "the swarm's state at that iteration");
     assert.ok(!again.lines.some(adopted), "a restart resumes from its checkpoint, not from peers");
 
-    const joined = await late.waitFor(adopted, 30_000, "late joiner adopted a snapshot");
+    const joined = await until(late, adopted, "late joiner adopted a snapshot");
     assert.ok((joined.iteration ?? 0) >= CHECK_EVERY && joined.iteration! % CHECK_EVERY === 0, `snapshot at ${joined.iteration}`);
     assert.equal(joined.anchored, true, "vouched for by a verified commit");
 
