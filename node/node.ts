@@ -4,7 +4,8 @@
  *
  *   build: identity -> run (when the spec is given) -> libp2p -> run (joined by id: spec from a
  *          peer) -> replica from disk (stale temp files removed, newest readable checkpoint, then
- *          the commit log replayed past it) -> rounds (chain/), given the chain it resumes ->
+ *          the commit log replayed past it; a node without initial weights or checkpoint: a
+ *          verified peer snapshot) -> rounds (chain/), given the chain it resumes ->
  *          observability (observe/) -> gossip (network/) -> sync protocols, snapshots (sync/) ->
  *          join -> heartbeat
  *   close: http -> rounds -> heartbeat -> snapshot records -> leave notice -> checkpoint ->
@@ -54,6 +55,7 @@ import { loadOrCreateIdentity } from "./store/identity.js";
 import { resumeFromDisk } from "./store/resume.js";
 import { CatchUp, type SyncParts } from "./sync/catch-up.js";
 import { ChainFix } from "./sync/chain-fix.js";
+import { initialStateFromPeers } from "./sync/initial-state.js";
 import { serveSync } from "./sync/protocols.js";
 import { Repair } from "./sync/repair.js";
 import { SnapshotPlanner } from "./sync/snapshot-plan.js";
@@ -285,7 +287,6 @@ export class SwarmDaemon {
     runId: string,
     peerId: string,
   ): Promise<{ hash: Uint8Array; authors: string[]; commits: EncodedCommit[] }> {
-    this.replica = this.run.initialReplica();
     const path = checkpointPath(this.opts.dataDir, runId);
     mkdirSync(runDir(this.opts.dataDir, runId), { recursive: true });
     this.commitLog = new CommitLogFile(commitLogPath(this.opts.dataDir, runId), this.log);
@@ -294,9 +295,13 @@ export class SwarmDaemon {
       tempDirs: [this.opts.dataDir, runDir(this.opts.dataDir, runId)],
       commitLog: this.commitLog,
       run: this.run,
-      replica: this.replica,
+      replica: this.run.initialReplica(),
       log: this.log,
     });
+    this.self = { id: peerId, joinedAt: resumed.joinedAt ?? Date.now() };
+    this.checkpoints = new CheckpointWriter(path, this.spec);
+    if (!resumed.replica) return this.stateFromPeers(runId);
+    this.replica = resumed.replica;
     this.checkpointAt = resumed.source === "checkpoint" ? resumed.baseIteration : null;
     if (resumed.source !== "initial state")
       this.log.info({ iteration: resumed.baseIteration, source: resumed.source, checksum: this.checksumIfAt(resumed.baseIteration) }, "resumed from checkpoint");
@@ -307,9 +312,35 @@ export class SwarmDaemon {
       );
     if (resumed.commits.length > 0)
       this.log.info({ commits: resumed.commits.length, from: resumed.commits[0].commit.iteration }, "commit log restored");
-    this.self = { id: peerId, joinedAt: resumed.joinedAt ?? Date.now() };
-    this.checkpoints = new CheckpointWriter(path, this.spec);
     return { ...resumed.chain, commits: resumed.commits };
+  }
+
+  /**
+   * No initial weights and no checkpoint (a transformer node given config.json and the tokenizer
+   * only): the state of a verified peer snapshot and the chain it continues (sync/initial-state.ts).
+   * None found: libp2p stops and the error goes up, before anything was written.
+   */
+  private async stateFromPeers(runId: string): Promise<{ hash: Uint8Array; authors: string[]; commits: EncodedCommit[] }> {
+    const { spec, run } = this;
+    const got = await initialStateFromPeers({
+      libp2p: this.libp2p,
+      runId,
+      peers: this.peers,
+      log: this.log,
+      blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
+      initialChecksum: spec.model.kind === "transformer" ? spec.model.weightsHash : null,
+      // A transformer's state is float32: one value per parameter.
+      weightCount: run.params,
+      decode: (bytes) => stateFromBytes(spec.model, bytes, run.params),
+      joinWaitMs: this.opts.joinWaitMs,
+      signal: this.abort.signal,
+      weightsFrom: this.opts.modelDir ?? "the model directory",
+    }).catch(async (err: unknown) => {
+      await this.libp2p.stop();
+      throw err;
+    });
+    this.replica = run.replicaAt(got.weights, got.iteration);
+    return got.chain;
   }
 
   /** The replica's checksum when it is at `iteration` (what "resumed from checkpoint" reports). */

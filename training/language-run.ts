@@ -29,8 +29,12 @@ export class LanguageRunError extends SeedswarmError<LanguageRunErrorCode> {}
 /** What the node supplies for a transformer spec: the checkpoint it read and the dataset file's bytes. */
 export interface LanguageRunSource {
   readonly config: TransformerConfig;
-  /** Canonical weights (layout order) of the checkpoint. */
-  readonly weights: Float32Array;
+  /**
+   * Canonical weights (layout order) of the checkpoint; null when the directory holds only
+   * config.json and the tokenizer (the state then comes from a peer's snapshot, verified against
+   * `model.weightsHash` or a verified commit).
+   */
+  readonly weights: Float32Array | null;
   readonly tokenizer: TextTokenizer;
   /** The text dataset file, as bytes (its SHA-256 must be the spec's dataset.contentHash). */
   readonly data: Uint8Array;
@@ -84,8 +88,8 @@ export function openLanguageRun(spec: RunSpec, source: LanguageRunSource): Langu
       { expected: m.architecture, actual: source.config.architecture },
     );
   }
-  const hash = checksum(source.weights);
-  if (hash !== m.weightsHash) {
+  const hash = source.weights ? checksum(source.weights) : null;
+  if (hash !== null && hash !== m.weightsHash) {
     throw new LanguageRunError(
       "LM_WEIGHTS_MISMATCH",
       `${source.weightsFrom}: weights hash ${hash}, run ${spec.name} names ${m.weightsHash} (model.weightsHash): not the run's checkpoint`,
@@ -151,6 +155,7 @@ export function openLanguageRun(spec: RunSpec, source: LanguageRunSource): Langu
     algorithm,
     params: model.layout.size,
     heldOut,
-    initialReplica: () => new Replica(runId, model, source.weights.slice(), 0),
+    initialReplica: () => (source.weights ? new Replica(runId, model, source.weights.slice(), 0) : null),
+    replicaAt: (weights, iteration) => new Replica(runId, model, weights, iteration),
   };
 }

@@ -9,6 +9,7 @@ import { type Dataset, DatasetError } from "./data/dataset.js";
 import { idxPathsIn, loadIdxDataset, loadMnist } from "./data/mnist.js";
 import { syntheticDataset } from "./data/synthetic.js";
 import { buildModel, initialWeights, type Model } from "./models/model.js";
+import type { Weights } from "./params.js";
 import { Replica } from "./replica.js";
 import type * as tf from "@tensorflow/tfjs";
 import { evaluate } from "./evaluate.js";
@@ -74,8 +75,14 @@ export interface TrainingRun {
   readonly algorithm: Algorithm;
   /** Parameters of the model. */
   readonly params: number;
-  /** A replica at iteration 0 with the run's initial weights. */
-  initialReplica(): Replica;
+  /**
+   * A replica at iteration 0 with the run's initial weights; null where this node has none (a
+   * transformer node given config.json and tokenizer.json without weights: a swarm node takes the
+   * state from a verified peer snapshot, node/sync/initial-state.ts).
+   */
+  initialReplica(): Replica | null;
+  /** A replica holding `weights` (taken, not copied) after `iteration` iterations: a checkpoint's or a snapshot's state. */
+  replicaAt(weights: Weights, iteration: number): Replica;
   /** Held-out loss (and accuracy where the task classifies) of backend weights, over at most `limit` examples. */
   heldOut(weights: readonly tf.Tensor[], limit?: number): HeldOutScore;
 }
@@ -96,6 +103,7 @@ export function imageTrainingRun(run: RunContext): TrainingRun {
     algorithm: run.algorithm,
     params: run.model.layout.size,
     initialReplica: () => initialReplica(run),
+    replicaAt: (weights, iteration) => new Replica(run.runId, run.model, weights, iteration),
     heldOut: (weights, limit) => evaluate(run.model, weights, run.dataset.test, limit),
   };
 }

@@ -9,7 +9,7 @@ import { useBackend } from "../../training/engine.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { HeldOutScore, RunContext } from "../../training/run-context.js";
-import { openTrainingRun } from "../store/training-run.js";
+import { openTrainingRun, RunSourceError } from "../store/training-run.js";
 import { loadCheckpoint, saveCheckpoint } from "../store/checkpoint.js";
 import { checkpointPath } from "../store/data-dir.js";
 import type { Logger } from "../observe/logger.js";
@@ -70,12 +70,11 @@ export async function trainLocally(
   const run = await openTrainingRun(opts.spec, opts);
   const total = Math.min(opts.stopAt ?? opts.spec.iterations, opts.spec.iterations);
   const path = checkpointPath(opts.dataDir, run.runId);
-  const replica = run.initialReplica();
-  if (opts.resume && existsSync(path)) {
-    const cp = await loadCheckpoint(path);
-    replica.reset(cp.weights, cp.iteration);
+  const resumed = opts.resume && existsSync(path) ? await loadCheckpoint(path) : null;
+  const replica = resumed ? run.replicaAt(resumed.weights, resumed.iteration) : (run.initialReplica() ?? noWeights(opts.spec.name, opts.modelDir));
+  if (resumed) {
     log.info(
-      { iteration: cp.iteration, checksum: cp.checksum.slice(0, 16), path },
+      { iteration: resumed.iteration, checksum: resumed.checksum.slice(0, 16), path },
       "resumed from checkpoint",
     );
   }
@@ -168,4 +167,13 @@ export async function trainLocally(
 
 function round(x: number): number {
   return Math.round(x * 10000) / 10000;
+}
+
+/** A local run has no peers to take the initial state from: it needs the weight files. */
+function noWeights(run: string, modelDir: string | undefined): never {
+  throw new RunSourceError(
+    "RUN_WEIGHTS_MISSING",
+    `${modelDir ?? "the model directory"} has config.json but no weights (model.safetensors): run ${run} trains locally only from its checkpoint's weights`,
+    { run, modelDir: modelDir ?? null },
+  );
 }

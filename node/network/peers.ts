@@ -57,6 +57,25 @@ export class Peers {
       .catch((err: Error) => this.log.debug({ err: err.message }, "dht provide failed"));
   }
 
+  /**
+   * Waits until `count` peers take part or `deadline` (ms since the epoch) passes or `signal`
+   * aborts, dialling the bootstrap peers again every second while connected to nobody: libp2p
+   * dials them once, and one still starting (a compose service, a spot instance booting) refuses
+   * that dial. True when the peers are there.
+   */
+  async waitFor(count: number, deadline: number, signal: AbortSignal): Promise<boolean> {
+    let dialedAt = Date.now();
+    for (;;) {
+      if (this.connected().length >= count) return true;
+      if (Date.now() >= deadline || signal.aborted) return false;
+      if (this.libp2p.getConnections().length === 0 && Date.now() - dialedAt > 1000) {
+        dialedAt = Date.now();
+        this.dialBootstrap().catch(() => {});
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   /** Dials the configured bootstrap peers (failures are expected while they start). */
   async dialBootstrap(): Promise<void> {
     await Promise.allSettled(

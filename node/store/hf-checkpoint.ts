@@ -76,6 +76,11 @@ async function readHeader(path: string): Promise<SafetensorsHeader> {
   }
 }
 
+/** Whether `dir` holds weight files (model.safetensors or an index of shards); config.json alone does not. */
+export function hasWeightFiles(dir: string): boolean {
+  return existsSync(join(dir, WEIGHTS_FILE)) || existsSync(join(dir, INDEX_FILE));
+}
+
 /** The safetensors files of a directory: the single file, or the shards its index names (each checked to hold its tensors). */
 async function weightFiles(dir: string): Promise<SafetensorsHeader[]> {
   const single = join(dir, WEIGHTS_FILE);

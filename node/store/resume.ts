@@ -18,8 +18,13 @@ import { removeStaleTemps } from "./atomic-file.js";
 import { loadUsableCheckpoint } from "./checkpoint.js";
 
 export interface Resumed {
-  /** What the state was loaded from before the replay. */
-  readonly source: "checkpoint" | "previous checkpoint" | "initial state";
+  /**
+   * What the state was loaded from before the replay; "none" where there is neither a checkpoint
+   * nor an initial state (a transformer node without weight files): `replica` is then null.
+   */
+  readonly source: "checkpoint" | "previous checkpoint" | "initial state" | "none";
+  /** The resumed state: `parts.replica` reset, or one made from the checkpoint; null with source "none". */
+  readonly replica: Replica | null;
   /** The iteration that source held. */
   readonly baseIteration: number;
   /** Commits of the log applied on top of it: the head is baseIteration + replayed. */
@@ -39,15 +44,16 @@ export interface ResumeParts {
   /** Folders where a killed writer may have left temp files. */
   readonly tempDirs: readonly string[];
   readonly commitLog: CommitLogFile;
-  readonly run: Pick<TrainingRun, "runId" | "algorithm">;
-  /** At the run's initial state; reset to what is resumed. */
-  readonly replica: Replica;
+  readonly run: Pick<TrainingRun, "runId" | "algorithm" | "replicaAt">;
+  /** At the run's initial state, reset to what is resumed; null where this node has no initial state. */
+  readonly replica: Replica | null;
   readonly log: Logger;
 }
 
 /** Loads the state a node resumes from into `parts.replica`; see the file comment. */
 export async function resumeFromDisk(parts: ResumeParts): Promise<Resumed> {
-  const { replica, log } = parts;
+  const { log } = parts;
+  let replica = parts.replica;
   for (const dir of parts.tempDirs) {
     const removed = await removeStaleTemps(dir);
     if (removed.length > 0) log.warn({ dir, files: removed }, "stale temporary files removed");
@@ -60,13 +66,17 @@ export async function resumeFromDisk(parts: ResumeParts): Promise<Resumed> {
   // A checkpoint without a chain position (written by `train`) cannot be continued by commits.
   let replayable = true;
   if (cp) {
-    replica.reset(cp.weights, cp.iteration);
+    if (replica) replica.reset(cp.weights, cp.iteration);
+    else replica = parts.run.replicaAt(cp.weights, cp.iteration);
     if (cp.chain) {
       hash = fromHex(cp.chain.hash);
       authors = [...cp.chain.authors];
     } else replayable = cp.iteration === 0;
   } else if (found.skipped.length > 0) {
     log.warn({}, "no usable checkpoint: starting from the run's initial state (the commit log and peers fill in the rest)");
+  }
+  if (!replica) {
+    return { source: "none", replica: null, baseIteration: 0, replayed: 0, replayStop: null, chain: { hash, authors }, joinedAt: null, commits: [] };
   }
   const source = found.source ?? "initial state";
   const baseIteration = replica.iteration;
@@ -110,6 +120,7 @@ export async function resumeFromDisk(parts: ResumeParts): Promise<Resumed> {
   }
   return {
     source,
+    replica,
     baseIteration,
     replayed,
     replayStop,

@@ -1,7 +1,9 @@
 /**
  * Opens the run a spec names, for the local trainer and the daemon alike: an image run from the
  * spec alone, a transformer run from the spec plus the checkpoint directory and text file this
- * node was given (checked against the spec's hashes by training/language-run.ts).
+ * node was given (checked against the spec's hashes by training/language-run.ts). A checkpoint
+ * directory may lack the weights (config.json and tokenizer.json only): the run then has no initial
+ * replica and a swarm node takes its state from a peer (node/sync/initial-state.ts).
  */
 import { SeedswarmError } from "../../protocol/errors.js";
 import type { RunSpec } from "../../protocol/run-spec.js";
@@ -9,7 +11,7 @@ import { openLanguageRun } from "../../training/language-run.js";
 import { imageTrainingRun, loadDataset, openRun, type TrainingRun } from "../../training/run-context.js";
 import { readLanguageRunSource } from "./language-run-source.js";
 
-export class RunSourceError extends SeedswarmError<"RUN_SOURCE_MISSING"> {}
+export class RunSourceError extends SeedswarmError<"RUN_SOURCE_MISSING" | "RUN_WEIGHTS_MISSING"> {}
 
 /** Where a transformer run's files are on this machine. */
 export interface RunSources {

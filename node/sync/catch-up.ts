@@ -9,15 +9,14 @@ import { decodeCommit } from "../../protocol/codec.js";
 import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { ChainedCommit, EncodedCommit } from "../chain/commit.js";
-import { commitFromBytes } from "../chain/commit-wire.js";
 import type { Rounds } from "../chain/rounds.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Peers } from "../network/peers.js";
 import { detach, type Logger } from "../observe/logger.js";
 import type { FaultKind } from "../observe/metrics.js";
 import type { ChainFix } from "./chain-fix.js";
-import { chained, rankOf } from "../chain/commit.js";
 import { PENALTY } from "../chain/penalties.js";
+import { joinerReference, verifiedReply } from "./anchor-run.js";
 import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
 import {
   fetchVerifiedSnapshot,
@@ -92,19 +91,10 @@ export class CatchUp {
     const { peers, rounds, log } = this.s;
     const deadline = Date.now() + this.opts.joinWaitMs;
     const waiting = () => Date.now() < deadline && !this.signal.aborted;
-    const enough = () => peers.connected().length >= Math.max(1, this.opts.minPeers);
-    let dialedAt = Date.now();
-    while (waiting() && !enough()) {
-      // libp2p dials bootstrap peers once; one still starting (a compose service, a spot
-      // instance booting) refuses that dial, so keep trying while we know nobody.
-      if (this.s.libp2p.getConnections().length === 0 && Date.now() - dialedAt > 1000) {
-        dialedAt = Date.now();
-        detach(peers.dialBootstrap(), log, "bootstrap dials");
-      }
-      await sleep(100);
-    }
+    // Bootstrap peers are dialled again while we know nobody (one may still be starting).
+    const enough = await peers.waitFor(Math.max(1, this.opts.minPeers), deadline, this.signal);
     // Look for a snapshot in the DHT meanwhile, in case we turn out to be far behind.
-    if (enough()) this.joinPlan = this.s.planner.plan(this.head + 1).catch(() => null);
+    if (enough) this.joinPlan = this.s.planner.plan(this.head + 1).catch(() => null);
     // Hear every connected peer's head before deciding we are not behind: a peer still starting
     // (its sync protocols not yet registered) may hold commits we lack, and proposing those
     // iterations again would fork the chain.
@@ -162,25 +152,9 @@ export class CatchUp {
     });
   }
 
-  /**
-   * A commits reply, verified exactly like gossip: each commit's signatures here (commitFromBytes,
-   * the check gossip validation runs), its rank and checksum by the rounds. Stops at the first
-   * commit that fails (its server is charged) or that does not chain onto our head; returns the
-   * commits that verified, in order, for the caller to hand to the rounds.
-   */
+  /** A commits reply, verified exactly like gossip (anchor-run.ts); the rounds check rank and checksum. */
   verifiedReply(peer: PeerId, got: readonly Uint8Array[]): EncodedCommit[] {
-    const out: EncodedCommit[] = [];
-    for (const bytes of got) {
-      try {
-        out.push(commitFromBytes(bytes));
-      } catch (err) {
-        const reason = `served a commit that does not verify: ${(err as Error).message}`;
-        this.s.log.warn({ peer: peer.toString(), reason }, "commits reply refused");
-        this.s.blame?.(peer.toString(), reason, PENALTY.badReply);
-        break;
-      }
-    }
-    return out;
+    return verifiedReply(this.s, peer, got);
   }
 
   /**
@@ -336,52 +310,10 @@ export class CatchUp {
 
   /**
    * The verified commit for `iteration` - 1: ours when our chain holds it, else the head of an
-   * anchor run served by a connected peer (peers that do not serve the snapshot asked first).
+   * anchor run served by a connected peer (anchor-run.ts).
    */
   private async reference(iteration: number, holders: readonly PeerId[]): Promise<SnapshotReference | null> {
-    const own = this.ownReference(iteration);
-    if (own) return own;
-    const serving = new Set(holders.map(String));
-    const connected = this.s.peers.connected();
-    const order = [...connected.filter((p) => !serving.has(p.toString())), ...connected.filter((p) => serving.has(p.toString()))];
-    for (const peer of order) {
-      const run = await this.anchorRun(peer, iteration - 1);
-      if (run) return { checksum: toHex(run.commit.checksum), anchor: run };
-    }
-    return null;
-  }
-
-  /**
-   * A joiner's anchor (no chain of its own there yet): the commit for `from` served by `peer`, if
-   * it and the commits the peer serves after it form a linked run: each verified as gossip
-   * verifies (commitFromBytes), of this run, consecutive, chained by hash, and from the second on
-   * at the rank its proposer holds among the previous commit's authors. The first commit's rank
-   * cannot be checked (its predecessor's authors are unknown): docs/security.md, attack 5.
-   */
-  private async anchorRun(peer: PeerId, from: number): Promise<EncodedCommit | null> {
-    const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, from).catch(() => []);
-    // In a member run, a run with a non-member proposer or author is no run of ours (gossip drops
-    // such commits; /commits replies are checked here), so Sybils cannot anchor a joiner there.
-    const admitted = (c: EncodedCommit) =>
-      this.s.peers.admits(c.commit.proposer) && c.commit.entries.every((e) => this.s.peers.admits(e.author.id));
-    const verified = this.verifiedReply(peer, got);
-    const cut = verified.findIndex((c) => !admitted(c));
-    const run = cut < 0 ? verified : verified.slice(0, cut);
-    const first = run[0];
-    if (!first || first.commit.iteration !== from || first.commit.runId !== this.s.runId) return null;
-    let prev = chained(first);
-    for (const next of run.slice(1)) {
-      const { commit } = next;
-      if (commit.iteration !== prev.commit.iteration + 1 || !equalBytes(commit.prevHash, prev.hash)) break;
-      const eligible = prev.commit.entries.map((e) => e.author.id);
-      const rank = rankOf(this.s.runId, commit.iteration, eligible, commit.proposer, commit.entries.map((e) => e.author.id));
-      if (rank !== commit.rank) {
-        this.s.log.warn({ peer: peer.toString(), iteration: commit.iteration }, "anchor run: a commit at a rank its proposer does not hold");
-        return null;
-      }
-      prev = chained(next);
-    }
-    return first;
+    return this.ownReference(iteration) ?? (await joinerReference(this.s, iteration, holders, null));
   }
 
   /**

@@ -31,10 +31,10 @@ const MAX_CANDIDATES = 4;
 
 /** What a verified commit says the state after `iteration` iterations is. */
 export interface SnapshotReference {
-  /** The checksum field of the verified commit for iteration - 1 (hex). */
+  /** The checksum field of the verified commit for iteration - 1 (hex); at iteration 0, the spec's initial checksum. */
   readonly checksum: string;
-  /** That commit: the anchor the next commit chains to. */
-  readonly anchor: EncodedCommit;
+  /** That commit: the anchor the next commit chains to (null at iteration 0: the chain starts there). */
+  readonly anchor: EncodedCommit | null;
 }
 
 export interface SnapshotFetchParts {
@@ -46,7 +46,7 @@ export interface SnapshotFetchParts {
   readonly weightCount: number;
   /** The state from verified bytes (a packed model's decoder). */
   readonly decode: (bytes: Uint8Array) => Weights;
-  /** The verified commit for `iteration` - 1, or null when we cannot verify one (never a holder's word). */
+  /** The verified commit for `iteration` - 1 (at 0: the spec's checksum), or null when we cannot verify one (never a holder's word). */
   reference(iteration: number, holders: readonly PeerId[]): Promise<SnapshotReference | null>;
   /** Charges a holder that provably served wrong bytes. */
   blame(peer: string, reason: string): void;
@@ -54,7 +54,7 @@ export interface SnapshotFetchParts {
 
 /** A snapshot whose checksum a verified commit vouches for, and that commit. */
 export interface VerifiedSnapshot extends Snapshot {
-  readonly anchor: EncodedCommit;
+  readonly anchor: EncodedCommit | null;
   /** Holders blamed during the download. */
   readonly blamed: readonly string[];
 }
@@ -64,7 +64,10 @@ export interface SnapshotWant {
   /** Exact iterations to ask for, newest first; none: the holders' latest (and the plan's). */
   readonly iterations?: readonly number[];
   readonly plan?: SnapshotPlan;
-  /** Snapshots before this iteration are of no use. */
+  /**
+   * Snapshots before this iteration are of no use (default 1: the initial state is only asked for
+   * by a node without it, with 0, and vouched for by the spec's checksum).
+   */
   readonly minIteration?: number;
 }
 
@@ -111,7 +114,7 @@ export async function fetchVerifiedSnapshot(
       if (h.status !== "fulfilled" || h.value.totalChunks === 0) return;
       const bad = shapeError(h.value, 0, layout, iteration);
       if (bad) return blame(asked[i], bad);
-      if (h.value.iteration < (want.minIteration ?? 1) || h.value.iteration < 1) return;
+      if (h.value.iteration < (want.minIteration ?? 1)) return;
       const byPeer = claims.get(h.value.iteration) ?? new Map();
       byPeer.set(asked[i].toString(), { peer: asked[i], first: h.value });
       claims.set(h.value.iteration, byPeer);

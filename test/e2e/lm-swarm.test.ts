@@ -38,6 +38,7 @@ describe("transformer swarm of real node processes", () => {
     const cp = await loadCheckpoint(join(runs, readdirSync(runs)[0], "checkpoint.ssck"));
     assert.equal(cp.checksum, results[0].checksum);
     const start = run.initialReplica();
+    assert.ok(start);
     const before = run.heldOut(start.backend.tensors).loss;
     start.reset(cp.weights, cp.iteration);
     const afterLoss = run.heldOut(start.backend.tensors).loss;

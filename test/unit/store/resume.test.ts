@@ -17,7 +17,7 @@ import { fromHex, toHex } from "../../../protocol/bytes.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";
 import { useBackend } from "../../../training/engine.js";
-import { initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
+import { imageTrainingRun, initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
 import { signedCommit, type TestKey, testKeys } from "../../helpers/chain-keys.js";
 
 const spec = parseRunSpec(PRESETS["tiny-spsa"]);
@@ -93,7 +93,7 @@ async function disk(checkpointAt: number | null, logged: Fixture["commits"]) {
   await commitLog.close();
   const resume = async () => {
     const replica = initialReplica(fx.run);
-    const resumed = await resumeFromDisk({ checkpointPath, tempDirs: [dir], commitLog, run: fx.run, replica, log: silent });
+    const resumed = await resumeFromDisk({ checkpointPath, tempDirs: [dir], commitLog, run: imageTrainingRun(fx.run), replica, log: silent });
     const state = { iteration: replica.iteration, checksum: replica.checksum() };
     replica.dispose();
     return { resumed, ...state };
@@ -121,6 +121,19 @@ describe("resuming from disk", () => {
     assert.equal(resumed.source, "initial state");
     assert.equal(iteration, 9);
     assert.equal(checksum, fx.sums[9]);
+  });
+
+  it("no initial state (a node without weight files): none without a checkpoint, the checkpoint's state with one", async () => {
+    const resumeBare = (d: Awaited<ReturnType<typeof disk>>) =>
+      resumeFromDisk({ checkpointPath: join(d.dir, "checkpoint.ssck"), tempDirs: [d.dir], commitLog: d.commitLog, run: imageTrainingRun(fx.run), replica: null, log: silent });
+    const none = await resumeBare(await disk(null, fx.commits.slice(0, 9)));
+    assert.equal(none.source, "none");
+    assert.equal(none.replica, null, "no state to replay the log onto");
+    const some = await resumeBare(await disk(5, fx.commits.slice(0, 9)));
+    assert.equal(some.source, "checkpoint");
+    assert.equal(some.replica?.iteration, 9);
+    assert.equal(some.replica?.checksum(), fx.sums[9]);
+    some.replica?.dispose();
   });
 
   it("a logged commit whose checksum is not what applying it gives ends the replay before it, state intact", async () => {

@@ -4,7 +4,7 @@
  * with two replicas bit-identical.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -27,6 +27,7 @@ describe("transformer runs (openLanguageRun)", () => {
   it("refuses weights or data whose hash is not the spec's, naming both hashes", async () => {
     const spec = parseRunSpec(PRESETS["tiny-lm"]);
     const source = await readLanguageRunSource(MODEL_DIR, DATA_FILE);
+    assert.ok(source.weights, "the fixture has weights");
     const weights = source.weights.slice();
     weights[0] += 1;
     assert.throws(
@@ -38,12 +39,29 @@ describe("transformer runs (openLanguageRun)", () => {
     assert.throws(() => openLanguageRun(spec, { ...source, data }), (err: unknown) => err instanceof LanguageRunError && err.code === "LM_DATA_MISMATCH" && err.message.includes(String(err.context.expected)));
   });
 
+  it("a model dir with config.json and tokenizer.json only: a run without an initial replica, replicas from given state", async () => {
+    const spec = parseRunSpec(PRESETS["tiny-lm"]);
+    const dir = await mkdtemp(join(tmpdir(), "lm-noweights-"));
+    for (const f of ["config.json", "tokenizer.json"]) await copyFile(join(MODEL_DIR, f), join(dir, f));
+    const source = await readLanguageRunSource(dir, DATA_FILE);
+    assert.equal(source.weights, null);
+    const run = openLanguageRun(spec, source);
+    assert.equal(run.initialReplica(), null);
+    const full = await readLanguageRunSource(MODEL_DIR, DATA_FILE);
+    assert.ok(full.weights);
+    const r = run.replicaAt(full.weights.slice(), 3);
+    assert.equal(r.iteration, 3);
+    assert.equal(r.checksum(), spec.model.kind === "transformer" ? spec.model.weightsHash : "?");
+    r.dispose();
+  });
+
   it("tiny-lm: one-byte SPSA lowers the held-out next-token loss; replicas stay bit-identical", async (t) => {
     await useBackend("wasm");
     const spec = parseRunSpec({ ...PRESETS["tiny-lm"], iterations: ITERATIONS });
     const run = openLanguageRun(spec, await readLanguageRunSource(MODEL_DIR, DATA_FILE));
     const a = run.initialReplica();
     const b = run.initialReplica();
+    assert.ok(a && b);
     const before = run.heldOut(a.backend.tensors);
     const authors = localAuthors(3);
     while (a.iteration < ITERATIONS) {
@@ -67,6 +85,7 @@ describe("Hugging Face export of a transformer run", () => {
     const spec = parseRunSpec({ ...PRESETS["tiny-lm"], iterations: 2 });
     const run = openLanguageRun(spec, await readLanguageRunSource(MODEL_DIR, DATA_FILE));
     const replica = run.initialReplica();
+    assert.ok(replica);
     localIteration(run.algorithm, replica, localAuthors(1));
     const dir = await mkdtemp(join(tmpdir(), "lm-export-"));
     const cp = await saveCheckpoint(join(dir, "run.ssck"), spec, replica.iteration, replica.weights);
