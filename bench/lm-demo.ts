@@ -17,6 +17,7 @@ import { sampleIndices } from "../training/data/dataset.js";
 import { useBackend } from "../training/engine.js";
 import { type LanguageRun, openLanguageRun } from "../training/language-run.js";
 import { LanguageBackprop } from "../training/lm-backprop.js";
+import type { Replica } from "../training/replica.js";
 import { windowsOf } from "../training/next-token-loss.js";
 import { seedFrom } from "../training/rng/seeds.js";
 import { tokenizePromptTask } from "../training/tasks/prompt-classification.js";
@@ -30,9 +31,16 @@ interface Score {
   readonly accuracy: number | null;
 }
 
+/** The run's initial replica: the demo always has the weights on disk. */
+function initial(run: LanguageRun): Replica {
+  const r = run.initialReplica();
+  if (r === null) throw new Error(`run ${run.spec.name}: no initial weights`);
+  return r;
+}
+
 /** Held-out score of the run's initial weights. */
 function initialScore(run: LanguageRun): Score {
-  const r = run.initialReplica();
+  const r = initial(run);
   const s = run.heldOut(r.backend.tensors);
   r.dispose();
   return s;
@@ -41,7 +49,7 @@ function initialScore(run: LanguageRun): Score {
 /** Backprop (Adam) from the run's checkpoint on its training split: `steps` steps of the spec's batch size. */
 function backprop(run: LanguageRun, steps: number, lr: number): Score {
   const d = run.spec.dataset;
-  const start = run.initialReplica();
+  const start = initial(run);
   const bp = new LanguageBackprop(run.model, start.weights as Float32Array, { lr, clipNorm: 1 });
   start.dispose();
   const size = run.spec.algorithm.kind === "spsa" ? run.spec.algorithm.batchSize : 16;

@@ -163,8 +163,7 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
   const cps = await Promise.all(members.map((m) => loadCheckpoint(checkpointPath(join(base, `node-${m.index}`), run.runId))));
   const checksums = cps.map((c) => c.checksum);
   const agree = new Set(checksums).size === 1 && new Set(cps.map((c) => c.iteration)).size === 1;
-  const replica = run.initialReplica();
-  replica.reset(cps[0].weights, cps[0].iteration);
+  const replica = run.replicaAt(cps[0].weights, cps[0].iteration);
   const test = run.heldOut(replica.backend.tensors);
   replica.dispose();
   const seconds = (performance.now() - started) / 1000;
