@@ -277,11 +277,11 @@ export const PRESETS = {
   "lm-demo-spam": {
     version: 1,
     name: "lm-demo-spam",
-    model: { kind: "transformer", architecture: "gpt2", weightsHash: "0000000000000000000000000000000000000000000000000000000000000000" },
+    model: { kind: "transformer", architecture: "gpt2", weightsHash: "d8f12791932afee6f0077bc9ba7b88a560bb056b55d65d5e316338650ebc094e" },
     dataset: {
       kind: "text",
       format: "jsonl",
-      contentHash: "0000000000000000000000000000000000000000000000000000000000000000",
+      contentHash: "30640e5a481ddf33c074da9a2fff23b8a2f08a4538a4ef6fc0dca6d644acc67f",
       task: { kind: "prompt-classification", template: "{text} . this message is", labelWords: [" ham", " spam"] },
     },
     algorithm: {
@@ -299,8 +299,8 @@ export const PRESETS = {
   "lm-demo-email": {
     version: 1,
     name: "lm-demo-email",
-    model: { kind: "transformer", architecture: "gpt2", weightsHash: "0000000000000000000000000000000000000000000000000000000000000000" },
-    dataset: { kind: "text", format: "jsonl", contentHash: "0000000000000000000000000000000000000000000000000000000000000000", task: { kind: "causal-lm", contextLength: 64 } },
+    model: { kind: "transformer", architecture: "gpt2", weightsHash: "d8f12791932afee6f0077bc9ba7b88a560bb056b55d65d5e316338650ebc094e" },
+    dataset: { kind: "text", format: "jsonl", contentHash: "3a6c8959437e97f014cb8aa7e70f8d170dabec7a9af21686bf5db6396f21fc06", task: { kind: "causal-lm", contextLength: 64 } },
     algorithm: {
       kind: "spsa",
       perturbations: 8,

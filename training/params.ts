@@ -114,13 +114,20 @@ export function checksum(weights: Weights): string {
  */
 export function toTensors(layout: ParamLayout, weights: Weights): tf.Tensor[] {
   if (layout.toTensors) return layout.toTensors(weights);
-  return layout.tensors.map((t) => {
-    const x = tf.tensor(weights.subarray(t.offset, t.offset + t.size), [...t.shape], "float32");
-    if (!t.backendTransposed) return x;
-    const y = tf.transpose(x);
-    x.dispose();
-    return y;
-  });
+  return layout.tensors.map((t) => tensorOf(t, weights.subarray(t.offset, t.offset + t.size)));
+}
+
+/**
+ * One backend tensor from a tensor's values in canonical order, transposed on the backend where
+ * the layout says so. A backend may keep `values` itself (the cpu backend does): do not write to
+ * it afterwards.
+ */
+export function tensorOf(t: TensorLayout, values: Float32Array | Uint32Array): tf.Tensor {
+  const x = tf.tensor(values, [...t.shape], "float32");
+  if (!t.backendTransposed) return x;
+  const y = tf.transpose(x);
+  x.dispose();
+  return y;
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { SeedswarmError } from "../../protocol/errors.js";
-import type { ParamLayout } from "../params.js";
+import type { ParamLayout, TensorLayout } from "../params.js";
 import type { StreamId } from "../rng/philox.js";
 import { Purpose, type Seed, streamOf } from "../rng/seeds.js";
 import { type ClassPlan, MAX_STEPS, TILE } from "./spsa-update.js";
@@ -155,21 +155,25 @@ export class SpsaKernels {
    * must be a float32 value. `out` may be `weights` itself.
    */
   perturb(out: Float32Array, weights: Float32Array, layout: ParamLayout, seed: Seed, eps: number, sign: 1 | -1): void {
+    for (const [ti, t] of layout.tensors.entries()) this.perturbTensor(out, t.offset, weights, t, ti, seed, eps, sign);
+  }
+
+  /** The same for tensor `ti` of the layout alone, written to `out` from index `outBase`. */
+  perturbTensor(out: Float32Array, outBase: number, weights: Float32Array, t: TensorLayout, ti: number, seed: Seed, eps: number, sign: 1 | -1): void {
     const f32 = new Float32Array(this.x.memory.buffer);
     const e = Math.fround(sign * eps);
     const ownW = this.inMemory(weights);
     const ownOut = this.inMemory(out);
-    for (const [ti, t] of layout.tensors.entries()) {
-      const id = streamOf(seed, Purpose.Noise, ti);
-      for (let start = 0; start < t.size; start += CHUNK) {
-        const n = Math.min(CHUNK, t.size - start);
-        const from = t.offset + start;
-        const w = ownW >= 0 ? ownW + 4 * from : this.chunkW;
-        if (ownW < 0) f32.set(weights.subarray(from, from + n), this.chunkW >> 2);
-        const o = ownOut >= 0 ? ownOut + 4 * from : this.chunkOut;
-        this.x.perturbRange(o, w, n, start / 128, id.c2, id.c3, id.k0, id.k1, e, this.bits, this.tail);
-        if (ownOut < 0) out.set(f32.subarray(o >> 2, (o >> 2) + n), from);
-      }
+    const id = streamOf(seed, Purpose.Noise, ti);
+    for (let start = 0; start < t.size; start += CHUNK) {
+      const n = Math.min(CHUNK, t.size - start);
+      const from = t.offset + start;
+      const to = outBase + start;
+      const w = ownW >= 0 ? ownW + 4 * from : this.chunkW;
+      if (ownW < 0) f32.set(weights.subarray(from, from + n), this.chunkW >> 2);
+      const o = ownOut >= 0 ? ownOut + 4 * to : this.chunkOut;
+      this.x.perturbRange(o, w, n, start / 128, id.c2, id.c3, id.k0, id.k1, e, this.bits, this.tail);
+      if (ownOut < 0) out.set(f32.subarray(o >> 2, (o >> 2) + n), to);
     }
   }
 

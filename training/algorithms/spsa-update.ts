@@ -181,7 +181,7 @@ export function perturbJs(
   for (const [ti, t] of layout.tensors.entries()) perturbTensorJs(out, weights, t, ti, seed, eps, sign);
 }
 
-/** perturbJs on one tensor (index `ti` of its layout). */
+/** perturbJs on one tensor (index `ti` of its layout), written to `out` from index `outBase` (default: where the tensor sits). */
 export function perturbTensorJs(
   out: Float32Array,
   weights: Float32Array,
@@ -190,6 +190,7 @@ export function perturbTensorJs(
   seed: Seed,
   eps: number,
   sign: 1 | -1,
+  outBase = t.offset,
 ): void {
   const e = Math.fround(sign * eps);
   const pm = Float64Array.of(-e, e);
@@ -198,8 +199,9 @@ export function perturbTensorJs(
     const n = Math.min(TILE, t.size - start);
     signWords(seed, ti, start / 128, Math.ceil(n / 32), bits);
     const base = t.offset + start;
+    const ob = outBase + start;
     // Branch-free: a sign taken from random bits defeats branch prediction. A float32 sum
     // rounded once on store is the float32 add (double keeps both operands exactly).
-    for (let i = 0; i < n; i++) out[base + i] = weights[base + i] + pm[(bits[i >>> 5] >>> (i & 31)) & 1];
+    for (let i = 0; i < n; i++) out[ob + i] = weights[base + i] + pm[(bits[i >>> 5] >>> (i & 31)) & 1];
   }
 }

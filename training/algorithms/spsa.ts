@@ -17,14 +17,14 @@ import * as tf from "@tensorflow/tfjs";
 import { gradientPayloadProblem, quantizeGradient } from "../../protocol/gradient-byte.js";
 import { type SpsaSpec } from "../../protocol/algorithm-spec.js";
 import { algorithmOf, type RunSpec } from "../../protocol/run-spec.js";
-import { floatWeights, type ParamLayout, toTensors, type Weights } from "../params.js";
+import { floatWeights, type ParamLayout, tensorOf, toTensors, type Weights } from "../params.js";
 import type { Replica } from "../replica.js";
 import { type Author, contributionSeed, contributionSeeds, type Seed } from "../rng/seeds.js";
 import { lrAt, lrScale } from "../schedule.js";
 import type { Task } from "../tasks/task.js";
 import type { Algorithm, Contribution } from "./algorithm.js";
 import { type UpdateKernels, updateKernels } from "./update-kernels.js";
-import { applyUpdateJs, perturbJs, planPasses, type Step } from "./spsa-update.js";
+import { applyUpdateJs, perturbTensorJs, planPasses, type Step } from "./spsa-update.js";
 import { applyLowRankJs, perturbLowRankJs } from "./lowrank.js";
 import type { LowRankPairs } from "./lowrank-forward.js";
 
@@ -43,8 +43,6 @@ export class Spsa implements Algorithm {
   readonly kind = "spsa";
   readonly maxPayloadBytes: number;
   private readonly cfg: SpsaSpec;
-  private readonly plus: Float32Array;
-  private readonly minus: Float32Array;
   /** The selected kernels (WebAssembly by default, or WGSL), or null: the JS reference runs. */
   readonly kernels: UpdateKernels | null = updateKernels();
   /** The measurements of the last `contribute` call. */
@@ -70,29 +68,29 @@ export class Spsa implements Algorithm {
   ) {
     this.cfg = algorithmOf(spec, "spsa");
     this.maxPayloadBytes = this.cfg.perturbations;
-    this.plus = new Float32Array(model.layout.size);
-    this.minus = new Float32Array(model.layout.size);
   }
 
   /**
-   * Writes w + eps z and w - eps z for the seed's direction into `plus` and `minus`.
-   * Exposed for the noise-budget benchmark.
+   * Backend tensors of w + sign * eps * z for the seed's direction, made one tensor at a time
+   * (MeZO's memory point): the host holds one tensor's perturbed values at a time, which the
+   * backend copies or keeps as its own, never a perturbed copy of the whole model. Low-rank
+   * directions are made whole (they serve MLP-sized models).
    */
-  perturb(weights: Float32Array, seed: Seed): void {
-    this.perturbInto(this.plus, weights, seed, 1);
-    this.perturbInto(this.minus, weights, seed, -1);
-  }
-
-  /**
-   * out = w + sign * eps * z for the seed's direction: the in-place perturbation of the buffer a
-   * forward pass reads (`out` may be any Float32Array; restore it from the canonical weights).
-   */
-  perturbInto(out: Float32Array, weights: Float32Array, seed: Seed, sign: 1 | -1): void {
+  perturbedTensors(weights: Float32Array, seed: Seed, sign: 1 | -1): tf.Tensor[] {
     const eps = Math.fround(this.cfg.eps);
     const p = this.cfg.perturbation;
-    if (p?.kind === "lowrank") perturbLowRankJs(out, weights, this.model.layout, seed, eps, p.rank, sign);
-    else if (this.kernels) this.kernels.perturb(out, weights, this.model.layout, seed, eps, sign);
-    else perturbJs(out, weights, this.model.layout, seed, eps, sign);
+    const layout = this.model.layout;
+    if (p?.kind === "lowrank") {
+      const out = new Float32Array(layout.size);
+      perturbLowRankJs(out, weights, layout, seed, eps, p.rank, sign);
+      return toTensors(layout, out);
+    }
+    return layout.tensors.map((t, ti) => {
+      const values = new Float32Array(t.size);
+      if (this.kernels) this.kernels.perturbTensor(values, 0, weights, t, ti, seed, eps, sign);
+      else perturbTensorJs(values, weights, t, ti, seed, eps, sign, 0);
+      return tensorOf(t, values);
+    });
   }
 
   /** The byte a measured pair sends, by the run's fitness. */
@@ -114,11 +112,11 @@ export class Spsa implements Algorithm {
       for (let j = 0; j < payload.length; j++) {
         const seed = contributionSeed(this.runId, replica.iteration, author, j);
         const batch = this.task.batch(seed, this.cfg.batchSize);
-        this.perturb(floatWeights(replica.weights), seed);
-        const wp = toTensors(this.model.layout, this.plus);
+        const w = floatWeights(replica.weights);
+        const wp = this.perturbedTensors(w, seed, 1);
         const lossPlus = batch.loss(wp);
         tf.dispose(wp);
-        const wm = toTensors(this.model.layout, this.minus);
+        const wm = this.perturbedTensors(w, seed, -1);
         const lossMinus = batch.loss(wm);
         tf.dispose(wm);
         batch.dispose();

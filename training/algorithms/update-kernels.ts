@@ -3,7 +3,7 @@
  * WebAssembly kernels by default, WGSL on the WebGPU device when selected (training/gpu/), or
  * none (the JavaScript reference). Every choice gives the same bytes; only the speed differs.
  */
-import type { ParamLayout } from "../params.js";
+import type { ParamLayout, TensorLayout } from "../params.js";
 import type { Seed } from "../rng/seeds.js";
 import { sharedKernels } from "./spsa-kernels.js";
 import type { ClassPlan } from "./spsa-update.js";
@@ -15,6 +15,8 @@ export interface UpdateKernels {
   apply(weights: Float32Array, layout: ParamLayout, plans: readonly ClassPlan[]): void;
   /** out = weights + sign * eps * z for the seed's direction z; `eps` a float32 value. */
   perturb(out: Float32Array, weights: Float32Array, layout: ParamLayout, seed: Seed, eps: number, sign: 1 | -1): void;
+  /** The same for one tensor (index `ti` of its layout), written to `out` from index `outBase`. */
+  perturbTensor(out: Float32Array, outBase: number, weights: Float32Array, t: TensorLayout, ti: number, seed: Seed, eps: number, sign: 1 | -1): void;
 }
 
 let selected: UpdateKernels | null | undefined;

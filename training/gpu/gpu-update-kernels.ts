@@ -6,9 +6,9 @@
  */
 import { Worker } from "node:worker_threads";
 import { sharedKernels } from "../algorithms/spsa-kernels.js";
-import { applyUpdateJs, type ClassPlan, perturbJs } from "../algorithms/spsa-update.js";
+import { applyUpdateJs, type ClassPlan, perturbJs, perturbTensorJs } from "../algorithms/spsa-update.js";
 import type { UpdateKernels } from "../algorithms/update-kernels.js";
-import type { ParamLayout } from "../params.js";
+import type { ParamLayout, TensorLayout } from "../params.js";
 import type { Seed } from "../rng/seeds.js";
 import { inKernelRange } from "./spsa-gpu.js";
 import { DONE, PENDING, type UpdateRequest } from "./update-worker.js";
@@ -74,6 +74,12 @@ export class GpuUpdateKernels implements UpdateKernels {
     const host = sharedKernels();
     if (host) host.perturb(out, weights, layout, seed, eps, sign);
     else perturbJs(out, weights, layout, seed, eps, sign);
+  }
+
+  perturbTensor(out: Float32Array, outBase: number, weights: Float32Array, t: TensorLayout, ti: number, seed: Seed, eps: number, sign: 1 | -1): void {
+    const host = sharedKernels();
+    if (host) host.perturbTensor(out, outBase, weights, t, ti, seed, eps, sign);
+    else perturbTensorJs(out, weights, t, ti, seed, eps, sign, outBase);
   }
 
   /** Stops the worker (its device goes with it). */

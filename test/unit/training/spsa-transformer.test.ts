@@ -16,10 +16,32 @@ import { buildTransformer, tokenBatch } from "../../../training/models/transform
 import { meanNextTokenLoss } from "../../../training/next-token-loss.js";
 import { Replica } from "../../../training/replica.js";
 import { causalLmTask } from "../../../training/tasks/causal-lm.js";
+import * as tf from "@tensorflow/tfjs";
+import { perturbJs } from "../../../training/algorithms/spsa-update.js";
+import { toTensors } from "../../../training/params.js";
+import { seedFrom } from "../../../training/rng/seeds.js";
 
 const ITERATIONS = 40;
 
 describe("SPSA on a transformer (task object)", () => {
+  it("perturbs tensor by tensor (MeZO's memory point): the backend tensors of the whole-model perturbation, transposed ones included", async () => {
+    await useBackend("wasm");
+    const model = buildTransformer(parseHfConfig({ model_type: "gpt2", vocab_size: 40, n_positions: 16, n_embd: 16, n_layer: 1, n_head: 2 }));
+    assert.ok(model.layout.tensors.some((t) => t.backendTransposed), "a transposed tensor (the embedding) is exercised");
+    const spec = parseRunSpec(PRESETS["tiny-spsa"]);
+    const spsa = new Spsa(runIdOf(spec), spec, model, causalLmTask(model, [[1, 2, 3]]));
+    const w = initWeights(model.layout, 2);
+    const seed = seedFrom("test/perturbed-tensors", [1]);
+    for (const sign of [1, -1] as const) {
+      const whole = new Float32Array(w.length);
+      perturbJs(whole, w, model.layout, seed, Math.fround(spec.algorithm.kind === "spsa" ? spec.algorithm.eps : 0), sign);
+      const want = toTensors(model.layout, whole);
+      const got = spsa.perturbedTensors(w, seed, sign);
+      got.forEach((g, i) => assert.deepEqual(g.dataSync(), want[i].dataSync(), model.layout.tensors[i].name));
+      tf.dispose([...want, ...got]);
+    }
+  });
+
   it("lowers the next-token loss of a tiny GPT-2 on a periodic sequence; replicas stay identical", async (t) => {
     await useBackend("wasm");
     const model = buildTransformer(parseHfConfig({ model_type: "gpt2", vocab_size: 16, n_positions: 16, n_embd: 16, n_layer: 1, n_head: 2 }));

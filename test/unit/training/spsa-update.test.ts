@@ -6,6 +6,7 @@ import {
   planPasses,
   planUpdate,
   perturbJs,
+  perturbTensorJs,
   signWords,
   type Step,
 } from "../../../training/algorithms/spsa-update.js";
@@ -171,6 +172,15 @@ describe("seeded perturbation: WebAssembly = JavaScript reference", () => {
         cw.set(w);
         kernels.perturb(out, cw, layout, seed, eps, sign);
         assert.ok(bytesOf(js).equals(bytesOf(out)));
+        // One tensor at a time into a tensor-sized buffer (what a forward pass uploads), both ways.
+        for (const [ti, t] of layout.tensors.entries()) {
+          const one = new Float32Array(t.size);
+          kernels.perturbTensor(one, 0, w, t, ti, seed, eps, sign);
+          assert.ok(bytesOf(one).equals(bytesOf(js.subarray(t.offset, t.offset + t.size))), `wasm tensor ${ti}`);
+          one.fill(0);
+          perturbTensorJs(one, w, t, ti, seed, eps, sign, 0);
+          assert.ok(bytesOf(one).equals(bytesOf(js.subarray(t.offset, t.offset + t.size))), `js tensor ${ti}`);
+        }
         // The direction is the stream rademacherBits gives each tensor.
         for (const [ti, t] of layout.tensors.entries()) {
           const z = rademacherBits(streamOf(seed, Purpose.Noise, ti), t.size, new Uint32Array(Math.ceil(t.size / 32)));
