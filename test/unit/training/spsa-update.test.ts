@@ -153,6 +153,42 @@ describe("canonical SPSA update: WebAssembly = JavaScript reference", () => {
   });
 });
 
+describe("small language-model steps and float32 (MeZO's rates)", () => {
+  it("OPT-13B's lr 1e-7 over a 16-byte commit moves every matrix-sized weight (|w| ~ 0.02) and rounds away a norm gain's (w = 1)", () => {
+    // 16 bytes of |g| ~ 1 (byte 88): the commit's summed step is 1e-7 * (sum of 16 signs) / 16 per weight.
+    const n = 4096;
+    const layout = layoutWith([n]);
+    const steps = Array.from({ length: 16 }, (_, j) => ({ seed: seedFrom("test/small-steps", [j]), byte: j % 2 ? 88 : -88 }));
+    const plan = planUpdate(steps, 16, 1e-7);
+    const matrix = new Float32Array(n).fill(Math.fround(0.02));
+    const gains = new Float32Array(n).fill(1);
+    const m = matrix.slice();
+    const g = gains.slice();
+    kernels.apply(m, layout, plan);
+    kernels.apply(g, layout, plan);
+    // A weight whose 16 signs do not cancel moves by >= 2 * 1e-7 / 16 = 1.25e-8, ~6 ulps of 0.02 (2^-29 = 1.9e-9).
+    const zs = steps.map((s) => rademacherBits(streamOf(s.seed, Purpose.Noise, 0), n, new Uint32Array(n / 32)));
+    let moved = 0;
+    let shouldMove = 0;
+    let gainsMoved = 0;
+    let gainsAboveHalfUlp = 0;
+    for (let i = 0; i < n; i++) {
+      const sum = zs.reduce((acc, z, j) => acc + (((z[i >>> 5] >>> (i & 31)) & 1 ? 1 : -1) * (j % 2 ? 1 : -1)), 0);
+      if (sum !== 0) shouldMove++;
+      if (m[i] !== matrix[i]) moved++;
+      if (g[i] !== 1) gainsMoved++;
+      // Half an ulp of 1 is 2^-24 upward and 2^-25 downward.
+      const step = (-1e-7 * sum) / 16;
+      if (step > 2 ** -24 || step < -(2 ** -25)) gainsAboveHalfUlp++;
+    }
+    assert.equal(moved, shouldMove, "every weight with a non-zero summed step moved");
+    assert.ok(shouldMove > n / 2);
+    // A gain moves only when its summed step passes half an ulp of 1: most of this rate's steps are rounded away.
+    assert.equal(gainsMoved, gainsAboveHalfUlp);
+    assert.ok(gainsMoved < shouldMove / 4, `${gainsMoved} of ${n} gains moved`);
+  });
+});
+
 describe("seeded perturbation: WebAssembly = JavaScript reference", () => {
   for (const sizes of [[1], [5, 33, 129], [4097, 4096, 3], [20000]]) {
     it(`tensors [${sizes.join(", ")}]`, () => {
