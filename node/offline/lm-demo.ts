@@ -7,7 +7,7 @@
  * files and a RunSpec for each task, with every hash filled in. Deterministic on the wasm backend:
  * the same package versions give the same bytes.
  */
-import { readdir, readFile, writeFile, mkdir } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { PRESETS } from "../../protocol/presets.js";
@@ -18,11 +18,10 @@ import { tokenizerFromJson } from "../../training/data/tokenizer.js";
 import { wordPieceTokenizerJson } from "../../training/data/word-piece-vocab.js";
 import { parseHfConfig } from "../../training/hf/config.js";
 import { LanguageBackprop, pretrainInit } from "../../training/lm-backprop.js";
-import { buildTransformer } from "../../training/models/transformer.js";
+import { buildTransformer, tokenBatch } from "../../training/models/transformer.js";
 import { meanNextTokenLoss, windowsOf } from "../../training/next-token-loss.js";
 import { checksum } from "../../training/params.js";
 import { seedFrom } from "../../training/rng/seeds.js";
-import { tokenBatch } from "../../training/models/transformer.js";
 import type { Logger } from "../observe/logger.js";
 import { LmDemoError, type LmDemoOptions } from "./lm-demo-options.js";
 import { clearProgress, reportProgress } from "../observe/progress.js";
@@ -209,7 +208,6 @@ export async function prepareLmDemo(dir: string, opts: LmDemoOptions, log: Logge
     await writeFile(specFile, `${JSON.stringify(spec, null, 2)}\n`);
     tasks.push({ name: preset, spec: specFile, dataFile, runId: runIdOf(spec) });
   }
-  await mkdir(dir, { recursive: true });
   const result: LmDemoResult = {
     dir,
     modelDir,
