@@ -102,11 +102,16 @@ async function evalLanguageModel(flags: EvalFlags & { checkpoint?: string }): Pr
   if ((flags.textFile === undefined) === (flags.tokenIds === undefined)) {
     throw new InvalidArgumentError("--model-dir needs exactly one of --text-file or --token-ids");
   }
-  if (flags.model !== undefined || flags.checkpoint !== undefined) throw new InvalidArgumentError("give --model-dir, or --model / --checkpoint, not both");
+  if (flags.model !== undefined) throw new InvalidArgumentError("give --model-dir or --model, not both");
   const { useBackend } = await import("../training/engine.js");
   const { scoreTextFile, scoreTokenIdsFile } = await import("../node/offline/lm-eval.js");
   await useBackend(flags.backend, createLogger({ level: "warn" }));
-  const options = { batchSize: flags.batchSize, ...(flags.context === undefined ? {} : { context: flags.context }) };
+  const options = {
+    batchSize: flags.batchSize,
+    ...(flags.context === undefined ? {} : { context: flags.context }),
+    // A seedswarm checkpoint of a transformer run: its weights, the directory's config and tokenizer.
+    ...(flags.checkpoint === undefined ? {} : { checkpoint: flags.checkpoint }),
+  };
   const result =
     flags.textFile !== undefined
       ? await scoreTextFile(flags.modelDir, flags.textFile, options)
@@ -137,7 +142,9 @@ Examples:
   $ seedswarm eval --preset tiny-spsa                 # the run's checkpoint in the data dir
   $ seedswarm eval --model ./tiny-model               # an export (its dataset from seedswarm.json)
   $ seedswarm eval --model-dir ./gpt2 --text-file held-out.txt   # {"loss":..., "perplexity":...}
-  $ seedswarm eval --model-dir ./gpt2 --token-ids ids.json       # {"losses":[[...], ...]} (natural log)`,
+  $ seedswarm eval --model-dir ./gpt2 --token-ids ids.json       # {"losses":[[...], ...]} (natural log)
+  $ seedswarm eval --model-dir ./gpt2 --checkpoint ~/.seedswarm/runs/<id>/checkpoint.ssck --text-file held-out.txt
+                                                      # a transformer run's checkpoint, scored like the directory`,
     )
     .action(async (flags: RunFlags & EvalFlags, cmd: Command) => {
       if (flags.modelDir !== undefined || flags.textFile !== undefined || flags.tokenIds !== undefined) {

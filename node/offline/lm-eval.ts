@@ -9,7 +9,9 @@ import { SeedswarmError } from "../../protocol/errors.js";
 import { scoreSequences, windowsOf } from "../../training/next-token-loss.js";
 import { toTensors } from "../../training/params.js";
 import { clearProgress, reportProgress } from "../observe/progress.js";
-import { type HfCheckpoint, readHfCheckpoint, readTokenizer } from "../store/hf-checkpoint.js";
+import { buildTransformer } from "../../training/models/transformer.js";
+import { loadCheckpoint } from "../store/checkpoint.js";
+import { type HfCheckpoint, readHfCheckpoint, readHfConfig, readTokenizer } from "../store/hf-checkpoint.js";
 
 export class LmEvalError extends SeedswarmError<"LM_EVAL_INPUT"> {}
 
@@ -18,6 +20,8 @@ export interface LmEvalOptions {
   readonly batchSize: number;
   /** Tokens per window of a text (default: the model's positions, at most 1024). */
   readonly context?: number;
+  /** A seedswarm checkpoint of a transformer run whose weights to score (with the directory's config and tokenizer). */
+  readonly checkpoint?: string;
 }
 
 interface Scored {
@@ -42,8 +46,26 @@ export interface TokenIdsScore extends Scored {
   readonly losses: number[][];
 }
 
-/** Loads a checkpoint, showing per-tensor progress on a terminal (a large model takes a while). */
-async function load(modelDir: string): Promise<HfCheckpoint> {
+/**
+ * Loads a checkpoint, showing per-tensor progress on a terminal (a large model takes a while).
+ * With `checkpointFile` (a seedswarm checkpoint of a transformer run) its weights are scored
+ * instead, with the directory's config.json and tokenizer (the weight files may be absent).
+ */
+async function load(modelDir: string, checkpointFile?: string): Promise<HfCheckpoint> {
+  if (checkpointFile !== undefined) {
+    const config = await readHfConfig(modelDir);
+    const model = buildTransformer(config);
+    const cp = await loadCheckpoint(checkpointFile);
+    const m = cp.spec.model;
+    if (m.kind !== "transformer" || m.architecture !== config.architecture || !(cp.weights instanceof Float32Array) || cp.weights.length !== model.layout.size) {
+      throw new LmEvalError(
+        "LM_EVAL_INPUT",
+        `${checkpointFile} is a checkpoint of run ${cp.spec.name} (${m.kind === "transformer" ? `${m.architecture}, ${cp.weights.length} weights` : m.kind}), not of the ${config.architecture} model in ${modelDir} (${model.layout.size} weights)`,
+        { file: checkpointFile, modelDir },
+      );
+    }
+    return { dir: modelDir, config, model, weights: cp.weights, checksum: cp.checksum, files: [checkpointFile] };
+  }
   try {
     return await readHfCheckpoint(modelDir, { onProgress: (done, total) => reportProgress("loading tensors", done, total) });
   } finally {
@@ -66,7 +88,7 @@ const described = (ck: HfCheckpoint): Scored => ({ modelDir: ck.dir, architectur
 
 /** Mean next-token loss and perplexity of a text file, in consecutive windows of `context` tokens. */
 export async function scoreTextFile(modelDir: string, textFile: string, options: LmEvalOptions): Promise<TextScore> {
-  const ck = await load(modelDir);
+  const ck = await load(modelDir, options.checkpoint);
   const tokenizer = await readTokenizer(modelDir, ck.config);
   const ids = tokenizer.encode(await readFile(textFile, "utf8"));
   const context = options.context ?? Math.min(ck.config.maxPositions, 1024);
@@ -111,7 +133,7 @@ async function readTokenIds(file: string, vocabSize: number, maxLength: number):
 
 /** Per-position next-token losses of each sequence of a JSON file of token-id arrays. */
 export async function scoreTokenIdsFile(modelDir: string, idsFile: string, options: LmEvalOptions): Promise<TokenIdsScore> {
-  const ck = await load(modelDir);
+  const ck = await load(modelDir, options.checkpoint);
   const maxLength = ck.config.architecture === "llama" ? Number.MAX_SAFE_INTEGER : ck.config.maxPositions;
   const sequences = await readTokenIds(idsFile, ck.config.vocabSize, maxLength);
   const losses = score(ck, sequences, options.batchSize);

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { checkpointPath } from "../../node/store/data-dir.js";
 import { LM_FIXTURES } from "../helpers/lm-fixtures.js";
 import { runCli } from "./cli-process.js";
 
@@ -59,6 +60,32 @@ describe("seedswarm eval --model-dir (real processes)", () => {
     const mean = losses.reduce((a, b) => a + b, 0) / losses.length;
     assert.ok(Math.abs(scored.loss - mean) <= 1e-6 * mean, `${scored.loss} vs ${mean}`);
     assert.ok(Math.abs(scored.perplexity - Math.exp(scored.loss)) <= 1e-9 * scored.perplexity);
+  });
+
+  it("--checkpoint scores a transformer run's checkpoint as its export scores; another model's checkpoint is refused", async () => {
+    const dataDir = join(work, "data");
+    const source = ["--model-dir", `${LM_FIXTURES}llama-tiny`, "--data-file", "test/fixtures/lm/tiny-text/text.jsonl"];
+    const trained = await runCli(["train", "--preset", "tiny-lm", "--iterations", "3", "--data-dir", dataDir, "--backend", "wasm", ...source, "--log-level", "warn"]);
+    assert.equal(trained.code, 0, trained.stderr);
+    const cp = checkpointPath(dataDir, json(trained.stdout).run);
+    const exported = join(work, "tiny-lm-hf");
+    const ex = await runCli(["export", "--preset", "tiny-lm", "--iterations", "3", "--data-dir", dataDir, "--model-dir", `${LM_FIXTURES}llama-tiny`, "-o", exported]);
+    assert.equal(ex.code, 0, ex.stderr);
+    const text = "test/fixtures/lm/tiny-text/text.jsonl";
+    const [fromCp, fromExport, base] = await Promise.all([
+      runCli(["eval", "--model-dir", `${LM_FIXTURES}llama-tiny`, "--checkpoint", cp, "--text-file", text, "--backend", "wasm"]),
+      runCli(["eval", "--model-dir", exported, "--text-file", text, "--backend", "wasm"]),
+      runCli(["eval", "--model-dir", `${LM_FIXTURES}llama-tiny`, "--text-file", text, "--backend", "wasm"]),
+    ]);
+    for (const r of [fromCp, fromExport, base]) assert.equal(r.code, 0, r.stderr);
+    const [a, b, c] = [json(fromCp.stdout), json(fromExport.stdout), json(base.stdout)];
+    assert.equal(a.checksum, json(trained.stdout).checksum);
+    assert.equal(a.checksum, b.checksum);
+    assert.equal(a.loss, b.loss);
+    assert.notEqual(a.loss, c.loss, "the checkpoint's weights, not the directory's, were scored");
+    const wrong = await runCli(["eval", "--model-dir", `${LM_FIXTURES}gpt2-tiny`, "--checkpoint", cp, "--text-file", text, "--backend", "wasm"]);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /is a checkpoint of run tiny-lm \(llama, .*not of the gpt2 model.*LM_EVAL_INPUT/);
   });
 
   it("misuse exits 2 naming the problem; an id outside the vocabulary exits 1 naming the sequence", async () => {
