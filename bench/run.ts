@@ -3,6 +3,7 @@
  * and docs/benchmarks.json.
  */
 
+import { clipSection } from "./clip.js";
 import { dockerSection } from "./docker.js";
 import { binarySection } from "./binary.js";
 import { fuzzSection } from "./fuzz.js";
@@ -43,6 +44,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   fuzz: fuzzSection,
   gpu: gpuSection,
   lowrank: lowrankSection,
+  clip: clipSection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

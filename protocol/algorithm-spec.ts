@@ -2,6 +2,7 @@
  * The algorithm part of a RunSpec: SPSA (one-byte projected gradients), Marketplace (vendor
  * paths) and binary (bit flips), with their schedules, and their parser.
  */
+import { GRADIENT_BYTE_MAX, GRADIENT_BYTE_MIN } from "./gradient-byte.js";
 import { MAX_PAYLOAD_BYTES } from "./limits.js";
 import { v2PayloadSize } from "./marketplace-payload.js";
 import { bitStageRanges, type ModelSpec, modelLayerCount } from "./model-spec.js";
@@ -29,6 +30,13 @@ export interface SpsaSpec {
   readonly perturbation?: Perturbation;
   /** What each byte measures; absent = "difference" (see Fitness). */
   readonly fitness?: Fitness;
+  /**
+   * Most |g| a byte may step by, whoever sent it; absent = no bound beyond the code's 29.3. The
+   * canonical update clamps every byte to the largest code within it (`gradientCodeBound`), so a
+   * peer's byte moves the weights at most this far along its direction. In GRADIENT_BYTE_MIN ..
+   * GRADIENT_BYTE_MAX (protocol/gradient-byte.ts).
+   */
+  readonly clip?: number;
 }
 
 /** Most rank of a low-rank perturbation: bounds the noise an update regenerates per byte. */
@@ -228,6 +236,7 @@ export function algorithmSpec(v: unknown, model: ModelSpec): AlgorithmSpec {
     "lrScaling",
     "perturbation",
     "fitness",
+    "clip",
   ]);
   const scaling = o.lrScaling === undefined ? undefined : lrScaling(o.lrScaling);
   const direction = o.perturbation === undefined ? undefined : perturbation(o.perturbation);
@@ -244,7 +253,24 @@ export function algorithmSpec(v: unknown, model: ModelSpec): AlgorithmSpec {
     // The defaults (full rank, difference) are dropped too: today's runs keep their runIds.
     ...(direction && direction.kind !== "full" ? { perturbation: direction } : {}),
     ...(o.fitness === "sign" ? { fitness: "sign" as const } : {}),
+    // Absent unless given: specs without it keep their runIds.
+    ...(o.clip === undefined ? {} : { clip: clipBound(o) }),
   };
+}
+
+/**
+ * `clip`: a bound some byte code meets (at least the smallest magnitude, else every byte would
+ * clamp to 0) and some code exceeds (below the largest, else it bounds nothing).
+ */
+function clipBound(o: Obj): number {
+  const v = o.clip;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < GRADIENT_BYTE_MIN || v >= GRADIENT_BYTE_MAX)
+    fail(
+      "algorithm.clip",
+      `must be a number from ${GRADIENT_BYTE_MIN.toPrecision(3)} (the smallest byte magnitude) up to, not including, ${GRADIENT_BYTE_MAX.toPrecision(3)} (the largest, which bounds nothing)`,
+      v,
+    );
+  return v;
 }
 
 function perturbation(v: unknown): Perturbation {

@@ -48,6 +48,25 @@ export const GRADIENT_BYTE_MAX = TABLE[254];
 export const GRADIENT_BYTE_MIN = TABLE[128];
 
 /**
+ * The largest code c in 0..127 whose magnitude is at most `bound` (a RunSpec's `clip`): the byte
+ * form of a magnitude bound. Exact comparisons of a double with float32 table values, so every
+ * engine finds the same code.
+ */
+export function gradientCodeBound(bound: number): number {
+  let c = 127;
+  while (c > 0 && !(TABLE[c + 127] <= bound)) c--;
+  return c;
+}
+
+/**
+ * A byte (-127..127) clamped to magnitude at most `code` (0..127), its sign kept: a byte beyond a
+ * run's bound steps exactly as the bound's own byte does. Integers only.
+ */
+export function clampGradientByte(b: number, code: number): number {
+  return b > code ? code : b < -code ? -code : b;
+}
+
+/**
  * Encodes a projected gradient as a signed byte (-127..127). NaN encodes as 0 (no step: a
  * measurement that failed must not move the swarm); +/-Infinity and values beyond the range clip
  * to +/-127; magnitudes below half a step under the smallest code round to 0.

@@ -2,7 +2,7 @@
  * Marketplace contribution payloads (what travels; `apply` reads nothing else).
  *
  * V1, 4 + N bytes for N specs: the author's best path.
- *   [0..4)   float32 little-endian: its loss on the iteration's shared batch (finite, >= 0)
+ *   [0..4)   float32 little-endian: its loss on the iteration's shared batch (0..MAX_PATH_LOSS)
  *   [4..4+N) one byte per spec: the vendor index chosen at that spec (< vendors)
  *
  * V2, 8 + P bytes for P evaluated paths (in the path order of `marketplace-paths.ts`):
@@ -11,8 +11,17 @@
  *   [8..8+P) one byte per path: code k, the loss is fround(base + fround(k * step))
  * An affine 8-bit code per contribution: V2 only uses z-scores of the losses, and with 256 levels
  * across the observed range the rounding moves a z-score by under 1% of a standard deviation.
- * A non-finite loss (a diverged vendor) is sent as the worst code 255.
+ * A non-finite loss or one above MAX_PATH_LOSS (a diverged vendor) is sent as the worst code 255.
+ * Validation refuses a payload whose highest decoded loss exceeds MAX_PATH_LOSS.
  */
+
+/**
+ * Highest loss a payload may claim: 2^32, far above any cross-entropy a working model has (ln 10 ~
+ * 2.3 at the start of MNIST), and low enough that V2's float32 statistics cannot overflow: with
+ * n < 2^23 losses in a commit (1,024 entries x 4,088 paths) the sum stays below 2^55 and the sum
+ * of squared deviations below 2^87 (float32 reaches 2^128). Exact in float32.
+ */
+export const MAX_PATH_LOSS = 2 ** 32;
 
 /** Bytes of a V1 payload for a model split into `specs` specs. */
 export function v1PayloadSize(specs: number): number {
@@ -47,6 +56,7 @@ export function v1PayloadProblem(payload: Uint8Array, specs: number, vendors: nu
     return `payload has ${payload.length} bytes, the run needs ${v1PayloadSize(specs)}`;
   const loss = view(payload).getFloat32(0, true);
   if (!Number.isFinite(loss) || loss < 0) return `loss ${loss} is not a finite non-negative number`;
+  if (loss > MAX_PATH_LOSS) return `loss ${loss} is above the highest loss a path may claim (2^32)`;
   for (let s = 0; s < specs; s++)
     if (payload[4 + s] >= vendors) return `vendor ${payload[4 + s]} at spec ${s} is not below ${vendors}`;
   return null;
@@ -59,25 +69,32 @@ export function encodeV2(losses: ArrayLike<number>): Uint8Array {
   let hi = Number.NEGATIVE_INFINITY;
   for (let j = 0; j < losses.length; j++) {
     const l = losses[j];
-    if (!Number.isFinite(l)) continue;
+    if (!inRange(l)) continue;
     lo = Math.min(lo, l);
     hi = Math.max(hi, l);
   }
   const out = new Uint8Array(v2PayloadSize(losses.length));
   if (lo === Number.POSITIVE_INFINITY) return out; // nothing finite: all codes 0, step 0, no update
   const base = f(lo);
-  const step = f((hi - base) / 255);
+  let step = f((hi - base) / 255);
+  // Rounding may carry the top code a hair past hi: keep it within what validation accepts.
+  while (f(base + f(255 * step)) > MAX_PATH_LOSS) step = f(step * (1 - 2 ** -23));
   view(out).setFloat32(0, base, true);
   view(out).setFloat32(4, step, true);
   for (let j = 0; j < losses.length; j++) {
     const l = losses[j];
-    out[8 + j] = !Number.isFinite(l)
+    out[8 + j] = !inRange(l)
       ? 255
       : step === 0
         ? 0
         : Math.min(255, Math.max(0, Math.round((l - base) / step)));
   }
   return out;
+}
+
+/** A loss V2 codes by value: finite and at most MAX_PATH_LOSS (others take the worst code). */
+function inRange(l: number): boolean {
+  return Number.isFinite(l) && l <= MAX_PATH_LOSS;
 }
 
 /** The losses a V2 payload stands for, as every replica decodes them (float32-exact). */
@@ -98,6 +115,8 @@ export function v2PayloadProblem(payload: Uint8Array, paths: number): string | n
   const step = view(payload).getFloat32(4, true);
   if (!Number.isFinite(base) || base < 0) return `base loss ${base} is not finite and >= 0`;
   if (!Number.isFinite(step) || step < 0) return `loss step ${step} is not finite and >= 0`;
-  if (!Number.isFinite(Math.fround(base + 255 * step))) return "highest loss code overflows float32";
+  // The highest code's loss exactly as decodeV2 computes it (Infinity when 255 * step overflows).
+  const top = Math.fround(base + Math.fround(255 * step));
+  if (!(top <= MAX_PATH_LOSS)) return `highest loss ${top} is above the highest loss a path may claim (2^32)`;
   return null;
 }

@@ -23,7 +23,9 @@
  *     d_s = sum over authors (timestamp order), vendors v = 1..M-1 of c(a, s, v) * r(a, s, v)
  *   (vendor 0 has no delta; the scale s_t cancels in the normalization, so r is used unscaled).
  *   Then norm = sqrt(sum d_s^2) and w = fround(w + fround(fround(lr_t / norm) * d_s)) per spec.
- *   No update when n < 2, std = 0 or norm = 0.
+ *   No update when n < 2, std = 0 or norm = 0. Nothing overflows: losses are at most 2^32
+ *   (validation; `scores` rescales larger ones), |score| < sqrt(n), and since sum |c| <=
+ *   sum |score_j| <= sqrt(n (n - 1)) < n, |d[k]| < n < 2^23 and sum d^2 < 2^46 * parameters.
  */
 import * as tf from "@tensorflow/tfjs";
 import {
@@ -31,6 +33,7 @@ import {
   decodeV2,
   encodeV1,
   encodeV2,
+  MAX_PATH_LOSS,
   v1PayloadProblem,
   v1PayloadSize,
   v2PayloadProblem,
@@ -235,8 +238,10 @@ export class Marketplace implements Algorithm {
       }
     }
     const n = e.plan.specs;
-    if (best < 0) return encodeV1(3.4e38, new Uint8Array(n)); // nothing finite: the base path, worst loss
-    return encodeV1(Number.isFinite(bestLoss) ? bestLoss : 3.4e38, e.plan.paths.subarray(best * n, best * n + n));
+    // Nothing finite: the base path, with the worst loss a payload may claim.
+    if (best < 0) return encodeV1(MAX_PATH_LOSS, new Uint8Array(n));
+    const claimed = Number.isFinite(bestLoss) ? Math.min(bestLoss, MAX_PATH_LOSS) : MAX_PATH_LOSS;
+    return encodeV1(claimed, e.plan.paths.subarray(best * n, best * n + n));
   }
 
   payloadProblem(payload: Uint8Array): string | null {
@@ -273,9 +278,23 @@ export class Marketplace implements Algorithm {
     }
   }
 
-  /** z-scores of all losses in order (Bessel-corrected std), or null when there is no spread. */
-  static scores(losses: readonly Float32Array[]): Float32Array[] | null {
+  /**
+   * z-scores of all losses in order (Bessel-corrected std), or null when there is no spread or a
+   * loss is not finite. Overflow-safe for any finite float32 losses: validated payloads decode to
+   * at most MAX_PATH_LOSS (2^32), where nothing below can overflow (marketplace-payload.ts); larger
+   * ones are first scaled by a power of two 2^-16k to at most 2^32, which z-scores do not see
+   * (exact unless a loss 2^126 times smaller than the largest underflows, identically everywhere).
+   */
+  static scores(raw: readonly Float32Array[]): Float32Array[] | null {
     const f = Math.fround;
+    let top = 0;
+    for (const ls of raw) for (const l of ls) {
+      if (!Number.isFinite(l)) return null;
+      top = Math.max(top, Math.abs(l));
+    }
+    let scale = 1;
+    while (top * scale > MAX_PATH_LOSS) scale *= 2 ** -16;
+    const losses = scale === 1 ? raw : raw.map((ls) => ls.map((l) => f(l * scale)));
     let n = 0;
     let sum = 0;
     for (const ls of losses) for (const l of ls) {

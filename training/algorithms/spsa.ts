@@ -12,9 +12,16 @@
  *   measures its k pairs in one batched forward (lowrank-forward.ts), other models materialise
  *   w +/- eps z_j; the update is the JavaScript rule of lowrank.ts on every backend.
  * fitness "sign": byte_j encodes only sign(L+ - L-) (+/-88, or 0 on a tie).
+ * clip (RunSpec): apply clamps every byte to the largest code within the run's bound before the
+ *   steps are planned, so no author's byte steps further than the bound; the kernels never see it.
  */
 import * as tf from "@tensorflow/tfjs";
-import { gradientPayloadProblem, quantizeGradient } from "../../protocol/gradient-byte.js";
+import {
+  clampGradientByte,
+  gradientCodeBound,
+  gradientPayloadProblem,
+  quantizeGradient,
+} from "../../protocol/gradient-byte.js";
 import { type SpsaSpec } from "../../protocol/algorithm-spec.js";
 import { algorithmOf, type RunSpec } from "../../protocol/run-spec.js";
 import { floatWeights, type ParamLayout, tensorOf, toTensors, type Weights } from "../params.js";
@@ -43,6 +50,8 @@ export class Spsa implements Algorithm {
   readonly kind = "spsa";
   readonly maxPayloadBytes: number;
   private readonly cfg: SpsaSpec;
+  /** The largest code a byte steps by: 127, or the code of the run's `clip`. */
+  readonly maxCode: number;
   /** The selected kernels (WebAssembly by default, or WGSL), or null: the JS reference runs. */
   readonly kernels: UpdateKernels | null = updateKernels();
   /** The measurements of the last `contribute` call. */
@@ -68,6 +77,7 @@ export class Spsa implements Algorithm {
   ) {
     this.cfg = algorithmOf(spec, "spsa");
     this.maxPayloadBytes = this.cfg.perturbations;
+    this.maxCode = this.cfg.clip === undefined ? 127 : gradientCodeBound(this.cfg.clip);
   }
 
   /**
@@ -147,11 +157,12 @@ export class Spsa implements Algorithm {
     const lr = Math.fround(lrAt(this.cfg.schedule, iteration, this.spec.iterations) * scale);
     // Within a pass the bytes' order does not change the result (integer sums); zero bytes are
     // no step. More than MAX_STEPS non-zero bytes take several passes, in canonical order.
+    // The run's clip acts here, on the codes, the one place bytes become steps.
     const steps: Step[] = [];
     for (const c of contributions) {
       const seeds = contributionSeeds(this.runId, iteration, c.author, c.payload.length);
       for (let j = 0; j < c.payload.length; j++) {
-        const byte = (c.payload[j] << 24) >> 24;
+        const byte = clampGradientByte((c.payload[j] << 24) >> 24, this.maxCode);
         if (byte !== 0) steps.push({ byte, seed: seeds[j] });
       }
     }
