@@ -141,7 +141,10 @@ export class RunMonitor {
     const training = this.view.state() === "training";
     // Evaluate only while training: a node replaying commits to catch up has better things to do.
     let accuracy: number | null = null;
-    if (training && this.opts.evalEvery > 0 && (t % this.opts.evalEvery === 0 || this.accuracy === null)) {
+    // The first evaluation comes at once (no score yet), then every evalEvery iterations. "No score
+    // yet" is the held-out loss: a causal-LM run never has an accuracy, and would evaluate on every
+    // iteration.
+    if (training && this.opts.evalEvery > 0 && (t % this.opts.evalEvery === 0 || this.heldOutLoss === null)) {
       const score = this.run.heldOut(this.replica.backend.tensors, this.opts.evalLimit);
       // Language-model runs without a classification task have a held-out loss and no accuracy.
       accuracy = score.accuracy;

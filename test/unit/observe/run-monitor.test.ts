@@ -1,6 +1,39 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { healthOf, NODE_STATES, stallMsFor } from "../../../node/observe/run-monitor.js";
+import { pino } from "pino";
+import { healthOf, NODE_STATES, RunMonitor, stallMsFor } from "../../../node/observe/run-monitor.js";
+import { PRESETS } from "../../../protocol/presets.js";
+import { parseRunSpec } from "../../../protocol/run-spec.js";
+import type { Replica } from "../../../training/replica.js";
+import type { TrainingRun } from "../../../training/run-context.js";
+
+describe("evaluations", () => {
+  it("a causal-LM run (no accuracy, ever) is evaluated once at the start, then every evalEvery iterations", () => {
+    const dir = mkdtempSync(join(tmpdir(), "seedswarm-monitor-"));
+    let calls = 0;
+    const run = {
+      runId: "0".repeat(64),
+      spec: parseRunSpec(PRESETS["tiny-lm"]),
+      algorithm: { lastLoss: 1 } as unknown as TrainingRun["algorithm"],
+      heldOut: () => {
+        calls++;
+        return { loss: 2, accuracy: null, examples: 10 };
+      },
+    };
+    const replica = { iteration: 0, backend: { tensors: [] } } as unknown as Replica & { iteration: number };
+    const view = { peerId: "p", state: () => "training" as const, peers: () => 1, checksum: () => "c", backend: () => "cpu" };
+    const monitor = new RunMonitor(run, replica, view, null, dir, { evalEvery: 50, evalLimit: 10, stallMs: 10_000, historyRows: 10, rowEveryMs: 1e9 }, pino({ level: "silent" }));
+    for (let t = 1; t <= 120; t++) {
+      replica.iteration = t;
+      monitor.onApplied(1);
+    }
+    assert.equal(calls, 3, "iterations 1, 50 and 100");
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
 
 describe("health", () => {
   const stall = 10_000;
