@@ -289,7 +289,7 @@ export const PRESETS = {
       perturbations: 8,
       batchSize: 16,
       eps: 1e-3,
-      schedule: { lr: 0.01, warmup: 0, minFactor: 0.5 },
+      schedule: { lr: 0.01, warmup: 0, minFactor: 0.1 },
     },
     seed: 1,
     iterations: 300,
