@@ -204,7 +204,7 @@ describe("bad configuration: usage errors (exit 2) naming the file key or variab
     [
       "unknown preset in a variable",
       () => cli(["train", "--print-config"], { SEEDSWARM_PRESET: "huge" }),
-      /environment variable SEEDSWARM_PRESET: Allowed choices are mnist-mlp-spsa, .*tiny-spsa-lowrank, .*tiny-lm\./,
+      /environment variable SEEDSWARM_PRESET: Allowed choices are mnist-mlp-spsa, .*tiny-spsa-lowrank, .*tiny-lm, lm-demo-spam, lm-demo-email\./,
     ],
     [
       "bad boolean in a variable",
@@ -314,7 +314,7 @@ describe("help and version", () => {
 
   it("every command has --help with examples and its variables", async () => {
     const names = buildProgram().commands.map((c) => c.name());
-    assert.deepEqual(names.sort(), ["eval", "export", "id", "init", "node", "plot", "status", "swarm", "swarm-key", "train"]);
+    assert.deepEqual(names.sort(), ["demo", "eval", "export", "id", "init", "node", "plot", "status", "swarm", "swarm-key", "train"]);
     for (const name of names) {
       const r = await cli([name, "--help"]);
       assert.equal(r.exitCode, 0, name);
