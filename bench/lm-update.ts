@@ -73,11 +73,13 @@ export async function lmUpdateSection(): Promise<Section> {
   };
   const arenaPerturbMs = timeMs(perturb, 3, 1);
   const restoreMs = timeMs(() => forward.set(canonical), 3, 1);
-  // What SPSA does (Spsa.perturbedTensors): each tensor's perturbed values into an array of its
-  // size, which becomes that tensor's backend copy (here dropped), + then -; nothing to restore.
+  // What SPSA does on wasm (Spsa.perturbedTensors): each tensor's perturbed values into one
+  // scratch array of the largest tensor's size, which the backend copies (here: not uploaded),
+  // + then -; nothing to restore.
+  const scratch = new Float32Array(Math.max(...layout.tensors.map((t) => t.size)));
   const perTensor = () => {
     for (const sign of [1, -1] as const) {
-      for (const [ti, t] of layout.tensors.entries()) kernels.perturbTensor(new Float32Array(t.size), 0, canonical, t, ti, seed, eps, sign);
+      for (const [ti, t] of layout.tensors.entries()) kernels.perturbTensor(scratch.subarray(0, t.size), 0, canonical, t, ti, seed, eps, sign);
     }
   };
   const perturbMs = timeMs(perTensor, 3, 1);
@@ -113,7 +115,7 @@ export async function lmUpdateSection(): Promise<Section> {
     id: "lm-update",
     title: "SPSA at language-model scale: the canonical update and the in-place perturbation (124M parameters)",
     command: "npm run bench -- --only lm-update",
-    markdown: `GPT-2 small's ${n.toLocaleString("en-US")} float32 parameters in its ${layout.tensors.length} tensors, one thread. Apply: one commit of ${m} bytes (3 nodes x 16 perturbations) in one pass over the weights (the canonical rule, docs/architecture.md), per byte. Perturb: one perturbation as SPSA makes it = w + eps z, then w - eps z, tensor by tensor into arrays of one tensor's size that become the backend's copies (\`Spsa.perturbedTensors\`; noise regenerated from the seed each time); beside it the older path: both into one forward buffer in the kernels' memory, then restored from the canonical weights. Targets: apply <= 30 ms per byte, perturb <= 300 ms. Wall times (medians) are the figures; the CPU time of the same work is shown beside them because this machine's 2 cores are shared (load average at measurement: ${os.loadavg()[0].toFixed(1)}).
+    markdown: `GPT-2 small's ${n.toLocaleString("en-US")} float32 parameters in its ${layout.tensors.length} tensors, one thread. Apply: one commit of ${m} bytes (3 nodes x 16 perturbations) in one pass over the weights (the canonical rule, docs/architecture.md), per byte. Perturb: one perturbation as SPSA makes it = w + eps z, then w - eps z, tensor by tensor into one array of the largest tensor's size, which the backend copies (\`Spsa.perturbedTensors\` on wasm; noise regenerated from the seed each time; the upload itself not timed); beside it the older path: both into one forward buffer in the kernels' memory, then restored from the canonical weights. Targets: apply <= 30 ms per byte, perturb <= 300 ms. Wall times (medians) are the figures; the CPU time of the same work is shown beside them because this machine's 2 cores are shared (load average at measurement: ${os.loadavg()[0].toFixed(1)}).
 
 | work | WebAssembly, in the kernels' memory | WebAssembly, plain Float32Arrays (streamed) | JS reference (from 4M params) |
 |---|---|---|---|
