@@ -11,7 +11,7 @@
  */
 import { sha256 } from "./bytes.js";
 import { runIdBytes, runIdHex } from "./run-id.js";
-import { MAX_COMMIT_ENTRIES, MAX_PAYLOAD_BYTES, SIGNATURE_BYTES } from "./limits.js";
+import { MAX_COMMIT_ENTRIES, MAX_COMMIT_EXCLUSIONS, MAX_PAYLOAD_BYTES, SIGNATURE_BYTES } from "./limits.js";
 import * as pb from "./messages.js";
 import { bad, hash, signature, upTo, peerId, fromU64, toU64, u32, U32_MAX, out, encodeWire, decodeWire, encodeRunIteration, decodeRunIteration } from "./wire-fields.js";
 
@@ -38,6 +38,13 @@ export interface CommitEntry {
   readonly signature: Uint8Array;
 }
 
+/** An author a commit excludes, for its contribution to `iteration` (see messages.proto). */
+export interface CommitExclusion {
+  /** Peer id as multihash bytes. */
+  readonly author: Uint8Array;
+  readonly iteration: number;
+}
+
 export interface CommitMessage {
   readonly runId: string;
   readonly iteration: number;
@@ -50,6 +57,8 @@ export interface CommitMessage {
   readonly rank: number;
   /** Peer id (multihash bytes) of the signing proposer. */
   readonly proposer: Uint8Array;
+  /** Authors excluded from the run from this commit on (absent or empty: none, the usual case). */
+  readonly exclusions?: readonly CommitExclusion[];
   /** The proposer's Ed25519 signature over commitSignedBytes(encodeCommitBody(...)). */
   readonly signature: Uint8Array;
 }
@@ -108,6 +117,10 @@ function commitToPb(m: UnsignedCommit, sig: Uint8Array): Partial<pb.Commit> {
       count: m.entries.length,
     });
   }
+  const exclusions = m.exclusions ?? [];
+  if (exclusions.length > MAX_COMMIT_EXCLUSIONS) {
+    bad("commit.exclusions", `must hold at most ${MAX_COMMIT_EXCLUSIONS}`, { count: exclusions.length });
+  }
   return {
     runId: out(runIdBytes(m.runId)),
     iteration: toU64(m.iteration, "commit.iteration"),
@@ -121,6 +134,10 @@ function commitToPb(m: UnsignedCommit, sig: Uint8Array): Partial<pb.Commit> {
     checksum: out(hash(m.checksum, "commit.checksum")),
     rank: u32(m.rank, 0, U32_MAX, "commit.rank"),
     proposer: out(peerId(m.proposer, "commit.proposer")),
+    exclusions: exclusions.map((x, i) => ({
+      author: out(peerId(x.author, `commit.exclusions[${i}].author`)),
+      iteration: toU64(x.iteration, `commit.exclusions[${i}].iteration`),
+    })),
     signature: out(sig),
   };
 }
@@ -144,8 +161,8 @@ const COMMIT_SIGNATURE_FIELD_BYTES = COMMIT_SIGNATURE_TAG.byteLength + SIGNATURE
 
 /**
  * encodeCommitBody(m) without encoding again, for bytes already known to be encodeCommit(m) (the
- * canonical check compared them): protons writes fields in field-number order and the signature
- * is the last field, so the body is those bytes minus their last 66. A view, not a copy; null
+ * canonical check compared them): protons writes fields in the order messages.proto declares
+ * them and the signature is declared last, so the body is those bytes minus their last 66. A view, not a copy; null
  * when the bytes do not end in m's signature field (then they were not encodeCommit(m)).
  */
 export function commitBodyOf(m: CommitMessage, encoded: Uint8Array): Uint8Array | null {
@@ -158,7 +175,7 @@ export function commitBodyOf(m: CommitMessage, encoded: Uint8Array): Uint8Array 
 
 /** Decodes a commit: at most MAX_COMMIT_ENTRIES entries, each author and the proposer a peer id multihash, 64-byte signatures. */
 export function decodeCommit(bytes: Uint8Array): CommitMessage {
-  const w = decodeWire("commit", pb.Commit, bytes, { limits: { entries: MAX_COMMIT_ENTRIES } });
+  const w = decodeWire("commit", pb.Commit, bytes, { limits: { entries: MAX_COMMIT_ENTRIES, exclusions: MAX_COMMIT_EXCLUSIONS } });
   return {
     runId: runIdHex(w.runId),
     iteration: fromU64(w.iteration, "commit.iteration"),
@@ -172,6 +189,15 @@ export function decodeCommit(bytes: Uint8Array): CommitMessage {
     checksum: hash(w.checksum, "commit.checksum").slice(),
     rank: w.rank,
     proposer: peerId(w.proposer, "commit.proposer").slice(),
+    // Absent when empty, as the encoder leaves it.
+    ...(w.exclusions.length > 0
+      ? {
+          exclusions: w.exclusions.map((x, i) => ({
+            author: peerId(x.author, `commit.exclusions[${i}].author`).slice(),
+            iteration: fromU64(x.iteration, `commit.exclusions[${i}].iteration`),
+          })),
+        }
+      : {}),
     signature: signature(w.signature, "commit.signature").slice(),
   };
 }

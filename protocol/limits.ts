@@ -13,6 +13,13 @@ export const MAX_PAYLOAD_BYTES = 4096;
 export const SIGNATURE_BYTES = 64;
 /** Most entries in one commit: bounds the swarm size a single round can include. */
 export const MAX_COMMIT_ENTRIES = 1024;
+/** Most exclusions one commit may record (audits' fraud proofs; see node/chain/audits.ts). */
+export const MAX_COMMIT_EXCLUSIONS = 8;
+/**
+ * How many iterations after the disproved contribution an exclusion may be recorded: every node
+ * must still be able to rebuild the state it was measured on (kept snapshots plus replay).
+ */
+export const EXCLUSION_WINDOW = 16;
 /** Largest peer id multihash: identity inlines keys up to 42 bytes (+2 header), others are sha2-256. */
 export const MAX_PEER_ID_BYTES = 44;
 /** Snapshot chunk size a joiner asks for by default: a few round trips per MiB, small retries. */
@@ -77,7 +84,8 @@ export const MAX_MESSAGE_BYTES = {
     U32_FIELD +
     lenField(MAX_PEER_ID_BYTES) +
     SIGNATURE_FIELD +
-    MAX_COMMIT_ENTRIES * lenField(COMMIT_ENTRY_BYTES),
+    MAX_COMMIT_ENTRIES * lenField(COMMIT_ENTRY_BYTES) +
+    MAX_COMMIT_EXCLUSIONS * lenField(lenField(MAX_PEER_ID_BYTES) + U64_FIELD),
   leave: HASH_FIELD + U64_FIELD,
   heartbeat: 2 * HASH_FIELD + 2 * U64_FIELD,
   runSpecRequest: MAX_REQUEST_BYTES,

@@ -365,6 +365,118 @@ export namespace CommitEntry {
   }
 }
 
+export interface Exclusion {
+  author: Uint8Array<ArrayBuffer>
+  iteration: bigint
+}
+
+export namespace Exclusion {
+  let _codec: Codec<Exclusion>
+
+  export const codec = (): Codec<Exclusion> => {
+    if (_codec == null) {
+      _codec = message<Exclusion>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.author != null && obj.author.byteLength > 0)) {
+          w.uint32(10)
+          w.bytes(obj.author)
+        }
+
+        if ((obj.iteration != null && obj.iteration !== 0n)) {
+          w.uint32(16)
+          w.uint64(obj.iteration)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          author: uint8ArrayAlloc(0),
+          iteration: 0n
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.author = reader.bytes()
+              break
+            }
+            case 2: {
+              obj.iteration = reader.uint64()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.author`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.iteration`,
+                value: reader.uint64()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface ExclusionAuthorFieldEvent {
+    field: '$.author'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface ExclusionIterationFieldEvent {
+    field: '$.iteration'
+    value: bigint
+  }
+
+  export function encode (obj: Partial<Exclusion>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, Exclusion.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Exclusion>): Exclusion {
+    return decodeMessage(buf, Exclusion.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Exclusion>): Generator<ExclusionAuthorFieldEvent | ExclusionIterationFieldEvent> {
+    return streamMessage(buf, Exclusion.codec(), opts)
+  }
+}
+
 export interface Commit {
   runId: Uint8Array<ArrayBuffer>
   iteration: bigint
@@ -373,6 +485,7 @@ export interface Commit {
   checksum: Uint8Array<ArrayBuffer>
   rank: number
   proposer: Uint8Array<ArrayBuffer>
+  exclusions: Exclusion[]
   signature: Uint8Array<ArrayBuffer>
 }
 
@@ -423,6 +536,13 @@ export namespace Commit {
           w.bytes(obj.proposer)
         }
 
+        if (obj.exclusions != null && obj.exclusions.length > 0) {
+          for (const value of obj.exclusions) {
+            w.uint32(74)
+            Exclusion.codec().encode(value, w)
+          }
+        }
+
         if ((obj.signature != null && obj.signature.byteLength > 0)) {
           w.uint32(66)
           w.bytes(obj.signature)
@@ -440,6 +560,7 @@ export namespace Commit {
           checksum: uint8ArrayAlloc(0),
           rank: 0,
           proposer: uint8ArrayAlloc(0),
+          exclusions: [],
           signature: uint8ArrayAlloc(0)
         }
 
@@ -483,6 +604,16 @@ export namespace Commit {
               obj.proposer = reader.bytes()
               break
             }
+            case 9: {
+              if (opts.limits?.exclusions != null && obj.exclusions.length === opts.limits.exclusions) {
+                throw new MaxLengthError('Decode error - repeated field "exclusions" had too many elements')
+              }
+
+              obj.exclusions.push(Exclusion.codec().decode(reader, reader.uint32(), {
+                limits: opts.limits?.exclusions$
+              }))
+              break
+            }
             case 8: {
               obj.signature = reader.bytes()
               break
@@ -497,7 +628,8 @@ export namespace Commit {
         return obj
       }, function * (reader, length, prefix, opts = {}) {
         const obj = {
-          entries: 0
+          entries: 0,
+          exclusions: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -564,6 +696,24 @@ export namespace Commit {
                 field: `${prefix}.proposer`,
                 value: reader.bytes()
               }
+              break
+            }
+            case 9: {
+              if (opts.limits?.exclusions != null && obj.exclusions === opts.limits.exclusions) {
+                throw new MaxLengthError('Streaming decode error - repeated field "exclusions" had too many elements')
+              }
+
+              for (const evt of Exclusion.codec().stream(reader, reader.uint32(), `${prefix}.exclusions[]`, {
+                limits: opts.limits?.exclusions$
+              })) {
+                yield {
+                  ...evt,
+                  index: obj.exclusions
+                }
+              }
+
+              obj.exclusions++
+
               break
             }
             case 8: {
@@ -639,6 +789,18 @@ export namespace Commit {
     value: Uint8Array<ArrayBuffer>
   }
 
+  export interface CommitExclusionsAuthorFieldEvent {
+    field: '$.exclusions[].author'
+    value: Uint8Array<ArrayBuffer>
+    index: number
+  }
+
+  export interface CommitExclusionsIterationFieldEvent {
+    field: '$.exclusions[].iteration'
+    value: bigint
+    index: number
+  }
+
   export interface CommitSignatureFieldEvent {
     field: '$.signature'
     value: Uint8Array<ArrayBuffer>
@@ -652,7 +814,7 @@ export namespace Commit {
     return decodeMessage(buf, Commit.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Commit>): Generator<CommitRunIdFieldEvent | CommitIterationFieldEvent | CommitPrevHashFieldEvent | CommitEntriesAuthorFieldEvent | CommitEntriesJoinedAtFieldEvent | CommitEntriesPayloadFieldEvent | CommitEntriesSignatureFieldEvent | CommitChecksumFieldEvent | CommitRankFieldEvent | CommitProposerFieldEvent | CommitSignatureFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Commit>): Generator<CommitRunIdFieldEvent | CommitIterationFieldEvent | CommitPrevHashFieldEvent | CommitEntriesAuthorFieldEvent | CommitEntriesJoinedAtFieldEvent | CommitEntriesPayloadFieldEvent | CommitEntriesSignatureFieldEvent | CommitChecksumFieldEvent | CommitRankFieldEvent | CommitProposerFieldEvent | CommitExclusionsAuthorFieldEvent | CommitExclusionsIterationFieldEvent | CommitSignatureFieldEvent> {
     return streamMessage(buf, Commit.codec(), opts)
   }
 }

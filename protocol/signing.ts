@@ -20,7 +20,7 @@ import { base58btc } from "multiformats/bases/base58";
 import { equalBytes } from "./bytes.js";
 import { type CommitMessage, commitBodyOf, type ContributionMessage, encodeCommit } from "./codec.js";
 import { SeedswarmError } from "./errors.js";
-import { SIGNATURE_BYTES } from "./limits.js";
+import { EXCLUSION_WINDOW, SIGNATURE_BYTES } from "./limits.js";
 import { runIdBytes } from "./run-id.js";
 
 const CONTRIBUTION_DOMAIN = new TextEncoder().encode("seedswarm/contribution/v1");
@@ -171,7 +171,8 @@ export type ChainCheckCode =
   | "NOT_CANONICAL"
   | "DUPLICATE_AUTHOR"
   | "ENTRY_ORDER"
-  | "BAD_JOINED_AT";
+  | "BAD_JOINED_AT"
+  | "BAD_EXCLUSION";
 
 /** A contribution or commit whose signatures or form fail the stateless checks. */
 export class ChainCheckError extends SeedswarmError<ChainCheckCode> {}
@@ -258,5 +259,27 @@ export function checkCommit(m: CommitMessage, encoded: Uint8Array, check: Signat
     });
     if (!check(e.author, signed, e.signature))
       throw new ChainCheckError("BAD_SIGNATURE", "commit entry signature does not verify", { ...ctx, entry, author: id });
+  });
+  checkExclusions(m, ids, ctx);
+}
+
+/**
+ * An exclusion's form: an Ed25519 author named once, for an earlier iteration within
+ * EXCLUSION_WINDOW, who has no entry in the excluding commit. Whether its contribution really
+ * fails to recompute needs the chain and the weights: node/chain/audits.ts.
+ */
+function checkExclusions(m: CommitMessage, entryAuthors: ReadonlySet<string>, ctx: { iteration: number }): void {
+  const seen = new Set<string>();
+  (m.exclusions ?? []).forEach((x, exclusion) => {
+    ed25519Signer(x.author, `commit.exclusions[${exclusion}].author`, { ...ctx, exclusion });
+    const id = peerIdString(x.author);
+    const fail = (why: string) => {
+      throw new ChainCheckError("BAD_EXCLUSION", `commit.exclusions[${exclusion}]: ${why}`, { ...ctx, exclusion, author: id, offence: x.iteration });
+    };
+    if (seen.has(id)) fail("author excluded twice");
+    seen.add(id);
+    if (x.iteration >= m.iteration || m.iteration - x.iteration > EXCLUSION_WINDOW)
+      fail(`iteration ${x.iteration} is not within the ${EXCLUSION_WINDOW} before ${m.iteration}`);
+    if (entryAuthors.has(id)) fail("the excluded author has an entry in the excluding commit");
   });
 }

@@ -59,6 +59,8 @@ export const GOSSIP_ERROR_VERDICTS = {
   ENTRY_ORDER: "reject",
   /** A join time before 2024 or more than an hour ahead of our clock (checkJoinedAt). */
   BAD_JOINED_AT: "reject",
+  /** An exclusion of malformed form: twice the same author, out of its window, or an author with an entry. */
+  BAD_EXCLUSION: "reject",
 } as const satisfies Record<string, Exclude<GossipVerdict, "accept">>;
 
 export type GossipErrorCode = keyof typeof GOSSIP_ERROR_VERDICTS;

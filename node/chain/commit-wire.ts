@@ -30,6 +30,8 @@ function unsignedToWire(c: Commit): UnsignedCommit {
       payload: e.payload,
       signature: e.signature,
     })),
+    // Absent when empty: a commit without exclusions encodes as it did before they existed.
+    ...(c.exclusions?.length ? { exclusions: c.exclusions.map((x) => ({ author: peerIdBytes(x.author), iteration: x.iteration })) } : {}),
   };
 }
 
@@ -50,6 +52,7 @@ export function commitFromWire(c: CommitMessage): Commit {
       payload: e.payload,
       signature: e.signature,
     })),
+    ...(c.exclusions?.length ? { exclusions: c.exclusions.map((x) => ({ author: peerIdString(x.author), iteration: x.iteration })) } : {}),
   };
 }
 

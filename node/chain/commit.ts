@@ -13,6 +13,16 @@ export interface SignedContribution extends Contribution {
   readonly signature: Uint8Array;
 }
 
+/**
+ * An author a commit excludes from the run: its signed contribution in this chain's commit
+ * `iteration` does not recompute (node/chain/audits.ts). Its entries are invalid from the
+ * excluding commit on.
+ */
+export interface Exclusion {
+  readonly author: string;
+  readonly iteration: number;
+}
+
 /** A commit as the chain holds it (author ids are peer id strings; the wire form is CommitMessage). */
 export interface Commit {
   readonly runId: string;
@@ -24,6 +34,8 @@ export interface Commit {
   readonly rank: number;
   /** The peer id that signed the commit. */
   readonly proposer: string;
+  /** Authors this commit excludes (absent or empty: none). */
+  readonly exclusions?: readonly Exclusion[];
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
-import { type Commit, type EncodedCommit, type SignedContribution, ZERO_HASH } from "../../node/chain/commit.js";
+import { type Commit, type EncodedCommit, type Exclusion, type SignedContribution, ZERO_HASH } from "../../node/chain/commit.js";
 import { signCommit } from "../../node/chain/commit-wire.js";
 import { type Signer, signerOf } from "../../node/chain/signatures.js";
 import { peerIdBytes } from "../../node/network/peer-bytes.js";
@@ -50,7 +50,7 @@ export function signedContribution(
 /** A commit signed by `proposer` over entries signed by their authors (sorted into timestamp order). */
 export function signedCommit(
   proposer: TestKey,
-  fields: { runId: string; iteration: number; prevHash?: Uint8Array; checksum: Uint8Array; rank: number },
+  fields: { runId: string; iteration: number; prevHash?: Uint8Array; checksum: Uint8Array; rank: number; exclusions?: readonly Exclusion[] },
   entries: readonly { key: TestKey; payload: Uint8Array }[],
 ): EncodedCommit {
   const prevHash = fields.prevHash ?? ZERO_HASH;

@@ -29,6 +29,13 @@ export interface Algorithm {
   /** The local work of `author` for the replica's current iteration. */
   contribute(replica: Replica, author: Author): Uint8Array;
   /**
+   * An audit by recomputation: redoes `author`'s work for the replica's iteration (the state its
+   * contribution was measured on) and compares it with the `claimed` payload. Null when they agree
+   * within what honest machines can differ by; otherwise what disagrees. Leaves `lastLoss` alone.
+   * Absent: the algorithm's contributions are not audited.
+   */
+  audit?(replica: Replica, author: Author, claimed: Uint8Array): string | null;
+  /**
    * Applies one iteration's contributions, already in timestamp order, to `weights` in place.
    * Must give the same bytes on every machine: plain JS float32 arithmetic only.
    */

@@ -12,6 +12,7 @@
  *   measures its k pairs in one batched forward (lowrank-forward.ts), other models materialise
  *   w +/- eps z_j; the update is the JavaScript rule of lowrank.ts on every backend.
  * fitness "sign": byte_j encodes only sign(L+ - L-) (+/-88, or 0 on a tie).
+ * audit: recomputes an author's pairs and accepts the bytes honest machines could have sent.
  * clip (RunSpec): apply clamps every byte to the largest code within the run's bound before the
  *   steps are planned, so no author's byte steps further than the bound; the kernels never see it.
  */
@@ -42,6 +43,13 @@ export interface Measurement {
   readonly gradient: number;
   readonly byte: number;
 }
+
+/**
+ * How far (relative to each loss, at least 1) two honest machines' losses on one batch may differ
+ * for an audit to pass: float32 forward passes on different backends agree to about 1e-6
+ * (test/unit/training/spsa-audit.test.ts measures cpu against wasm); 1e-4 leaves a margin.
+ */
+export const AUDIT_LOSS_TOLERANCE = 1e-4;
 
 /** The byte of a sign fitness +1: magnitude 1 (protocol/gradient-byte.ts). */
 const SIGN_BYTE = quantizeGradient(1);
@@ -118,15 +126,53 @@ export class Spsa implements Algorithm {
   }
 
   contribute(replica: Replica, author: Author): Uint8Array {
+    this.lastMeasurements = this.measure(replica, author);
     const payload = new Int8Array(this.cfg.perturbations);
+    this.lastMeasurements.forEach((m, j) => (payload[j] = m.byte));
+    return new Uint8Array(payload.buffer);
+  }
+
+  /**
+   * Passes when every claimed byte is one an honest author could have sent from these losses
+   * measured on another machine: the byte of some loss difference within AUDIT_LOSS_TOLERANCE
+   * (relative to each loss, at least 1) of ours, widened by one code for the author's floating
+   * log (bytes are ordered as signed integers, the order `quantizeGradient` keeps). A byte outside
+   * is a contribution no honest measurement gives: sign flipped, inflated, from another batch or
+   * direction, or random.
+   */
+  audit(replica: Replica, author: Author, claimed: Uint8Array): string | null {
+    const ms = this.measure(replica, author);
+    if (claimed.length !== ms.length) return `payload of ${claimed.length} bytes, ${ms.length} recomputed`;
+    for (let j = 0; j < ms.length; j++) {
+      const b = (claimed[j] << 24) >> 24;
+      const [lo, hi] = this.honestBytes(ms[j]);
+      if (b < lo || b > hi) return `byte ${j} is ${b}; recomputed ${ms[j].byte}, honest ${lo}..${hi}`;
+    }
+    return null;
+  }
+
+  /** The bytes (signed, lowest and highest) an honest author may send for measurement `m`. */
+  private honestBytes(m: Measurement): [number, number] {
+    const slack = AUDIT_LOSS_TOLERANCE * (Math.max(1, Math.abs(m.lossPlus)) + Math.max(1, Math.abs(m.lossMinus)));
+    const d = m.lossPlus - m.lossMinus;
+    if (!Number.isFinite(d)) return [m.byte, m.byte];
+    const byteOf = (diff: number) => this.measured(m.lossMinus + diff, m.lossMinus).byte;
+    const [lo, hi] = [byteOf(d - slack), byteOf(d + slack)];
+    if (this.cfg.fitness === "sign") return [lo, hi];
+    return [Math.max(-127, lo - 1), Math.min(127, hi + 1)];
+  }
+
+  /** The measured pairs of `author`'s contribution for the replica's iteration. */
+  private measure(replica: Replica, author: Author): Measurement[] {
+    const k = this.cfg.perturbations;
     const p = this.cfg.perturbation;
-    this.lastMeasurements = [];
+    const out: Measurement[] = [];
     if (p?.kind === "lowrank" && this.pairs) {
-      const seeds = contributionSeeds(this.runId, replica.iteration, author, payload.length);
+      const seeds = contributionSeeds(this.runId, replica.iteration, author, k);
       const { plus, minus } = this.pairs.losses(floatWeights(replica.weights), seeds, this.cfg.batchSize, this.cfg.eps, p.rank);
-      for (let j = 0; j < payload.length; j++) this.lastMeasurements.push(this.measured(plus[j], minus[j]));
+      for (let j = 0; j < k; j++) out.push(this.measured(plus[j], minus[j]));
     } else {
-      for (let j = 0; j < payload.length; j++) {
+      for (let j = 0; j < k; j++) {
         const seed = contributionSeed(this.runId, replica.iteration, author, j);
         const batch = this.task.batch(seed, this.cfg.batchSize);
         const w = floatWeights(replica.weights);
@@ -137,11 +183,10 @@ export class Spsa implements Algorithm {
         const lossMinus = batch.loss(wm);
         tf.dispose(wm);
         batch.dispose();
-        this.lastMeasurements.push(this.measured(lossPlus, lossMinus));
+        out.push(this.measured(lossPlus, lossMinus));
       }
     }
-    this.lastMeasurements.forEach((m, j) => (payload[j] = m.byte));
-    return new Uint8Array(payload.buffer);
+    return out;
   }
 
   payloadProblem(payload: Uint8Array): string | null {

@@ -42,6 +42,7 @@ import { sha256 } from "../../../protocol/bytes.js";
 import { WireError } from "../../../protocol/errors.js";
 import {
   MAX_COMMIT_ENTRIES,
+  MAX_COMMIT_EXCLUSIONS,
   MAX_COMMITS_PER_RESPONSE,
   MAX_MESSAGE_BYTES,
   MAX_PAYLOAD_BYTES,
@@ -76,7 +77,10 @@ describe("codec round trips", () => {
       encodeContribution,
       decodeContribution,
     ),
-    commit: roundTrip(commit, encodeCommit, decodeCommit),
+    commit: () => {
+      roundTrip(commit, encodeCommit, decodeCommit)();
+      roundTrip({ ...commit, exclusions: [{ author: PEER_B, iteration: 41 }, { author: PEER_A, iteration: 0 }] }, encodeCommit, decodeCommit)();
+    },
     leave: roundTrip({ runId: RUN, iteration: 0 }, encodeLeave, decodeLeave),
     heartbeat: roundTrip(
       { runId: RUN, iteration: Number.MAX_SAFE_INTEGER, checksum: filled(32, 5), joinedAt: 3 },
@@ -166,8 +170,9 @@ describe("codec round trips", () => {
 
   it("commitBodyOf is encodeCommitBody without encoding again, for 0, 2 and 1,024 entries; null once the signature field is touched", () => {
     const many = Array.from({ length: 1024 }, (_, i) => ({ ...entry, joinedAt: entry.joinedAt + i, payload: filled(16, i & 255) }));
-    for (const entries of [[], commit.entries, many]) {
-      const m = { ...commit, entries };
+    const exclusions = [{ author: PEER_B, iteration: 40 }];
+    for (const [entries, excluding] of [[[], false], [commit.entries, false], [commit.entries, true], [many, false]] as const) {
+      const m = { ...commit, entries, ...(excluding ? { exclusions } : {}) };
       const encoded = encodeCommit(m);
       const body = commitBodyOf(m, encoded);
       assert.ok(body, `${entries.length} entries`);
@@ -415,6 +420,13 @@ describe("decode guards", () => {
     });
     assert.ok(commit.length <= MAX_MESSAGE_BYTES.commit);
     throwsWire(() => decodeCommit(commit), "WIRE_TOO_LARGE");
+    const excluding = pb.Commit.encode({
+      runId: run,
+      prevHash: filled(32, 0) as Uint8Array<ArrayBuffer>,
+      entries: [],
+      exclusions: Array.from({ length: MAX_COMMIT_EXCLUSIONS + 1 }, () => ({ author: PEER_B as Uint8Array<ArrayBuffer>, iteration: 1n })),
+    });
+    throwsWire(() => decodeCommit(excluding), "WIRE_TOO_LARGE");
     const many = pb.CommitsResponse.encode({
       commits: Array.from(
         { length: MAX_COMMITS_PER_RESPONSE + 1 },

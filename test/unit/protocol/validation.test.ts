@@ -393,6 +393,40 @@ describe("gossip validation", () => {
         run: () => toVerdict(() => validateHeartbeat(encodeHeartbeat({ runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: 0 }), AUTHOR, context())),
       },
     ],
+    BAD_EXCLUSION: [
+      {
+        // KEY_B has an entry in the very commit that excludes it.
+        verdict: "reject",
+        run: () =>
+          toVerdict(() =>
+            validateCommit(
+              signedCommit(
+                KEY_A,
+                { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, exclusions: [{ author: KEY_B.author.id, iteration: HEAD - 1 }] },
+                [filled(SIZE, 1), filled(SIZE, 2)].map((payload, i) => ({ key: i === 0 ? KEY_A : KEY_B, payload })),
+              ).encoded,
+              AUTHOR,
+              context(),
+            ),
+          ),
+      },
+      {
+        // An offence not before the excluding commit (the window's other end is in codec.test).
+        verdict: "reject",
+        run: () =>
+          toVerdict(() =>
+            validateCommit(
+              signedCommit(
+                KEY_A,
+                { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, exclusions: [{ author: KEY_B.author.id, iteration: HEAD }] },
+                [{ key: KEY_A, payload: filled(SIZE, 1) }],
+              ).encoded,
+              AUTHOR,
+              context(),
+            ),
+          ),
+      },
+    ],
     ENTRY_ORDER: [
       {
         verdict: "reject",
