@@ -18,7 +18,7 @@ import { isRunId } from "../protocol/run-id.js";
 import { runIdOf } from "../protocol/run-spec.js";
 import { repeatable } from "./config.js";
 import { checkHttpExposure, parseHostPort } from "./http-options.js";
-import { httpUrl, intIn, peerMultiaddr, tcpMultiaddr } from "./parse.js";
+import { httpUrl, intIn, numberIn, peerMultiaddr, tcpMultiaddr } from "./parse.js";
 import { defaultDataDir, iterationsOption, memberOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
 /** A runId flag: 64 lowercase hex digits. */
@@ -61,6 +61,7 @@ interface NodeFlags {
   httpPublic: boolean;
   evalEvery: number;
   evalLimit: number;
+  auditBudget: number;
 }
 
 export function nodeCommand(program: Command): void {
@@ -168,6 +169,12 @@ export function nodeCommand(program: Command): void {
     .option("--http-public", "allow --http on a non-loopback address", false)
     .option("--eval-every <n>", "test accuracy on a fixed subset every n iterations (0: never)", intIn(0, 1e9), d.evalEvery)
     .option("--eval-limit <n>", "test examples in that subset (the first n of the test set)", intIn(1, 1e9), d.evalLimit)
+    .option(
+      "--audit-budget <share>",
+      "share of this node's CPU for recomputing others' contributions (0: none; proofs in commits are checked regardless)",
+      numberIn(0, 1),
+      d.auditBudget,
+    )
     .addHelpText(
       "after",
       `
@@ -230,6 +237,7 @@ Examples:
           http,
           evalEvery: flags.evalEvery,
           evalLimit: flags.evalLimit,
+          auditBudget: flags.auditBudget,
         },
         log,
       );

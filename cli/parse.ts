@@ -14,6 +14,17 @@ export function intIn(min: number, max: number) {
   };
 }
 
+/** A decimal number flag within [min, max]. */
+export function numberIn(min: number, max: number) {
+  return (raw: string): number => {
+    const v = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(v) || v < min || v > max) {
+      throw new InvalidArgumentError(`expected a number from ${min} to ${max}, got "${raw}"`);
+    }
+    return v;
+  };
+}
+
 /** A multiaddr the node can listen on or dial over TCP. */
 export function tcpMultiaddr(raw: string): string {
   let names: string[];

@@ -1,5 +1,6 @@
 /** What a swarm daemon is told, and the defaults (the daemon itself is node.ts). */
 import type { RunSpec } from "../protocol/run-spec.js";
+import { DEFAULT_AUDIT_BUDGET } from "./chain/audits.js";
 import type { BackendChoice } from "../training/backends.js";
 import type { HttpOptions } from "./observe/http-server.js";
 import { defaultNetworkOptions, type NetworkOptions } from "./network/network-options.js";
@@ -36,6 +37,8 @@ export interface NodeOptions {
   readonly evalEvery: number;
   /** Test examples in that subset (the first ones of the test set). */
   readonly evalLimit: number;
+  /** Share of this process's other CPU that audits by recomputation may use (0: no audits of ours). */
+  readonly auditBudget: number;
 }
 
 export const defaultNodeOptions = {
@@ -55,4 +58,6 @@ export const defaultNodeOptions = {
   // Every 50 iterations costs ~1% of a tiny round and well under that of an MNIST one.
   evalEvery: 50,
   evalLimit: 1000,
+  // Issue 15's budget: audits cost at most a tenth of what training and networking cost.
+  auditBudget: DEFAULT_AUDIT_BUDGET,
 } as const satisfies Partial<NodeOptions>;

@@ -33,6 +33,7 @@ import { CHAIN_KEEP, type EncodedCommit } from "./chain/commit.js";
 import { CommitLogFile } from "./chain/commit-log.js";
 import { commitFromWire } from "./chain/commit-wire.js";
 import { PENALTY, Penalties } from "./chain/penalties.js";
+import { Audits } from "./chain/audits.js";
 import { Rounds, type RoundsEvent } from "./chain/rounds.js";
 import { sharedVerifier, signerOf } from "./chain/signatures.js";
 import { Gossip } from "./network/gossip.js";
@@ -103,6 +104,7 @@ export class SwarmDaemon {
   private replica!: Replica;
   private self!: Author;
   private rounds!: Rounds;
+  private audits?: Audits;
   private gossip!: Gossip;
   private peers!: Peers;
   private planner!: SnapshotPlanner;
@@ -194,7 +196,8 @@ export class SwarmDaemon {
         head: () => this.head,
         maxPayloadBytes: this.run.algorithm.maxPayloadBytes,
         payloadProblem: (payload, iteration) => this.run.algorithm.payloadProblem(payload, iteration),
-        admits: (peerId) => this.membership.admits(peerId),
+        // An author the chain excluded is refused on every topic (and charged for trying).
+        admits: (peerId) => this.membership.admits(peerId) && this.rounds?.isExcluded(peerId) !== true,
       },
       this.faults,
       log,
@@ -215,10 +218,25 @@ export class SwarmDaemon {
         // Remembered as verified: our own entry in every commit is then a cache hit.
         sign: signerOf(identity.privateKey, sharedVerifier),
       },
-      { roundTimeoutMs: this.spec.roundTimeoutMs, stopAt: Math.min(opts.stopAt, this.spec.iterations), contribute: true },
+      {
+        roundTimeoutMs: this.spec.roundTimeoutMs,
+        stopAt: Math.min(opts.stopAt, this.spec.iterations),
+        contribute: true,
+        tamper: this.faults.tamper,
+      },
       log.child({ module: "rounds" }),
       (e) => this.onRoundsEvent(e),
     );
+    const rounds = this.rounds;
+    this.audits = new Audits(
+      this.self.id,
+      this.run,
+      { commitAt: (t) => rounds.commitAt(t), checksumAt: (t) => rounds.checksumAt(t), snapshots: () => this.snapshots.all() },
+      { budget: opts.auditBudget, liar: this.faults.auditLiar },
+      log.child({ module: "audits" }),
+      (kind) => this.metrics?.fault(kind),
+    );
+    this.rounds.useAudits(this.audits);
     // The chain we resume, before anything from gossip can be applied on top of it.
     this.rounds.resumeChain(chain.hash, chain.authors);
     this.rounds.restoreLog(chain.commits);
@@ -463,7 +481,15 @@ export class SwarmDaemon {
         return;
       case "rejected":
         this.metrics?.fault("commitRejected");
-        this.penalise(e.proposer, e.reason.startsWith("checksum") ? PENALTY.lie : PENALTY.usurp, e.reason);
+        this.penalise(
+          e.proposer,
+          e.reason.startsWith("checksum") ? PENALTY.lie : e.reason.startsWith("false accusation") ? PENALTY.falseAccusation : PENALTY.usurp,
+          e.reason,
+        );
+        return;
+      case "excluded":
+        this.metrics?.fault("authorExcluded");
+        this.penalise(e.author, PENALTY.fraud, `excluded at ${e.iteration} for its contribution to ${e.offence}`);
         return;
       case "equivocation":
         this.penalise(e.evidence.signer, PENALTY.equivocation, `equivocating ${e.evidence.kind}`);
@@ -589,6 +615,7 @@ export class SwarmDaemon {
     this.abort.abort();
     this.stopping = (async () => {
       this.log.info({ reason, iteration: this.head }, "leaving");
+      if (this.audits?.enabled) this.log.info({ ...this.audits.counts, cpuShare: Number(this.audits.cpuShare.toFixed(4)) }, "audit summary");
       await this.http?.close();
       this.rounds?.stop();
       this.gossip?.stopHeartbeat();

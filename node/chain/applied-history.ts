@@ -31,6 +31,27 @@ export class AppliedHistory {
     return [...this.log];
   }
 
+  /** The commit kept for `iteration`, if any. */
+  commitAt(iteration: number): ChainedCommit | undefined {
+    const last = this.last();
+    if (!last) return undefined;
+    // Kept commits are consecutive except across a snapshot jump: try the direct index first.
+    const guess = this.log[this.log.length - 1 - (last.commit.iteration - iteration)];
+    if (guess?.commit.iteration === iteration) return guess;
+    return this.log.find((l) => l.commit.iteration === iteration);
+  }
+
+  /**
+   * The authors excluded by the kept commits, each with the iteration of the commit that
+   * excluded it (the first, if several did).
+   */
+  excluded(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const l of this.log)
+      for (const x of l.commit.exclusions ?? []) if (!out.has(x.author)) out.set(x.author, l.commit.iteration);
+    return out;
+  }
+
   /** The encoded commits from `from` on, at most `max` of them. */
   encodedFrom(from: number, max: number): Uint8Array[] {
     return this.log

@@ -22,6 +22,10 @@ export const PENALTY = {
    * (count, length, its own hash): an honest holder of the same chain never serves either.
    */
   badSnapshot: 40,
+  /** An exclusion whose contribution recomputes: a false accusation (audits.ts). */
+  falseAccusation: 50,
+  /** A contribution that does not recompute, proven and recorded in the chain: out of the run. */
+  fraud: 100,
   disconnectAt: -100,
 } as const;
 

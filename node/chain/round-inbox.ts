@@ -24,6 +24,8 @@ export const ROUND_CAPS = {
   pendingCommitsPerIteration: 4,
   /** Hashes of commits rejected as lies or usurpations, so a replay is refused without applying. */
   rejectedCommits: 256,
+  /** Authors remembered as excluded (each cost its owner a real, audited contribution). */
+  bannedAuthors: 10_000,
 } as const;
 
 /** A contribution held for a round, with the parent it was signed over. */

@@ -60,6 +60,7 @@ import {
   ZERO_HASH,
 } from "./commit.js";
 import { signCommit } from "./commit-wire.js";
+import type { Audits } from "./audits.js";
 import { commitEquivocation, type Equivocation, EvidenceStore } from "./evidence.js";
 import type { Signer } from "./signatures.js";
 import { AppliedHistory } from "./applied-history.js";
@@ -82,6 +83,11 @@ export interface RoundsOptions {
   readonly stopAt: number;
   /** Compute and publish contributions (false for a node that only follows). */
   readonly contribute: boolean;
+  /**
+   * Test fault `byzantine:<mode>` (ops/fault-hooks.ts): what this node sends instead of its honest
+   * payload; `other` measures the payload of another author (another batch and direction).
+   */
+  readonly tamper?: (honest: Uint8Array, other: () => Uint8Array) => Uint8Array;
 }
 
 export type RoundsEvent =
@@ -110,6 +116,11 @@ export type RoundsEvent =
    * proposed nothing; the daemon must verify with peers that `iteration` is still open first.
    */
   | { kind: "stalled"; iteration: number; gapMs: number }
+  /**
+   * A commit applied at `iteration` excludes `author` for its contribution to `offence`, which
+   * does not recompute (audits.ts): its later contributions are refused.
+   */
+  | { kind: "excluded"; author: string; offence: number; iteration: number }
   /** A one-step fork switch: the commit applied at `iteration` was replaced by a better one. */
   | { kind: "switched"; iteration: number }
   | { kind: "done"; iteration: number };
@@ -162,6 +173,13 @@ export class Rounds {
    * (with other weights, so another payload) would otherwise sign an equivocation and be cut off.
    */
   private readonly signedSlots = new Set<string>();
+  /** Audits by recomputation and the checks of exclusions (none: exclusions taken unchecked). */
+  private audits: Audits | null = null;
+  /**
+   * Every author an applied commit excluded, never forgotten on a rewind (bounded): their
+   * messages are refused. What a commit may contain is decided by the chain (history.excluded()).
+   */
+  private readonly banned = new Set<string>();
 
   constructor(
     private readonly self: Author,
@@ -176,6 +194,21 @@ export class Rounds {
     this.stall = new StallWatch(opts.roundTimeoutMs, (gapMs) => {
       if (this.isActive) this.onEvent({ kind: "stalled", iteration: this.head, gapMs });
     });
+  }
+
+  /** Audits this node's applied commits and checks the exclusions commits record. */
+  useAudits(audits: Audits): void {
+    this.audits = audits;
+  }
+
+  /** True when a commit this node applied excluded `peer` (a peer id string). */
+  isExcluded(peer: string): boolean {
+    return this.banned.has(peer);
+  }
+
+  /** The commit of our chain for `iteration`, while kept. */
+  commitAt(iteration: number): ChainedCommit | undefined {
+    return this.history.commitAt(iteration);
   }
 
   /** Next iteration to apply. */
@@ -313,6 +346,7 @@ export class Rounds {
    * from one author for one (iteration, parent) that differ are equivocation.
    */
   onContribution(c: SignedContribution, iteration: number, parentHash: Uint8Array): void {
+    if (this.banned.has(c.author.id)) return;
     if (iteration < this.head) {
       // Too late for its commit: wait for this author next round. A joiner, or a node that was
       // behind, contributes for an iteration already committed; waiting for it once (at most
@@ -517,7 +551,9 @@ export class Rounds {
     }
     this.signedSlots.add(slot);
     if (this.signedSlots.size > SIGNED_SLOTS_KEPT) this.signedSlots.delete(this.signedSlots.values().next().value as string);
-    const payload = this.run.algorithm.contribute(this.replica, this.self);
+    const honest = this.run.algorithm.contribute(this.replica, this.self);
+    const tamper = this.opts.tamper;
+    const payload = tamper ? tamper(honest, () => this.run.algorithm.contribute(this.replica, { id: `${this.self.id}/other`, joinedAt: this.self.joinedAt })) : honest;
     const m: ContributionMessage = {
       runId: this.run.runId,
       iteration: t,
@@ -576,7 +612,14 @@ export class Rounds {
     }
     // At most what a commit may carry (the codec refuses more): the first in timestamp order,
     // the same choice whoever proposes.
+    // Authors the chain excluded, or that this commit excludes, have no entry.
+    const excluded = this.history.excluded();
+    const exclusions = (this.audits?.provable(t, (a) => excluded.has(a)) ?? []).filter((x) =>
+      this.history.commitAt(x.iteration)?.commit.entries.some((e) => e.author.id === x.author),
+    );
+    const out = new Set([...excluded.keys(), ...this.banned, ...exclusions.map((x) => x.author)]);
     const entries = [...this.usable(t).values()]
+      .filter((e) => !out.has(e.author.id))
       .sort((a, b) => compareAuthors(a.author, b.author))
       .slice(0, MAX_COMMIT_ENTRIES);
     if (entries.length === 0) return false;
@@ -607,9 +650,12 @@ export class Rounds {
         checksum: fromHex(sum),
         rank,
         proposer: this.self.id,
+        ...(exclusions.length > 0 ? { exclusions } : {}),
       };
       const signed = signCommit(commit, this.transport.sign);
-      this.recordApplied(chained(signed), sum);
+      const entry = chained(signed);
+      this.recordApplied(entry, sum);
+      this.audit(entry);
       this.transport
         .publishCommit(signed.encoded)
         .catch((err) => this.logger.warn({ err, iteration: t }, "commit publish failed"));
@@ -626,6 +672,7 @@ export class Rounds {
    */
   private apply(received: EncodedCommit): boolean {
     const { commit } = received;
+    if (!this.exclusionsHold(received)) return false;
     const expectedBefore = this.history.checksumBefore(commit.iteration);
     this.rememberPrev();
     // A stall is reported before the work that follows it, which then counts as work, not sleep.
@@ -654,13 +701,55 @@ export class Rounds {
       this.nextRound();
       return true;
     }
-    this.recordApplied(chained(received), sum);
+    const entry = chained(received);
+    this.recordApplied(entry, sum);
+    this.audit(entry);
     this.nextRound();
+    return true;
+  }
+
+  /** Audits one entry of a commit just applied (verified), on the state it was applied to. */
+  private audit(entry: ChainedCommit): void {
+    if (this.audits && this.prev) this.audits.afterApply(entry, this.prev.weights);
+  }
+
+  /**
+   * The chain's exclusion rules for a commit that chains to our head: no entry by an author the
+   * chain excluded, and every exclusion it records recomputed by us and found to hold (a false
+   * one is rejected, charging its proposer). An exclusion whose offending commit we do not keep
+   * (we joined after it), or whose state we can no longer rebuild, is taken on the chain's word.
+   */
+  private exclusionsHold(received: EncodedCommit): boolean {
+    const { commit } = received;
+    const excluded = this.history.excluded();
+    const barred = commit.entries.find((e) => excluded.has(e.author.id));
+    if (barred) {
+      this.reject(received, `entry by ${barred.author.id}, excluded at ${excluded.get(barred.author.id)}`);
+      return false;
+    }
+    for (const x of commit.exclusions ?? []) {
+      if (excluded.has(x.author)) continue;
+      const offending = this.history.commitAt(x.iteration);
+      const verdict = offending && this.audits ? this.audits.check(x, offending) : "unknown";
+      if (verdict === "honest") {
+        this.reject(received, `false accusation: ${x.author}'s contribution to ${x.iteration} recomputes`);
+        return false;
+      }
+      if (verdict === "unknown")
+        this.logger.warn({ iteration: commit.iteration, author: x.author, offence: x.iteration }, "exclusion not checkable here; taken on the chain's word");
+    }
     return true;
   }
 
   private recordApplied(entry: ChainedCommit, sum: string): void {
     const { commit, hash } = entry;
+    for (const x of commit.exclusions ?? []) {
+      if (this.banned.has(x.author)) continue;
+      this.banned.add(x.author);
+      if (this.banned.size > ROUND_CAPS.bannedAuthors) this.banned.delete(this.banned.values().next().value as string);
+      this.logger.warn({ author: x.author, offence: x.iteration, iteration: commit.iteration, proposer: commit.proposer }, "author excluded");
+      this.onEvent({ kind: "excluded", author: x.author, offence: x.iteration, iteration: commit.iteration });
+    }
     this.lastHash = hash;
     this.lastAuthors = commit.entries.map((e) => e.author.id);
     const included = new Set(this.lastAuthors);

@@ -21,9 +21,20 @@ export interface ByteCounts {
 /**
  * Faults a node met and handled, each also one structured log line: a stall past the round
  * deadline, a commit the chain rules rejected, a peer penalised, a state repair, a fork switch
- * or rollback, a snapshot adopted.
+ * or rollback, a snapshot adopted, a contribution our audit or proof check found not to
+ * recompute, an author excluded by the chain, an exclusion refused as a false accusation.
  */
-export const FAULT_KINDS = ["stall", "commitRejected", "peerPenalised", "repair", "forkSwitch", "snapshotAdopted"] as const;
+export const FAULT_KINDS = [
+  "stall",
+  "commitRejected",
+  "peerPenalised",
+  "repair",
+  "forkSwitch",
+  "snapshotAdopted",
+  "auditFailed",
+  "authorExcluded",
+  "falseAccusation",
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface Metrics {

@@ -1,0 +1,191 @@
+/**
+ * Audits by recomputation (issue 15; docs/security.md, "Audits"). Every contribution is
+ * reproducible: the state it was measured on, the seed-derived direction and the seed-derived
+ * batch fix its bytes, up to float differences between backends (the algorithm's `audit` allows
+ * for those). So:
+ *
+ * - After applying commit t, a node recomputes one other author's entry of it, the author picked
+ *   by H(commit t's hash, this node's id): no author can know before its contribution is
+ *   committed whether it will be audited, nor by whom. Audits run only while their CPU stays
+ *   within `budget` (a share of the process's other CPU time, 10% by default).
+ * - A mismatch is a fraud proof anyone can check: the author's signed entry in commit t of the
+ *   chain. The node records it as an exclusion in the next commit it proposes (within
+ *   EXCLUSION_WINDOW iterations of t).
+ * - Every node that receives a commit with an exclusion recomputes the entry itself before
+ *   accepting the commit (`check`), from a kept snapshot and the commits after it: a false
+ *   accusation gets the commit rejected and its proposer charged; a true one excludes the author
+ *   from that commit on, at the same iteration on every replica.
+ */
+import { sha256 } from "../../protocol/bytes.js";
+import { EXCLUSION_WINDOW, MAX_COMMIT_EXCLUSIONS } from "../../protocol/limits.js";
+import { inTimestampOrder } from "../../training/algorithms/contribution.js";
+import { checksum, type Weights } from "../../training/params.js";
+import type { TrainingRun } from "../../training/run-context.js";
+import type { Logger } from "../observe/logger.js";
+import type { ChainedCommit, Exclusion, SignedContribution } from "./commit.js";
+
+export interface AuditOptions {
+  /** Share of this process's other CPU time audits may use; 0 turns them off. */
+  readonly budget: number;
+  /** Test fault `audit-liar`: every audit of ours reports fraud, so this node accuses honest authors. */
+  readonly liar?: boolean;
+}
+
+/** The default budget: audits cost at most a tenth of the CPU that training and networking use. */
+export const DEFAULT_AUDIT_BUDGET = 0.1;
+
+/** fraud: the entry does not recompute; honest: it does; unknown: the state it needs is gone. */
+export type Verdict = "fraud" | "honest" | "unknown";
+
+/** What the audits read of the node: the chain it applied and the snapshots it keeps. */
+export interface AuditChain {
+  commitAt(iteration: number): ChainedCommit | undefined;
+  /** Our checksum after `iteration` applied iterations, while kept. */
+  checksumAt(iteration: number): string | undefined;
+  /** Kept states, any order. */
+  snapshots(): readonly { readonly iteration: number; readonly checksum: string; readonly weights: Weights }[];
+}
+
+/** Verdicts remembered, by (commit, author): a proof is recomputed once however often it comes. */
+const VERDICTS_KEPT = 1024;
+const AUDIT_DOMAIN = new TextEncoder().encode("seedswarm/audit/v1");
+
+/** CPU microseconds (user + system) of a process.cpuUsage() reading. */
+const micros = (u: NodeJS.CpuUsage) => u.user + u.system;
+
+export class Audits {
+  private readonly verdicts = new Map<string, Verdict>();
+  /** Frauds this node recomputed itself, by author: what it may record as exclusions. */
+  private readonly proven = new Map<string, Exclusion>();
+  private readonly cpuStart = process.cpuUsage();
+  private auditMicros = 0;
+  private lastAuditMicros = 0;
+  /** For /status and the logs. */
+  readonly counts = { audited: 0, frauds: 0, skippedForBudget: 0, proofsChecked: 0, falseAccusations: 0 };
+
+  constructor(
+    private readonly self: string,
+    private readonly run: Pick<TrainingRun, "algorithm" | "replicaAt">,
+    private readonly chain: AuditChain,
+    private readonly opts: AuditOptions,
+    private readonly log: Logger,
+    /** Counts each contribution found not to recompute, and each false accusation refused. */
+    private readonly fault: (kind: "auditFailed" | "falseAccusation") => void = () => {},
+  ) {}
+
+  /** False when the budget is 0 or the run's algorithm has no audit. */
+  get enabled(): boolean {
+    return this.opts.budget > 0 && this.run.algorithm.audit !== undefined;
+  }
+
+  /** The share of this process's CPU spent on audits so far. */
+  get cpuShare(): number {
+    const total = micros(process.cpuUsage(this.cpuStart));
+    return total > 0 ? this.auditMicros / total : 0;
+  }
+
+  /**
+   * Commit `entry` was just applied to `pre` (the state after entry.commit.iteration applied
+   * iterations; read now, never kept): audits one other author of it, budget permitting.
+   */
+  afterApply(entry: ChainedCommit, pre: Weights): void {
+    if (!this.enabled) return;
+    const others = entry.commit.entries.filter((e) => e.author.id !== this.self);
+    if (others.length === 0) return;
+    const spent = this.auditMicros + this.lastAuditMicros;
+    if (spent > this.opts.budget * (micros(process.cpuUsage(this.cpuStart)) - this.auditMicros)) {
+      this.counts.skippedForBudget++;
+      return;
+    }
+    const h = sha256(Uint8Array.from([...AUDIT_DOMAIN, ...entry.hash, ...new TextEncoder().encode(this.self)]));
+    const pick = others[new DataView(h.buffer, h.byteOffset, 4).getUint32(0) % others.length];
+    this.counts.audited++;
+    this.recompute(entry, pick, pre, true);
+  }
+
+  /**
+   * Whether exclusion `x` holds: `offending` is our chain's commit x.iteration. Recomputes (once
+   * per commit and author) from the newest kept snapshot at or before it, replaying the commits
+   * in between; unknown when no kept state reaches back that far.
+   */
+  check(x: Exclusion, offending: ChainedCommit): Verdict {
+    const verdict = this.verdictOn(x, offending);
+    if (verdict === "honest") {
+      this.counts.falseAccusations++;
+      this.fault("falseAccusation");
+    }
+    return verdict;
+  }
+
+  private verdictOn(x: Exclusion, offending: ChainedCommit): Verdict {
+    const known = this.verdicts.get(this.key(offending, x.author));
+    if (known) return known;
+    const entry = offending.commit.entries.find((e) => e.author.id === x.author);
+    if (!entry) return "honest";
+    if (!this.run.algorithm.audit) return "unknown";
+    const pre = this.stateAt(x.iteration);
+    if (!pre) return "unknown";
+    this.counts.proofsChecked++;
+    return this.recompute(offending, entry, pre, false);
+  }
+
+  /**
+   * The exclusions this node proved itself that a commit at iteration t may record: within the
+   * window, and of authors `excluded` does not already name. Proofs past the window are dropped.
+   */
+  provable(t: number, excluded: (author: string) => boolean): Exclusion[] {
+    for (const [a, x] of this.proven) if (t - x.iteration > EXCLUSION_WINDOW || excluded(a)) this.proven.delete(a);
+    return [...this.proven.values()].filter((x) => x.iteration < t).slice(0, MAX_COMMIT_EXCLUSIONS);
+  }
+
+  private key(c: ChainedCommit, author: string): string {
+    return `${Buffer.from(c.hash).toString("hex")}/${author}`;
+  }
+
+  private recompute(c: ChainedCommit, entry: SignedContribution, pre: Weights, ours: boolean): Verdict {
+    const audit = this.run.algorithm.audit?.bind(this.run.algorithm);
+    if (!audit) return "unknown";
+    const start = process.cpuUsage();
+    const replica = this.run.replicaAt(pre.slice(), c.commit.iteration);
+    let problem: string | null;
+    try {
+      problem = audit(replica, entry.author, entry.payload);
+    } finally {
+      replica.dispose();
+    }
+    if (this.opts.liar && ours) problem ??= "test fault audit-liar: reported without cause";
+    this.lastAuditMicros = micros(process.cpuUsage(start));
+    this.auditMicros += this.lastAuditMicros;
+    const verdict: Verdict = problem === null ? "honest" : "fraud";
+    this.verdicts.set(this.key(c, entry.author.id), verdict);
+    if (this.verdicts.size > VERDICTS_KEPT) this.verdicts.delete(this.verdicts.keys().next().value as string);
+    if (verdict === "fraud") {
+      this.counts.frauds++;
+      this.fault("auditFailed");
+      if (ours && !this.proven.has(entry.author.id)) this.proven.set(entry.author.id, { author: entry.author.id, iteration: c.commit.iteration });
+      this.log.warn(
+        { author: entry.author.id, iteration: c.commit.iteration, problem, ms: Math.round(this.lastAuditMicros / 1000), by: ours ? "audit" : "proof check" },
+        "contribution does not recompute",
+      );
+    }
+    return verdict;
+  }
+
+  /** The state after `t` applied iterations of our chain: a kept snapshot plus the commits after it, each checked. */
+  private stateAt(t: number): Weights | null {
+    const bases = [...this.chain.snapshots()].filter((s) => s.iteration <= t).sort((a, b) => b.iteration - a.iteration);
+    for (const base of bases) {
+      if (this.chain.checksumAt(base.iteration) !== base.checksum) continue;
+      const w = base.weights.slice();
+      let i = base.iteration;
+      for (; i < t; i++) {
+        const c = this.chain.commitAt(i);
+        if (!c) break;
+        this.run.algorithm.apply(w, i, inTimestampOrder(c.commit.entries));
+        if (this.chain.checksumAt(i + 1) !== checksum(w)) break;
+      }
+      if (i === t) return w;
+    }
+    return null;
+  }
+}
