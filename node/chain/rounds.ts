@@ -206,6 +206,11 @@ export class Rounds {
     return this.banned.has(peer);
   }
 
+  /** True when the chain rules refused the commit with this hash here (a lie, a usurped rank, a false accusation). */
+  refused(hash: Uint8Array): boolean {
+    return this.rejected.has(toHex(hash));
+  }
+
   /** The commit of our chain for `iteration`, while kept. */
   commitAt(iteration: number): ChainedCommit | undefined {
     return this.history.commitAt(iteration);

@@ -1,0 +1,49 @@
+/**
+ * Issue 15 with real node processes over TCP: a Byzantine author (`SEEDSWARM_FAULT=byzantine:
+ * max-flip`, +/-127 against the sign of its honest measurement every round) and a false accuser
+ * (`audit-liar`, whose audits report fraud without cause) in one tiny-spsa swarm of four.
+ */
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { cleanup, type Line, startSwarm } from "./node-process.js";
+
+after(cleanup);
+
+describe("Byzantine contributions and false accusations (real processes)", () => {
+  it("the Byzantine author is excluded at one iteration on every honest replica; the liar's exclusions are refused and charged", async () => {
+    const stopAt = 100;
+    const [liar, a, b, byz] = await startSwarm(
+      4,
+      // Every commit audited: the swarm is tiny, the point is the proof path, not the budget.
+      ["--stop-at", String(stopAt), "--audit-budget", "1"],
+      [{ SEEDSWARM_FAULT: "audit-liar" }, {}, {}, { SEEDSWARM_FAULT: "byzantine:max-flip" }],
+    );
+    const byzId = (await byz.waitFor((l) => l.msg === "node started", 30_000, "start")).peerId as string;
+    const liarId = (await liar.waitFor((l) => l.msg === "node started", 30_000, "start")).peerId as string;
+    const honest = [a, b];
+    const excluded: Line[] = [];
+    for (const n of honest) excluded.push(await n.waitFor((l) => l.msg === "author excluded" && l.author === byzId, 60_000, "the Byzantine author excluded"));
+    const at = excluded.map((l) => l.iteration);
+    assert.equal(new Set(at).size, 1, `excluded at ${at}`);
+    assert.ok((at[0] ?? Infinity) <= 60, `excluded at iteration ${at[0]}`);
+    // The liar proposes some iterations; its false exclusions are refused and charged. (A node that
+    // had moved past that iteration before the liar's commit arrived never looks at it, so one
+    // honest refusal is what the race guarantees.)
+    const refused = await Promise.any(
+      honest.map((n) => n.waitFor((l) => l.msg === "commit rejected" && String(l.reason).startsWith("false accusation"), 60_000, "a refused false accusation").then((l) => ({ n, l }))),
+    );
+    assert.equal(refused.l.proposer, liarId);
+    await refused.n.waitFor((l) => l.msg === "peer penalised" && l.peer === liarId, 10_000, "the accuser charged");
+    for (const n of honest) await n.waitFor((l) => l.msg === "peer penalised" && l.peer === byzId, 10_000, "the excluded author charged");
+    const exits = await Promise.all(honest.map((n) => n.exit));
+    for (const e of exits) assert.equal(e.code, 0);
+    assert.equal(new Set(honest.map((n) => n.result().checksum)).size, 1, "honest replicas bit-identical");
+    for (const n of honest) {
+      // Nobody honest was excluded, and the Byzantine author's bytes stop at its exclusion.
+      assert.ok(!n.lines.some((l) => l.msg === "author excluded" && l.author !== byzId));
+      for (const c of n.commits().filter((c) => c.iteration >= (at[0] ?? 0)))
+        assert.ok(!c.entries.some((e) => e.author === byzId), `entry of the excluded author at ${c.iteration}`);
+    }
+    for (const n of [liar, byz]) n.child.kill("SIGKILL");
+  });
+});
