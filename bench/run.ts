@@ -3,6 +3,7 @@
  * and docs/benchmarks.json.
  */
 
+import { byzantineSection } from "./byzantine.js";
 import { clipSection } from "./clip.js";
 import { dockerSection } from "./docker.js";
 import { binarySection } from "./binary.js";
@@ -45,6 +46,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   gpu: gpuSection,
   lowrank: lowrankSection,
   clip: clipSection,
+  byzantine: byzantineSection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

@@ -8,7 +8,8 @@
  *   gossip dropped (a network partition, as deep as it runs);
  * - `byzantine:<mode>`: send a dishonest SPSA payload every round (issue 15's modes): `max-flip`
  *   (+/-127 against the sign of the honest byte), `flip` (the honest bytes negated), `other-batch`
- *   (an honest measurement of another batch and direction), `random` (uniform bytes);
+ *   (an honest measurement of another batch and direction), `random` (uniform bytes), `loss-liar`
+ *   (a Marketplace V1 payload claiming loss 0: the lowest loss wins V1);
  * - `audit-liar`: every audit this node runs reports fraud (a false accuser).
  */
 import { randomInt } from "node:crypto";
@@ -33,6 +34,8 @@ export const BYZANTINE_MODES = {
   flip: (h: Int8Array) => h.map((b) => -b),
   "other-batch": (_h: Int8Array, other: () => Int8Array) => other(),
   random: (h: Int8Array) => h.map(() => randomInt(-127, 128)),
+  // Float32 0 in the first four bytes, V1's claimed loss; the claimed path is kept.
+  "loss-liar": (h: Int8Array) => h.map((b, i) => (i < 4 ? 0 : b)),
 } as const satisfies Record<string, (h: Int8Array, other: () => Int8Array) => Int8Array>;
 
 function tamperOf(spec: string): FaultHooks["tamper"] {

@@ -4,8 +4,11 @@
  * (`audit-liar`, whose audits report fraud without cause) in one tiny-spsa swarm of four.
  */
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { cleanup, type Line, startSwarm } from "./node-process.js";
+import { PRESETS } from "../../protocol/presets.js";
+import { cleanup, type Line, startSwarm, tempDir } from "./node-process.js";
 
 after(cleanup);
 
@@ -45,5 +48,21 @@ describe("Byzantine contributions and false accusations (real processes)", () =>
         assert.ok(!c.entries.some((e) => e.author === byzId), `entry of the excluded author at ${c.iteration}`);
     }
     for (const n of [liar, byz]) n.child.kill("SIGKILL");
+  });
+
+  it("Marketplace V1: a loss liar (claims loss 0 to win every iteration) is excluded; training goes on", async () => {
+    const base = PRESETS["tiny-marketplace"];
+    const specFile = join(await tempDir(), "spec.json");
+    writeFileSync(specFile, JSON.stringify({ ...base, name: "tiny-marketplace-v1", algorithm: { ...base.algorithm, version: 1 } }));
+    const nodes = await startSwarm(3, ["--spec", specFile, "--stop-at", "60", "--audit-budget", "1"], [{}, {}, { SEEDSWARM_FAULT: "byzantine:loss-liar" }]);
+    const liarId = (await nodes[2].waitFor((l) => l.msg === "node started", 30_000, "start")).peerId as string;
+    const honest = nodes.slice(0, 2);
+    const excluded = await Promise.all(honest.map((n) => n.waitFor((l) => l.msg === "author excluded" && l.author === liarId, 60_000, "the loss liar excluded")));
+    assert.equal(new Set(excluded.map((l) => l.iteration)).size, 1);
+    const exits = await Promise.all(honest.map((n) => n.exit));
+    for (const e of exits) assert.equal(e.code, 0);
+    assert.equal(new Set(honest.map((n) => n.result().checksum)).size, 1, "honest replicas bit-identical");
+    assert.deepEqual(new Set(honest.map((n) => n.result().iteration)), new Set([60]), "training went on to the end");
+    nodes[2].child.kill("SIGKILL");
   });
 });

@@ -14,6 +14,7 @@
  * V1 apply: the lowest loss over all contributions wins (strict <, so ties go to the earlier
  *   contribution in timestamp order); its vendors' deltas are regenerated and added, spec by
  *   spec, tensor by tensor: w = fround(w + fround(s_t * r)), exactly the weights it evaluated.
+ * audit: recomputes an author's paths and checks its claimed losses (and, V1, its choice).
  * V2 apply (optimizers.py compute_direction_vectors, per_spec mode): with all n decoded losses L_j
  *   (timestamp order, then path order), in float32 with fround after every operation:
  *     mean = sum / n; var = sum((L - mean)^2) / (n - 1); std = sqrt(var)
@@ -58,6 +59,7 @@ import {
 } from "../rng/seeds.js";
 import { lrAt } from "../schedule.js";
 import type { Algorithm, Contribution } from "./algorithm.js";
+import { AUDIT_LOSS_TOLERANCE } from "./audit-tolerance.js";
 import { basePathIndex, type PathPlan, planPaths } from "./marketplace-paths.js";
 
 /** What one author's evaluation measured: the loss of every path of its plan. */
@@ -242,6 +244,41 @@ export class Marketplace implements Algorithm {
     if (best < 0) return encodeV1(MAX_PATH_LOSS, new Uint8Array(n));
     const claimed = Number.isFinite(bestLoss) ? Math.min(bestLoss, MAX_PATH_LOSS) : MAX_PATH_LOSS;
     return encodeV1(claimed, e.plan.paths.subarray(best * n, best * n + n));
+  }
+
+  /**
+   * Recomputes the author's paths on the shared batch. V1: the claimed path must be one of the
+   * author's, its claimed loss its loss, and no other path of the author's lower (an honest
+   * author sends its best); V2: every decoded loss within one quantization step of ours. Losses
+   * may differ by AUDIT_LOSS_TOLERANCE (relative, at least 1) between honest machines. A liar
+   * claiming loss 0 to win every V1 iteration fails the first check of its claim.
+   */
+  audit(replica: Replica, author: Author, claimed: Uint8Array): string | null {
+    const problem = this.payloadProblem(claimed);
+    if (problem) return problem;
+    const e = this.evaluatePaths(replica, author);
+    const slack = (l: number) => AUDIT_LOSS_TOLERANCE * Math.max(1, Math.abs(l));
+    if (this.cfg.version === 2) {
+      const got = decodeV2(claimed);
+      const step = new DataView(claimed.buffer, claimed.byteOffset + 4, 4).getFloat32(0, true);
+      for (let j = 0; j < got.length; j++) {
+        const l = e.losses[j];
+        if (!Number.isFinite(l)) continue;
+        if (Math.abs(got[j] - l) > step + slack(l)) return `path ${j}: claimed loss ${got[j]}, recomputed ${l}`;
+      }
+      return null;
+    }
+    const { loss, path } = decodeV1(claimed);
+    const n = e.plan.specs;
+    let j = 0;
+    while (j < e.losses.length && !path.every((v, s) => e.plan.paths[j * n + s] === v)) j++;
+    if (j === e.losses.length) return `path ${[...path].join(",")} is not one of the author's`;
+    const ours = e.losses[j];
+    if (Number.isFinite(ours) && Math.abs(Math.min(ours, MAX_PATH_LOSS) - loss) > slack(ours))
+      return `claimed loss ${loss} for path ${j}, recomputed ${ours}`;
+    const best = Math.min(...e.losses.filter(Number.isFinite));
+    if (best < ours - slack(ours) - slack(best)) return `path ${j} (loss ${ours}) is not the author's best (${best})`;
+    return null;
   }
 
   payloadProblem(payload: Uint8Array): string | null {

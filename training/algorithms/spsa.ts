@@ -31,6 +31,7 @@ import { type Author, contributionSeed, contributionSeeds, type Seed } from "../
 import { lrAt, lrScale } from "../schedule.js";
 import type { Task } from "../tasks/task.js";
 import type { Algorithm, Contribution } from "./algorithm.js";
+import { AUDIT_LOSS_TOLERANCE } from "./audit-tolerance.js";
 import { type UpdateKernels, updateKernels } from "./update-kernels.js";
 import { applyUpdateJs, perturbTensorJs, planPasses, type Step } from "./spsa-update.js";
 import { applyLowRankJs, perturbLowRankJs } from "./lowrank.js";
@@ -43,13 +44,6 @@ export interface Measurement {
   readonly gradient: number;
   readonly byte: number;
 }
-
-/**
- * How far (relative to each loss, at least 1) two honest machines' losses on one batch may differ
- * for an audit to pass: float32 forward passes on different backends agree to about 1e-6
- * (test/unit/training/spsa-audit.test.ts measures cpu against wasm); 1e-4 leaves a margin.
- */
-export const AUDIT_LOSS_TOLERANCE = 1e-4;
 
 /** The byte of a sign fitness +1: magnitude 1 (protocol/gradient-byte.ts). */
 const SIGN_BYTE = quantizeGradient(1);

@@ -17,7 +17,7 @@ const log = createLogger({ level: "silent" });
 
 interface Member {
   readonly key: TestKey;
-  readonly byzantine?: keyof typeof BYZANTINE_MODES;
+  readonly byzantine?: Exclude<keyof typeof BYZANTINE_MODES, "loss-liar">;
   readonly liar?: boolean;
   /** Audit budget (default 1: every commit). */
   readonly budget?: number;

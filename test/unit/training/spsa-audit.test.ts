@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import { localAuthors, localIteration } from "../../../node/local/local-trainer.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";
-import { AUDIT_LOSS_TOLERANCE, type Spsa } from "../../../training/algorithms/spsa.js";
+import { AUDIT_LOSS_TOLERANCE } from "../../../training/algorithms/audit-tolerance.js";
+import type { Spsa } from "../../../training/algorithms/spsa.js";
 import { useBackend } from "../../../training/engine.js";
 import { initialReplica, openRun } from "../../../training/run-context.js";
 
