@@ -4,6 +4,7 @@ import { chained, type Commit } from "../../../node/chain/commit.js";
 import { checkedCommit, commitFromBytes, commitFromWire, signCommit } from "../../../node/chain/commit-wire.js";
 import { SignatureVerifier } from "../../../node/chain/signatures.js";
 import { commitHash, decodeCommit, encodeCommit } from "../../../protocol/codec.js";
+import { EXCLUSION_WINDOW } from "../../../protocol/limits.js";
 import { ChainCheckError } from "../../../protocol/signing.js";
 import { signedCommit, signedContribution, testKeys } from "../../helpers/chain-keys.js";
 
@@ -42,6 +43,23 @@ describe("commit wire form and its checks", () => {
     assert.deepEqual(received.commit.entries.map((e) => e.author.id), [a.author.id, b.author.id]);
     assert.deepEqual(chained(received).hash, commitHash(encoded.encoded));
     assert.deepEqual(commitFromWire(decodeCommit(encoded.encoded)), received.commit);
+  });
+
+  it("exclusions round-trip under the proposer's signature; out of the window, twice, or of an entry's author they fail", async () => {
+    const [p, a, b, x] = await testKeys(4);
+    const entries = [{ key: a, payload: Uint8Array.of(1) }];
+    const ok = signedCommit(p, { ...fields, exclusions: [{ author: x.author.id, iteration: fields.iteration - EXCLUSION_WINDOW }] }, entries);
+    assert.deepEqual(commitFromBytes(ok.encoded).commit.exclusions, [{ author: x.author.id, iteration: fields.iteration - EXCLUSION_WINDOW }]);
+    // An exclusion is signed: dropping it changes the body the proposer signed.
+    const stripped = encodeCommit({ ...decodeCommit(ok.encoded), exclusions: [] });
+    failsWith("BAD_SIGNATURE", () => commitFromBytes(stripped));
+    for (const exclusions of [
+      [{ author: x.author.id, iteration: fields.iteration - EXCLUSION_WINDOW - 1 }],
+      [{ author: x.author.id, iteration: fields.iteration }],
+      [{ author: x.author.id, iteration: 40 }, { author: x.author.id, iteration: 39 }],
+      [{ author: a.author.id, iteration: 40 }],
+    ])
+      failsWith("BAD_EXCLUSION", () => commitFromBytes(signedCommit(p, { ...fields, exclusions }, [...entries, { key: b, payload: Uint8Array.of(2) }]).encoded));
   });
 
   it("refuses bytes that are not a commit", () => {
