@@ -40,6 +40,7 @@ import { createSwarmNode, type SwarmNode } from "./network/libp2p.js";
 import { Peers } from "./network/peers.js";
 import type { NodeOptions } from "./node-options.js";
 import { type HttpServer, startHttpServer } from "./observe/http-server.js";
+import { type FaultReporter, faultReporter } from "./observe/faults.js";
 import { detach, type Logger } from "./observe/logger.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
 import {
@@ -91,7 +92,10 @@ export class SwarmDaemon {
   /** Charges against peers that signed provably bad messages (never their relayers). */
   readonly penalties = new Penalties();
   private readonly log: Logger;
+  /** Test fault hooks (SEEDSWARM_FAULT). */
   private readonly faults = faultHooks();
+  /** Handled faults: one structured line and one /status count each. */
+  private readonly fault: FaultReporter;
   private readonly snapshots = new SnapshotStore();
   // Observability: always measured (the metrics log needs libp2p's byte counts), served on --http.
   private readonly metrics: Metrics | null = createMetrics();
@@ -132,6 +136,7 @@ export class SwarmDaemon {
     log: Logger,
   ) {
     this.log = log.child({ module: "node" });
+    this.fault = faultReporter(this.log, this.metrics);
   }
 
   get peerId(): string {
@@ -260,7 +265,7 @@ export class SwarmDaemon {
       log,
       decode: (bytes) => stateFromBytes(this.run.spec.model, bytes, this.replica.weights.length),
       blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
-      fault: (kind) => this.metrics?.fault(kind),
+      faults: faultReporter(log, this.metrics),
       weightCount: this.replica.weights.length,
     };
     this.catchUp = new CatchUp(parts, opts, this.abort.signal);
@@ -452,21 +457,23 @@ export class SwarmDaemon {
         // A signed commit past our head is a hint, like a heartbeat: fetch and verify, no more.
         if (e.iteration > this.head + 1) this.pullOnHint(e.proposer, "commits pulled on an early commit");
         return;
-      case "stalled":
+      case "stalled": {
         // Never propose for an iteration not verified to be open: the others may have committed it.
-        this.metrics?.fault("stall");
-        this.log.warn({ iteration: e.iteration, stalledMs: Math.round(e.gapMs) }, "process stalled past the round deadline; catching up before proposing");
+        const stalledMs = Math.round(e.gapMs);
+        const reason = `did not run for ${stalledMs} ms, past the ${this.spec.roundTimeoutMs} ms round deadline`;
+        this.fault("stall", "process stalled past the round deadline; catching up before proposing", { iteration: e.iteration, peer: null, reason, stalledMs });
         this.detach(this.catchUp.afterStall(), "catch-up after a stall");
         return;
+      }
       case "switched":
-        this.metrics?.fault("forkSwitch");
+        this.fault("forkSwitch", "switching to a better commit", { iteration: e.iteration, peer: e.proposer, reason: e.reason, rank: e.rank });
         return;
       case "rejected":
-        this.metrics?.fault("commitRejected");
-        this.penalise(e.proposer, e.reason.startsWith("checksum") ? PENALTY.lie : PENALTY.usurp, e.reason);
+        this.fault("commitRejected", "commit rejected", { iteration: e.iteration, peer: e.proposer, reason: e.reason, proposer: e.proposer, rank: e.rank });
+        this.penalise(e.proposer, e.reason.startsWith("checksum") ? PENALTY.lie : PENALTY.usurp, e.reason, e.iteration);
         return;
       case "equivocation":
-        this.penalise(e.evidence.signer, PENALTY.equivocation, `equivocating ${e.evidence.kind}`);
+        this.penalise(e.evidence.signer, PENALTY.equivocation, `equivocating ${e.evidence.kind}`, e.evidence.iteration);
         return;
       case "done":
         this.detach(this.finish(), "finish");
@@ -485,12 +492,15 @@ export class SwarmDaemon {
     this.detach(this.catchUp.pullFrom(peerIdFromString(peer)), what);
   }
 
-  /** Charges the signer of a provably bad message; disconnects it past the threshold. */
-  private penalise(peer: string, cost: number, reason: string): void {
+  /**
+   * Charges the signer of a provably bad message (`iteration`: the message's, else our head: 0
+   * while a node without initial weights takes its state from peers); disconnects it past the
+   * threshold.
+   */
+  private penalise(peer: string, cost: number, reason: string, iteration = this.replica?.iteration ?? 0): void {
     if (peer === this.self.id) return;
     const score = this.penalties.charge(peer, cost);
-    this.metrics?.fault("peerPenalised");
-    this.log.warn({ peer, score, reason }, "peer penalised");
+    this.fault("peerPenalised", "peer penalised", { iteration, peer, reason, score });
     if (this.penalties.shunned(peer))
       this.detach(this.libp2p.hangUp(peerIdFromString(peer)), "disconnect a penalised peer");
   }

@@ -19,9 +19,9 @@ export interface ByteCounts {
 }
 
 /**
- * Faults a node met and handled, each also one structured log line: a stall past the round
- * deadline, a commit the chain rules rejected, a peer penalised, a state repair, a fork switch
- * or rollback, a snapshot adopted.
+ * Faults a node met and handled, each also one structured log line (observe/faults.ts): a stall
+ * past the round deadline, a commit the chain rules rejected (its state rolled back), a peer
+ * penalised, a state repair, a fork switch (one step back, or deeper), a snapshot adopted.
  */
 export const FAULT_KINDS = ["stall", "commitRejected", "peerPenalised", "repair", "forkSwitch", "snapshotAdopted"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
