@@ -51,7 +51,8 @@ import {
 } from "./observe/run-monitor.js";
 import { faultHooks, flipOneBit } from "./ops/fault-hooks.js";
 import { CheckpointWriter } from "./store/checkpoint.js";
-import { checkpointPath, commitLogPath, runDir } from "./store/data-dir.js";
+import { checkpointPath, commitLogPath, knownPeersPath, runDir } from "./store/data-dir.js";
+import { readKnownPeers, writeKnownPeers } from "./store/known-peers.js";
 import { loadOrCreateIdentity } from "./store/identity.js";
 import { resumeFromDisk } from "./store/resume.js";
 import { CatchUp, type SyncParts } from "./sync/catch-up.js";
@@ -173,15 +174,19 @@ export class SwarmDaemon {
     };
     if (opts.spec) await open(opts.spec);
     const topics = Gossip.topicsOf(runId);
+    // Where our peers listened before a restart: dialled like the bootstrap peers (store/known-peers.ts).
+    const known = await readKnownPeers(knownPeersPath(opts.dataDir, runId));
+    const bootstrap = [...new Set([...opts.network.bootstrap, ...known])];
+    if (known.length > 0) this.log.info({ addresses: known.length }, "dialling the peers known before the restart");
     this.libp2p = await createSwarmNode(
       // Penalties feed gossipsub's score (P5): a peer charged for what it signed gets graylisted.
-      { ...opts.network, scoredTopics: Object.values(topics), appSpecificScore: this.penalties.appSpecificScore },
+      { ...opts.network, bootstrap, scoredTopics: Object.values(topics), appSpecificScore: this.penalties.appSpecificScore },
       identity.privateKey,
       log,
       this.metrics?.libp2p,
       () => this.faults.isolated(this.replica?.iteration ?? 0),
     );
-    this.peers = new Peers(this.libp2p, runId, topics.commit, opts.network.bootstrap, log, this.abort.signal, (p) =>
+    this.peers = new Peers(this.libp2p, runId, topics.commit, bootstrap, log, this.abort.signal, (p) =>
       this.membership.admits(p),
     );
     this.detach(this.peers.dialProviders(), "provider dials");
@@ -585,11 +590,25 @@ export class SwarmDaemon {
       return false;
     }
     this.commitLog.reopenIfStopped();
+    await this.keepPeerAddresses();
     // The log keeps what a resume from either checkpoint replays and the chain served to peers.
     const prevAt = this.checkpointAt;
     this.checkpointAt = iteration;
     if (prevAt !== null) await this.commitLog.compact(Math.min(prevAt, iteration - CHAIN_KEEP), CHAIN_KEEP);
     return true;
+  }
+
+  /**
+   * Keeps where our peers listen beside the checkpoint (store/known-peers.ts); with no peer
+   * connected, the last list stays. A failure costs only discovery after a restart.
+   */
+  private async keepPeerAddresses(): Promise<void> {
+    try {
+      const addrs = await this.peers.listenAddresses();
+      if (addrs.length > 0) await writeKnownPeers(knownPeersPath(this.opts.dataDir, this.run.runId), addrs);
+    } catch (err) {
+      this.log.debug({ err: (err as Error).message }, "peer addresses not kept");
+    }
   }
 
   /** Leaves: stop contributing, announce, checkpoint, stop libp2p. Idempotent. */
