@@ -41,6 +41,7 @@ import { createSwarmNode, type SwarmNode } from "./network/libp2p.js";
 import { Peers } from "./network/peers.js";
 import type { NodeOptions } from "./node-options.js";
 import { type HttpServer, startHttpServer } from "./observe/http-server.js";
+import { type FaultReporter, faultReporter } from "./observe/faults.js";
 import { detach, type Logger } from "./observe/logger.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
 import {
@@ -51,7 +52,8 @@ import {
 } from "./observe/run-monitor.js";
 import { faultHooks, flipOneBit } from "./ops/fault-hooks.js";
 import { CheckpointWriter } from "./store/checkpoint.js";
-import { checkpointPath, commitLogPath, runDir } from "./store/data-dir.js";
+import { checkpointPath, commitLogPath, knownPeersPath, runDir } from "./store/data-dir.js";
+import { readKnownPeers, writeKnownPeers } from "./store/known-peers.js";
 import { loadOrCreateIdentity } from "./store/identity.js";
 import { resumeFromDisk } from "./store/resume.js";
 import { CatchUp, type SyncParts } from "./sync/catch-up.js";
@@ -92,7 +94,10 @@ export class SwarmDaemon {
   /** Charges against peers that signed provably bad messages (never their relayers). */
   readonly penalties = new Penalties();
   private readonly log: Logger;
+  /** Test fault hooks (SEEDSWARM_FAULT). */
   private readonly faults = faultHooks();
+  /** Handled faults: one structured line and one /status count each. */
+  private readonly fault: FaultReporter;
   private readonly snapshots = new SnapshotStore();
   // Observability: always measured (the metrics log needs libp2p's byte counts), served on --http.
   private readonly metrics: Metrics | null = createMetrics();
@@ -134,6 +139,7 @@ export class SwarmDaemon {
     log: Logger,
   ) {
     this.log = log.child({ module: "node" });
+    this.fault = faultReporter(this.log, this.metrics);
   }
 
   get peerId(): string {
@@ -170,15 +176,19 @@ export class SwarmDaemon {
     };
     if (opts.spec) await open(opts.spec);
     const topics = Gossip.topicsOf(runId);
+    // Where our peers listened before a restart: dialled like the bootstrap peers (store/known-peers.ts).
+    const known = await readKnownPeers(knownPeersPath(opts.dataDir, runId));
+    const bootstrap = [...new Set([...opts.network.bootstrap, ...known])];
+    if (known.length > 0) this.log.info({ addresses: known.length }, "dialling the peers known before the restart");
     this.libp2p = await createSwarmNode(
       // Penalties feed gossipsub's score (P5): a peer charged for what it signed gets graylisted.
-      { ...opts.network, scoredTopics: Object.values(topics), appSpecificScore: this.penalties.appSpecificScore },
+      { ...opts.network, bootstrap, scoredTopics: Object.values(topics), appSpecificScore: this.penalties.appSpecificScore },
       identity.privateKey,
       log,
       this.metrics?.libp2p,
       () => this.faults.isolated(this.replica?.iteration ?? 0),
     );
-    this.peers = new Peers(this.libp2p, runId, topics.commit, opts.network.bootstrap, log, this.abort.signal, (p) =>
+    this.peers = new Peers(this.libp2p, runId, topics.commit, bootstrap, log, this.abort.signal, (p) =>
       this.membership.admits(p),
     );
     this.detach(this.peers.dialProviders(), "provider dials");
@@ -234,7 +244,7 @@ export class SwarmDaemon {
       { commitAt: (t) => rounds.commitAt(t), checksumAt: (t) => rounds.checksumAt(t), snapshots: () => this.snapshots.all() },
       { budget: opts.auditBudget, liar: this.faults.auditLiar },
       log.child({ module: "audits" }),
-      (kind) => this.metrics?.fault(kind),
+      this.fault,
     );
     this.rounds.useAudits(this.audits);
     // The chain we resume, before anything from gossip can be applied on top of it.
@@ -278,7 +288,7 @@ export class SwarmDaemon {
       log,
       decode: (bytes) => stateFromBytes(this.run.spec.model, bytes, this.replica.weights.length),
       blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
-      fault: (kind) => this.metrics?.fault(kind),
+      faults: faultReporter(log, this.metrics),
       weightCount: this.replica.weights.length,
     };
     this.catchUp = new CatchUp(parts, opts, this.abort.signal);
@@ -470,29 +480,35 @@ export class SwarmDaemon {
         // A signed commit past our head is a hint, like a heartbeat: fetch and verify, no more.
         if (e.iteration > this.head + 1) this.pullOnHint(e.proposer, "commits pulled on an early commit");
         return;
-      case "stalled":
+      case "stalled": {
         // Never propose for an iteration not verified to be open: the others may have committed it.
-        this.metrics?.fault("stall");
-        this.log.warn({ iteration: e.iteration, stalledMs: Math.round(e.gapMs) }, "process stalled past the round deadline; catching up before proposing");
+        const stalledMs = Math.round(e.gapMs);
+        const reason = `did not run for ${stalledMs} ms, past the ${this.spec.roundTimeoutMs} ms round deadline`;
+        this.fault("stall", "process stalled past the round deadline; catching up before proposing", { iteration: e.iteration, peer: null, reason, stalledMs });
         this.detach(this.catchUp.afterStall(), "catch-up after a stall");
         return;
+      }
       case "switched":
-        this.metrics?.fault("forkSwitch");
+        this.fault("forkSwitch", "switching to a better commit", { iteration: e.iteration, peer: e.proposer, reason: e.reason, rank: e.rank });
         return;
       case "rejected":
-        this.metrics?.fault("commitRejected");
+        this.fault("commitRejected", "commit rejected", { iteration: e.iteration, peer: e.proposer, reason: e.reason, proposer: e.proposer, rank: e.rank });
         this.penalise(
           e.proposer,
           e.reason.startsWith("checksum") ? PENALTY.lie : e.reason.startsWith("false accusation") ? PENALTY.falseAccusation : PENALTY.usurp,
           e.reason,
+          e.iteration,
         );
         return;
-      case "excluded":
-        this.metrics?.fault("authorExcluded");
-        this.penalise(e.author, PENALTY.fraud, `excluded at ${e.iteration} for its contribution to ${e.offence}`);
+      case "excluded": {
+        const reason = `its contribution to ${e.offence} does not recompute`;
+        this.fault("authorExcluded", "author excluded", { iteration: e.iteration, peer: e.author, reason, author: e.author, offence: e.offence });
+        this.penalise(e.author, PENALTY.fraud, `excluded at ${e.iteration}: ${reason}`, e.iteration);
+        return;
+      }
         return;
       case "equivocation":
-        this.penalise(e.evidence.signer, PENALTY.equivocation, `equivocating ${e.evidence.kind}`);
+        this.penalise(e.evidence.signer, PENALTY.equivocation, `equivocating ${e.evidence.kind}`, e.evidence.iteration);
         return;
       case "done":
         this.detach(this.finish(), "finish");
@@ -511,12 +527,15 @@ export class SwarmDaemon {
     this.detach(this.catchUp.pullFrom(peerIdFromString(peer)), what);
   }
 
-  /** Charges the signer of a provably bad message; disconnects it past the threshold. */
-  private penalise(peer: string, cost: number, reason: string): void {
+  /**
+   * Charges the signer of a provably bad message (`iteration`: the message's, else our head: 0
+   * while a node without initial weights takes its state from peers); disconnects it past the
+   * threshold.
+   */
+  private penalise(peer: string, cost: number, reason: string, iteration = this.replica?.iteration ?? 0): void {
     if (peer === this.self.id) return;
     const score = this.penalties.charge(peer, cost);
-    this.metrics?.fault("peerPenalised");
-    this.log.warn({ peer, score, reason }, "peer penalised");
+    this.fault("peerPenalised", "peer penalised", { iteration, peer, reason, score });
     if (this.penalties.shunned(peer))
       this.detach(this.libp2p.hangUp(peerIdFromString(peer)), "disconnect a penalised peer");
   }
@@ -601,11 +620,25 @@ export class SwarmDaemon {
       return false;
     }
     this.commitLog.reopenIfStopped();
+    await this.keepPeerAddresses();
     // The log keeps what a resume from either checkpoint replays and the chain served to peers.
     const prevAt = this.checkpointAt;
     this.checkpointAt = iteration;
     if (prevAt !== null) await this.commitLog.compact(Math.min(prevAt, iteration - CHAIN_KEEP), CHAIN_KEEP);
     return true;
+  }
+
+  /**
+   * Keeps where our peers listen beside the checkpoint (store/known-peers.ts); with no peer
+   * connected, the last list stays. A failure costs only discovery after a restart.
+   */
+  private async keepPeerAddresses(): Promise<void> {
+    try {
+      const addrs = await this.peers.listenAddresses();
+      if (addrs.length > 0) await writeKnownPeers(knownPeersPath(this.opts.dataDir, this.run.runId), addrs);
+    } catch (err) {
+      this.log.debug({ err: (err as Error).message }, "peer addresses not kept");
+    }
   }
 
   /** Leaves: stop contributing, announce, checkpoint, stop libp2p. Idempotent. */

@@ -21,6 +21,7 @@ import { EXCLUSION_WINDOW, MAX_COMMIT_EXCLUSIONS } from "../../protocol/limits.j
 import { inTimestampOrder } from "../../training/algorithms/contribution.js";
 import { checksum, type Weights } from "../../training/params.js";
 import type { TrainingRun } from "../../training/run-context.js";
+import type { FaultReporter } from "../observe/faults.js";
 import type { Logger } from "../observe/logger.js";
 import type { ChainedCommit, Exclusion, SignedContribution } from "./commit.js";
 
@@ -69,8 +70,8 @@ export class Audits {
     private readonly chain: AuditChain,
     private readonly opts: AuditOptions,
     private readonly log: Logger,
-    /** Counts each contribution found not to recompute, and each false accusation refused. */
-    private readonly fault: (kind: "auditFailed" | "falseAccusation") => void = () => {},
+    /** Logs and counts each contribution found not to recompute, and each false accusation refused. */
+    private readonly fault: FaultReporter | null = null,
   ) {}
 
   /** False when the budget is 0 or the run's algorithm has no audit. */
@@ -112,7 +113,9 @@ export class Audits {
     const verdict = this.verdictOn(x, offending);
     if (verdict === "honest") {
       this.counts.falseAccusations++;
-      this.fault("falseAccusation");
+      const reason = `${x.author}'s contribution to ${x.iteration} recomputes`;
+      if (this.fault) this.fault("falseAccusation", "false accusation", { iteration: x.iteration, peer: x.author, reason, author: x.author });
+      else this.log.warn({ author: x.author, iteration: x.iteration, reason }, "false accusation");
     }
     return verdict;
   }
@@ -161,12 +164,10 @@ export class Audits {
     if (this.verdicts.size > VERDICTS_KEPT) this.verdicts.delete(this.verdicts.keys().next().value as string);
     if (verdict === "fraud") {
       this.counts.frauds++;
-      this.fault("auditFailed");
       if (ours && !this.proven.has(entry.author.id)) this.proven.set(entry.author.id, { author: entry.author.id, iteration: c.commit.iteration });
-      this.log.warn(
-        { author: entry.author.id, iteration: c.commit.iteration, problem, ms: Math.round(this.lastAuditMicros / 1000), by: ours ? "audit" : "proof check" },
-        "contribution does not recompute",
-      );
+      const ctx = { iteration: c.commit.iteration, peer: entry.author.id, reason: problem ?? "", author: entry.author.id, ms: Math.round(this.lastAuditMicros / 1000), by: ours ? "audit" : "proof check" };
+      if (this.fault) this.fault("auditFailed", "contribution does not recompute", ctx);
+      else this.log.warn(ctx, "contribution does not recompute");
     }
     return verdict;
   }

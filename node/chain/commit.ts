@@ -76,6 +76,11 @@ export function isBetter(a: Commit, ha: Uint8Array, b: Commit, hb: Uint8Array): 
   return toHex(ha) < toHex(hb);
 }
 
+/** Why `a` won isBetter over `b`, for the log line of the switch. */
+export function betterBecause(a: Commit, b: Commit): string {
+  return a.rank !== b.rank ? `rank ${a.rank} beats rank ${b.rank}` : `both rank ${a.rank}: lower hash`;
+}
+
 /**
  * Orders computed lately, by their exact arguments: the rounds ask for the same round's order on
  * every contribution that arrives (is it our turn yet?), the rank check and the next round's tick

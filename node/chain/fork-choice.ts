@@ -11,7 +11,7 @@
  * from the same commits, so the two sides of a healed partition settle on one chain.
  */
 import { equalBytes } from "../../protocol/bytes.js";
-import { type ChainedCommit, type Commit, isBetter } from "./commit.js";
+import { betterBecause, type ChainedCommit, type Commit, isBetter } from "./commit.js";
 
 /** One side of a fork at iteration t: its commit t, and its commit t+1 when it has one. */
 export interface ForkSide {
@@ -35,4 +35,12 @@ export function prefers(a: ForkSide, b: ForkSide, eligible: ReadonlySet<string>)
   const eb = endorsements(b, eligible);
   if (ea !== eb) return ea > eb;
   return isBetter(a.at.commit, a.at.hash, b.at.commit, b.at.hash);
+}
+
+/** Why side `a` won `prefers` over side `b`, for the log line of the switch. */
+export function preferredBecause(a: ForkSide, b: ForkSide, eligible: ReadonlySet<string>): string {
+  const ea = endorsements(a, eligible);
+  const eb = endorsements(b, eligible);
+  if (ea !== eb) return `endorsed by ${ea} authors of the shared commit, the other side by ${eb}`;
+  return `endorsed by ${ea} each; ${betterBecause(a.at.commit, b.at.commit)}`;
 }

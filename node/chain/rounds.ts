@@ -49,6 +49,7 @@ import type { Author } from "../../training/rng/seeds.js";
 import type { TrainingRun } from "../../training/run-context.js";
 import type { Logger } from "../observe/logger.js";
 import {
+  betterBecause,
   type ChainedCommit,
   chained,
   type Commit,
@@ -106,7 +107,7 @@ export type RoundsEvent =
    * A commit rejected by the chain rules, and the signer to charge: a rank the proposer does not
    * hold (usurping), another run, a checksum that our verified pre-state disproves (a lie).
    */
-  | { kind: "rejected"; iteration: number; proposer: string; reason: string }
+  | { kind: "rejected"; iteration: number; proposer: string; rank: number; reason: string }
   /** Two signed messages one signer must never sign both of (see evidence.ts). */
   | { kind: "equivocation"; evidence: Equivocation }
   /** A validly signed commit for a later iteration: a hint to fetch what leads to it, nothing more. */
@@ -121,8 +122,11 @@ export type RoundsEvent =
    * does not recompute (audits.ts): its later contributions are refused.
    */
   | { kind: "excluded"; author: string; offence: number; iteration: number }
-  /** A one-step fork switch: the commit applied at `iteration` was replaced by a better one. */
-  | { kind: "switched"; iteration: number }
+  /**
+   * A one-step fork switch: the commit applied at `iteration` is being rolled back for a better
+   * one (by `proposer`, at `rank`; `reason`: which rule made it better), applied next.
+   */
+  | { kind: "switched"; iteration: number; proposer: string; rank: number; reason: string }
   | { kind: "done"; iteration: number };
 
 /** Slots (iteration, parent) remembered as signed by this node: more than a repair rewinds. */
@@ -384,8 +388,8 @@ export class Rounds {
     const h = toHex(hash ?? chained(received).hash);
     this.rejected.add(h);
     if (this.rejected.size > ROUND_CAPS.rejectedCommits) this.rejected.delete(this.rejected.values().next().value as string);
-    this.logger.warn({ iteration: commit.iteration, proposer: commit.proposer, rank: commit.rank, reason }, "commit rejected");
-    this.onEvent({ kind: "rejected", iteration: commit.iteration, proposer: commit.proposer, reason });
+    // Logged and counted by the daemon, with the charge (observe/faults.ts).
+    this.onEvent({ kind: "rejected", iteration: commit.iteration, proposer: commit.proposer, rank: commit.rank, reason });
   }
 
   /**
@@ -464,7 +468,6 @@ export class Rounds {
     if (!this.rankHolds(received, prev.authors)) return;
     if (commit.proposer === last.commit.proposer) this.equivocation(commitEquivocation(last, received));
     if (!isBetter(commit, hash, last.commit, last.hash)) return;
-    this.logger.info({ iteration: commit.iteration, rank: commit.rank, entries: commit.entries.length }, "switching to a better commit");
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
     this.history.undoLast(this.replica.iteration);
@@ -472,7 +475,13 @@ export class Rounds {
     this.lastHash = prev.hash;
     this.lastAuthors = prev.authors;
     this.prev = null;
-    this.onEvent({ kind: "switched", iteration: commit.iteration });
+    this.onEvent({
+      kind: "switched",
+      iteration: commit.iteration,
+      proposer: commit.proposer,
+      rank: commit.rank,
+      reason: betterBecause(commit, last.commit),
+    });
     // The better commit's checksum is a lie: back to the commit we had (it verified before).
     if (!this.apply(received)) this.apply(last);
   }
@@ -752,7 +761,7 @@ export class Rounds {
       if (this.banned.has(x.author)) continue;
       this.banned.add(x.author);
       if (this.banned.size > ROUND_CAPS.bannedAuthors) this.banned.delete(this.banned.values().next().value as string);
-      this.logger.warn({ author: x.author, offence: x.iteration, iteration: commit.iteration, proposer: commit.proposer }, "author excluded");
+      // Logged and counted by the daemon, with the charge (observe/faults.ts).
       this.onEvent({ kind: "excluded", author: x.author, offence: x.iteration, iteration: commit.iteration });
     }
     this.lastHash = hash;

@@ -35,6 +35,23 @@ export class Peers {
     return this.libp2p.getPeers().filter((p) => subs.has(p.toString()) && this.admits(p.toString()));
   }
 
+  /**
+   * Where the connected peers of the run listen, as their identify told us (relay addresses left
+   * out), each ending in `/p2p/<peer id>`: what a restart dials to find the swarm again.
+   */
+  async listenAddresses(): Promise<string[]> {
+    const out: string[] = [];
+    for (const p of this.connected()) {
+      const known = await this.libp2p.peerStore.get(p).catch(() => null);
+      for (const { multiaddr: a } of known?.addresses ?? []) {
+        const s = a.toString();
+        if (s.includes("/p2p-circuit")) continue;
+        out.push(s.includes("/p2p/") ? s : `${s}/p2p/${p.toString()}`);
+      }
+    }
+    return out;
+  }
+
   /** Dials the DHT providers of the run (failures only cost discovery). */
   async dialProviders(): Promise<void> {
     try {

@@ -19,10 +19,11 @@ export interface ByteCounts {
 }
 
 /**
- * Faults a node met and handled, each also one structured log line: a stall past the round
- * deadline, a commit the chain rules rejected, a peer penalised, a state repair, a fork switch
- * or rollback, a snapshot adopted, a contribution our audit or proof check found not to
- * recompute, an author excluded by the chain, an exclusion refused as a false accusation.
+ * Faults a node met and handled, each also one structured log line (observe/faults.ts): a stall
+ * past the round deadline, a commit the chain rules rejected (its state rolled back), a peer
+ * penalised, a state repair, a fork switch (one step back, or deeper), a snapshot adopted, a
+ * contribution our audit or proof check found not to recompute, an author excluded by the chain,
+ * an exclusion refused as a false accusation.
  */
 export const FAULT_KINDS = [
   "stall",

@@ -6,6 +6,7 @@
  *   <data-dir>/runs/<runId[0:16]>/checkpoint.ssck.prev  the one before (the fallback if the last is unreadable)
  *   <data-dir>/runs/<runId[0:16]>/checkpoint.ssck.corrupt  an unreadable one, moved aside at start (post-mortem)
  *   <data-dir>/runs/<runId[0:16]>/commits.jsonl    its applied commits (replay, serving after a restart)
+ *   <data-dir>/runs/<runId[0:16]>/peers.json       where its peers listened at the last checkpoint (dialled after a restart)
  *   <data-dir>/metrics/<runId>.jsonl             its metrics log (plots, comparisons)
  */
 import { join } from "node:path";
@@ -40,6 +41,11 @@ export function corruptCheckpointPath(path: string): string {
 /** Where a run's commit log lives. */
 export function commitLogPath(dataDir: string, runId: string): string {
   return join(runDir(dataDir, runId), "commits.jsonl");
+}
+
+/** Where the addresses of a run's peers are kept between restarts. */
+export function knownPeersPath(dataDir: string, runId: string): string {
+  return join(runDir(dataDir, runId), "peers.json");
 }
 
 /** Where a run's metrics log lives. */

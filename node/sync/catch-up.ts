@@ -13,7 +13,7 @@ import type { Rounds } from "../chain/rounds.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Peers } from "../network/peers.js";
 import { detach, type Logger } from "../observe/logger.js";
-import type { FaultKind } from "../observe/metrics.js";
+import type { FaultReporter } from "../observe/faults.js";
 import type { ChainFix } from "./chain-fix.js";
 import { PENALTY } from "../chain/penalties.js";
 import { joinerReference, verifiedReply } from "./anchor-run.js";
@@ -50,8 +50,8 @@ export interface SyncParts {
    * bytes a verified commit disproves (PENALTY.badSnapshot); absent: nobody is charged.
    */
   readonly blame?: (peer: string, reason: string, cost: number) => void;
-  /** Counts a handled fault for /status (absent: not counted). */
-  readonly fault?: (kind: FaultKind) => void;
+  /** Logs and counts a handled fault (observe/faults.ts). */
+  readonly faults: FaultReporter;
   /** Weights in the run's model (float32 or packed words): a snapshot has weightCount x 4 bytes. */
   readonly weightCount: number;
 }
@@ -141,7 +141,8 @@ export class CatchUp {
           : await fetchCommits(this.s.libp2p, ahead ?? connected[0], this.s.runId, this.head).catch(() => []);
         if (probe.length === 0 || decodeCommit(probe[0]).iteration !== this.head) {
           const snap = await this.downloadSnapshot(this.head + 1);
-          if (snap.iteration > this.head) await this.adoptSnapshot(snap, "snapshot downloaded");
+          if (snap.iteration > this.head)
+            await this.adoptSnapshot(snap, "snapshot downloaded", `${best - this.head} iterations behind the peers (${reason})`);
         }
         await this.replayCommits(best);
         log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "caught up");
@@ -320,11 +321,12 @@ export class CatchUp {
    * Takes a verified snapshot as our state, with the verified commit that produced it as the
    * chain's anchor, so the next commit chains onto it and its rank is checked.
    */
-  async adoptSnapshot(snap: FoundSnapshot, message: string): Promise<void> {
+  async adoptSnapshot(snap: FoundSnapshot, message: string, reason: string): Promise<void> {
     this.s.rounds.jumpTo(snap.weights, snap.iteration, snap.checksum, snap.anchor);
-    const { iteration, checksum, via, blamed } = snap;
-    this.s.log.info({ iteration, checksum, via, blamed: blamed.length, anchored: true }, message);
-    this.s.fault?.("snapshotAdopted");
+    const { iteration, checksum, via, blamed, holders } = snap;
+    // The peer: the first holder that served verified chunks (the others are counted).
+    const ctx = { iteration, peer: holders[0] ?? null, reason, holders: holders.length, checksum, via, blamed: blamed.length };
+    this.s.faults("snapshotAdopted", message, ctx);
   }
 
   /** The highest head among peers (-1 when none answers) and a peer at it. */

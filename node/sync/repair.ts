@@ -13,7 +13,7 @@ import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
 import { commitHash, decodeCommit } from "../../protocol/codec.js";
 import { type ChainedCommit, chained, type EncodedCommit, rankOf, ZERO_HASH } from "../chain/commit.js";
-import { prefers } from "../chain/fork-choice.js";
+import { preferredBecause, prefers } from "../chain/fork-choice.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { CatchUp, SyncParts } from "./catch-up.js";
@@ -68,8 +68,7 @@ export class Repair {
     const { fix, peers, rounds, libp2p, runId, log } = this.s;
     if (fix.busy) return;
     if (!this.stateHolds()) {
-      log.warn({ iteration: this.head, reason }, "our state fails the verified chain; repairing");
-      await this.repair();
+      await this.repair("our state fails the verified chain; repairing", `state fails the verified chain (${reason})`);
       return;
     }
     if (reason !== "periodic" && peers.connected().length < 3) await this.catchUp.dialAuthors();
@@ -108,15 +107,15 @@ export class Repair {
    * Replaces our state with a snapshot that a verified commit of our own chain vouches for (no
    * vote: see snapshot-fetch.ts), then replays verified commits from peers.
    */
-  async repair(): Promise<void> {
+  async repair(message: string, reason: string): Promise<void> {
     const { fix, peers, log } = this.s;
     if (fix.busy) return;
     this.metrics?.repairs.inc();
-    this.metrics?.fault("repair");
+    this.s.faults("repair", message, { iteration: this.head, peer: null, reason });
     await fix.run({ restart: "always", forgetPeersHead: false }, async () => {
       try {
         const snap = await this.catchUp.downloadSnapshot(null);
-        await this.catchUp.adoptSnapshot(snap, "state repaired from snapshot");
+        await this.catchUp.adoptSnapshot(snap, "state repaired from snapshot", reason);
         await this.catchUp.replayCommits(
           Math.max(snap.iteration + 1, (await this.catchUp.peersHead(peers.connected())).head),
         );
@@ -188,7 +187,7 @@ export class Repair {
   }
 
   private async tryDeepFork(peer: PeerId): Promise<boolean> {
-    const { rounds, runId, log } = this.s;
+    const { rounds, runId } = this.s;
     const found = await this.findFork(peer).catch(() => null);
     // Another fix (a switch found by a concurrent check) ran meanwhile: what we found is stale.
     if (!found || this.s.fix.busy) return false;
@@ -208,12 +207,13 @@ export class Repair {
     }
     const theirSide = { at: fork, next: next?.commit };
     const mySide = { at: mine, next: ours.get(t + 1)?.commit };
-    if (!prefers(theirSide, mySide, new Set(eligible ?? []))) return false;
+    const endorsers = new Set(eligible ?? []);
+    if (!prefers(theirSide, mySide, endorsers)) return false;
     // A snapshot of ours on the shared part of the chain: its anchor (commit base-1) is ours and theirs.
     const base = this.snapshots.all().find((x) => x.iteration <= t && (x.iteration === 0 || ours.has(x.iteration - 1)));
     if (!base && !common) return false;
-    log.warn({ iteration: t, base: base?.iteration ?? null, peer: peer.toString() }, "switching to a better fork");
-    this.metrics?.fault("forkSwitch");
+    const reason = preferredBecause(theirSide, mySide, endorsers);
+    this.s.faults("forkSwitch", "switching to a better fork", { iteration: t, peer: peer.toString(), reason, base: base?.iteration ?? null, head: this.head });
     if (base) await this.replayFrom(peer, base, base.iteration > 0 ? (ours.get(base.iteration - 1) ?? null) : null);
     else if (common) await this.adoptWinningSide(peer, common, mine);
     return true;
@@ -274,9 +274,8 @@ export class Repair {
         if (t.commit.iteration !== this.head) break;
         rounds.onCommit(t);
         if (rounds.checksumAt(this.head) !== toHex(t.commit.checksum)) {
-          log.warn({ iteration: t.commit.iteration }, "replayed fork does not check out; repairing");
           fix.busy = false;
-          await this.repair();
+          await this.repair("replayed fork does not check out; repairing", `the fork's commit ${t.commit.iteration} from ${peer.toString()} did not give its checksum`);
           return;
         }
       }
@@ -304,7 +303,7 @@ export class Repair {
       try {
         const holders = [peer, ...peers.connected().filter((p) => !p.equals(peer))];
         const snap = await this.catchUp.downloadOnRun(run, holders);
-        await this.catchUp.adoptSnapshot(snap, "fork switched to the winning side's snapshot");
+        await this.catchUp.adoptSnapshot(snap, "fork switched to the winning side's snapshot", `the fork at ${mine.commit.iteration} is older than every snapshot kept`);
         await this.catchUp.replayCommits(Math.max(snap.iteration + 1, run[run.length - 1].commit.iteration + 1));
         log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "fork switched");
       } catch (err) {

@@ -57,6 +57,8 @@ export interface VerifiedSnapshot extends Snapshot {
   readonly anchor: EncodedCommit | null;
   /** Holders blamed during the download. */
   readonly blamed: readonly string[];
+  /** Holders asked for its chunks and not blamed. */
+  readonly holders: readonly string[];
 }
 
 /** Which snapshots to ask for. */
@@ -136,7 +138,10 @@ export async function fetchVerifiedSnapshot(
     }
     const firsts = new Map([...byPeer].map(([id, c]) => [id, c.first.data]));
     const got = await download(p, layout, iteration, serving, ref.checksum, firsts, fetch, blame, blamed);
-    if (got) return { iteration, checksum: ref.checksum, weights: got, anchor: ref.anchor, blamed: [...blamed] };
+    if (got) {
+      const holders = serving.map(String).filter((id) => !blamed.has(id));
+      return { iteration, checksum: ref.checksum, weights: got, anchor: ref.anchor, blamed: [...blamed], holders };
+    }
     lastErr = new SyncError("SYNC_UNVERIFIED", `no holder served the snapshot at ${iteration} that the verified chain vouches for`, {
       iteration,
       holders: serving.length,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type ChainedCommit, type Commit, ZERO_HASH } from "../../../node/chain/commit.js";
-import { endorsements, prefers } from "../../../node/chain/fork-choice.js";
+import { endorsements, preferredBecause, prefers } from "../../../node/chain/fork-choice.js";
 
 const RUN = "ab".repeat(32);
 const hash = (b: number) => new Uint8Array(32).fill(b);
@@ -56,5 +56,15 @@ describe("deep fork choice", () => {
     const r2 = { at: at(commit(31, 0, ZERO_HASH, ["C", "D"]), hash(4)), next: r.next };
     assert.equal(prefers(r2, l, four), true, "same rank: the lower hash");
     assert.equal(prefers(l, r2, four), false);
+  });
+
+  it("the reason logged with a switch names the rule that decided", () => {
+    assert.equal(preferredBecause({ at: swarm, next: swarmNext }, { at: late }, eligible), "endorsed by 2 authors of the shared commit, the other side by 0");
+    const four = new Set(["A", "B", "C", "D"]);
+    const l = { at: at(commit(31, 0, ZERO_HASH, ["A", "B"]), hash(5)), next: commit(32, 0, hash(5), ["A", "B"]) };
+    const r = { at: at(commit(31, 1, ZERO_HASH, ["C", "D"]), hash(4)), next: commit(32, 0, hash(4), ["C", "D"]) };
+    assert.equal(preferredBecause(l, r, four), "endorsed by 2 each; rank 0 beats rank 1");
+    const r0 = { at: at(commit(31, 0, ZERO_HASH, ["C", "D"]), hash(4)), next: r.next };
+    assert.equal(preferredBecause(r0, l, four), "endorsed by 2 each; both rank 0: lower hash");
   });
 });

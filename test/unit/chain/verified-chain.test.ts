@@ -75,7 +75,7 @@ describe("rank is computed, never claimed", () => {
     const all = keys.slice(0, 3);
     f.rounds.onCommit(commit(order[1], 0, all));
     assert.equal(f.rounds.head, 0, "nothing applied");
-    assert.deepEqual(f.of("rejected").map((e) => [e.proposer, e.reason]), [[order[1].author.id, "claims rank 0, holds 1"]]);
+    assert.deepEqual(f.of("rejected").map((e) => [e.proposer, e.rank, e.reason]), [[order[1].author.id, 0, "claims rank 0, holds 1"]]);
     f.rounds.onCommit(commit(order[1], 1, all));
     assert.equal(f.rounds.head, 1);
     assert.equal(f.rounds.checksumAt(1), truth(all));
@@ -211,6 +211,11 @@ describe("fork choice: rank, then hash; never the entry count", () => {
       assert.equal(f.rounds.head, 1);
       assert.equal(toHex(f.rounds.headHash), toHex(chained(small).hash), "rank 0 won");
       assert.equal(f.rounds.checksumAt(1), truth([order[0]]));
+      // The switch (only when the padded commit came first) says who and why, for its log line.
+      const switched = f.of("switched");
+      if (arrival[0] === padded)
+        assert.deepEqual(switched, [{ kind: "switched", iteration: 0, proposer: order[0].author.id, rank: 0, reason: "rank 0 beats rank 1" }]);
+      else assert.equal(switched.length, 0);
       f.rounds.stop();
     }
   });

@@ -131,6 +131,7 @@ describe("fork resolution", () => {
     for (let i = 0; i < 100 && peers.connected().length === 0; i++) await sleep(50);
     assert.equal(peers.connected().length, 1, "the peer takes part in the run");
 
+    const reported: Record<string, unknown>[] = [];
     const parts: SyncParts = {
       libp2p: ours,
       runId: run.runId,
@@ -145,6 +146,7 @@ describe("fork resolution", () => {
         throw new Error("no snapshot download in this test");
       },
       weightCount: replica.weights.length,
+      faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }),
     };
     const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 10 }, abort.signal);
     const repair = new Repair(parts, catchUp, snapshots, null);
@@ -156,5 +158,12 @@ describe("fork resolution", () => {
     assert.equal(toHex(rounds.headHash), toHex(chained(y2).hash), "on the winning fork (theirs: endorsed by 2 authors of commit 0, ours by 1)");
     assert.equal(replica.checksum(), other.checksum());
     assert.deepEqual(rounds.appliedCommits().map((x) => toHex(x.hash)), theirChain.map((x) => toHex(chained(x).hash)));
+    // The switch is one fault line: where the chains part, the peer whose side won, and why.
+    const switches = reported.filter((r) => r.kind === "forkSwitch");
+    assert.equal(switches.length, 1, JSON.stringify(reported));
+    assert.deepEqual(
+      [switches[0].msg, switches[0].iteration, switches[0].peer, switches[0].reason],
+      ["switching to a better fork", 1, theirs.peerId.toString(), "endorsed by 2 authors of the shared commit, the other side by 1"],
+    );
   });
 });
