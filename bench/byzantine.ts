@@ -33,7 +33,7 @@ const str = (v: unknown) => (typeof v === "string" ? v : "");
 
 async function runOnce(mode: Mode, iterations: number): Promise<Outcome> {
   const t0 = performance.now();
-  const args = ["--preset", "mnist-mlp-spsa", "--stop-at", String(iterations), "--eval-every", "50", "--eval-limit", "10000"];
+  const args = ["--preset", "mnist-mlp-spsa", "--stop-at", String(iterations), "--eval-every", "500", "--eval-limit", "10000"];
   const nodes = await startSwarm(4, args, [{}, {}, {}, mode === "none" ? {} : { SEEDSWARM_FAULT: `byzantine:${mode}` }]);
   const honest = nodes.slice(0, 3);
   const byz = nodes[3];

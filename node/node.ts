@@ -18,7 +18,6 @@
  */
 import "./polyfills.js";
 import { peerIdFromString } from "@libp2p/peer-id";
-import { mkdirSync } from "node:fs";
 import { fromHex, toHex } from "../protocol/bytes.js";
 import { SeedswarmError } from "../protocol/errors.js";
 import { Membership } from "../protocol/membership.js";
@@ -29,12 +28,12 @@ import type { Author } from "../training/rng/seeds.js";
 import type { TrainingRun } from "../training/run-context.js";
 import { openTrainingRun } from "./store/training-run.js";
 import { stateFromBytes } from "../training/state-bytes.js";
-import { CHAIN_KEEP, type EncodedCommit } from "./chain/commit.js";
-import { CommitLogFile } from "./chain/commit-log.js";
+import { CHAIN_KEEP } from "./chain/commit.js";
+import type { CommitLogFile } from "./chain/commit-log.js";
 import { commitFromWire } from "./chain/commit-wire.js";
-import { PENALTY, Penalties } from "./chain/penalties.js";
+import { Penalties } from "./chain/penalties.js";
 import { Audits } from "./chain/audits.js";
-import { Rounds, type RoundsEvent } from "./chain/rounds.js";
+import { Rounds } from "./chain/rounds.js";
 import { sharedVerifier, signerOf } from "./chain/signatures.js";
 import { Gossip } from "./network/gossip.js";
 import { createSwarmNode, type SwarmNode } from "./network/libp2p.js";
@@ -50,15 +49,15 @@ import {
   RunMonitor,
   stallMsFor,
 } from "./observe/run-monitor.js";
-import { faultHooks, flipOneBit } from "./ops/fault-hooks.js";
-import { CheckpointWriter } from "./store/checkpoint.js";
-import { checkpointPath, commitLogPath, knownPeersPath, runDir } from "./store/data-dir.js";
+import { faultHooks } from "./ops/fault-hooks.js";
+import type { CheckpointWriter } from "./store/checkpoint.js";
+import { knownPeersPath } from "./store/data-dir.js";
 import { readKnownPeers, writeKnownPeers } from "./store/known-peers.js";
 import { loadOrCreateIdentity } from "./store/identity.js";
-import { resumeFromDisk } from "./store/resume.js";
+import { loadState } from "./load-state.js";
+import { RoundsEventHandler } from "./rounds-events.js";
 import { CatchUp, type SyncParts } from "./sync/catch-up.js";
 import { ChainFix } from "./sync/chain-fix.js";
-import { initialStateFromPeers } from "./sync/initial-state.js";
 import { serveSync } from "./sync/protocols.js";
 import { Repair } from "./sync/repair.js";
 import { SnapshotPlanner } from "./sync/snapshot-plan.js";
@@ -89,8 +88,6 @@ export type DaemonStatus = "starting" | "joining" | "running" | "finishing" | "s
 export class SwarmDaemon {
   private status: DaemonStatus = "starting";
   private readonly abort = new AbortController();
-  /** When a heartbeat or an early commit last made us fetch commits (one fetch a round at most). */
-  private heartbeatPullAt = 0;
   /** Charges against peers that signed provably bad messages (never their relayers). */
   readonly penalties = new Penalties();
   private readonly log: Logger;
@@ -109,6 +106,7 @@ export class SwarmDaemon {
   private replica!: Replica;
   private self!: Author;
   private rounds!: Rounds;
+  private events!: RoundsEventHandler;
   private audits?: Audits;
   private gossip!: Gossip;
   private peers!: Peers;
@@ -124,10 +122,6 @@ export class SwarmDaemon {
   private http?: HttpServer;
   /** When a heartbeat last triggered a checksum check (at most one a second). */
   private heartbeatCheckAt = 0;
-  /** Whether the `cut@` test fault has closed our connections. */
-  private cutDone = false;
-  /** When findPeersAgain last dialled (ms since the epoch). */
-  private redialAt = 0;
   private stopping: Promise<NodeResult> | null = null;
   private resolveDone!: (r: NodeResult) => void;
   readonly stopped = new Promise<NodeResult>((r) => {
@@ -193,7 +187,24 @@ export class SwarmDaemon {
     );
     this.detach(this.peers.dialProviders(), "provider dials");
     if (!opts.spec) await open(await specOfRun(this.libp2p, opts.dataDir, runId, opts.joinWaitMs, this.log));
-    const chain = await this.loadState(runId, identity.peerId.toString());
+    const loaded = await loadState({
+      opts,
+      runId,
+      spec: this.spec,
+      run: this.run,
+      peerId: identity.peerId.toString(),
+      libp2p: this.libp2p,
+      peers: this.peers,
+      log: this.log,
+      blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
+      signal: this.abort.signal,
+    });
+    const { chain } = loaded;
+    this.replica = loaded.replica;
+    this.self = loaded.self;
+    this.commitLog = loaded.commitLog;
+    this.checkpoints = loaded.checkpoints;
+    this.checkpointAt = loaded.checkpointAt;
     log.info(
       { peerId: this.self.id, runId, addrs: this.libp2p.getMultiaddrs().map(String), iteration: this.head },
       "node started",
@@ -235,9 +246,28 @@ export class SwarmDaemon {
         tamper: this.faults.tamper,
       },
       log.child({ module: "rounds" }),
-      (e) => this.onRoundsEvent(e),
+      (e) => this.events.handle(e),
     );
     const rounds = this.rounds;
+    this.events = new RoundsEventHandler({
+      opts,
+      run: this.run,
+      roundTimeoutMs: this.spec.roundTimeoutMs,
+      rounds,
+      replica: this.replica,
+      commitLog: this.commitLog,
+      libp2p: this.libp2p,
+      peers: this.peers,
+      faults: this.faults,
+      metrics: this.metrics,
+      log: this.log,
+      later: () => ({ monitor: this.monitor, catchUp: this.catchUp, repair: this.repair }),
+      takeSnapshot: () => this.takeSnapshot(),
+      checkpoint: () => this.checkpoint(),
+      finish: () => this.finish(),
+      penalise: (peer, cost, reason, iteration) => this.penalise(peer, cost, reason, iteration),
+      fault: this.fault,
+    });
     this.audits = new Audits(
       this.self.id,
       this.run,
@@ -307,75 +337,6 @@ export class SwarmDaemon {
     });
   }
 
-  /**
-   * The replica as this node left it (see store/resume.ts: checkpoint, else the previous one, then
-   * the commit log replayed past it); our author identity; the chain to continue.
-   */
-  private async loadState(
-    runId: string,
-    peerId: string,
-  ): Promise<{ hash: Uint8Array; authors: string[]; commits: EncodedCommit[] }> {
-    const path = checkpointPath(this.opts.dataDir, runId);
-    mkdirSync(runDir(this.opts.dataDir, runId), { recursive: true });
-    this.commitLog = new CommitLogFile(commitLogPath(this.opts.dataDir, runId), this.log);
-    const resumed = await resumeFromDisk({
-      checkpointPath: path,
-      tempDirs: [this.opts.dataDir, runDir(this.opts.dataDir, runId)],
-      commitLog: this.commitLog,
-      run: this.run,
-      replica: this.run.initialReplica(),
-      log: this.log,
-    });
-    this.self = { id: peerId, joinedAt: resumed.joinedAt ?? Date.now() };
-    this.checkpoints = new CheckpointWriter(path, this.spec);
-    if (!resumed.replica) return this.stateFromPeers(runId);
-    this.replica = resumed.replica;
-    this.checkpointAt = resumed.source === "checkpoint" ? resumed.baseIteration : null;
-    if (resumed.source !== "initial state")
-      this.log.info({ iteration: resumed.baseIteration, source: resumed.source, checksum: this.checksumIfAt(resumed.baseIteration) }, "resumed from checkpoint");
-    if (resumed.replayed > 0)
-      this.log.info(
-        { from: resumed.baseIteration, iteration: this.replica.iteration, commits: resumed.replayed, checksum: this.replica.checksum() },
-        "commit log replayed",
-      );
-    if (resumed.commits.length > 0)
-      this.log.info({ commits: resumed.commits.length, from: resumed.commits[0].commit.iteration }, "commit log restored");
-    return { ...resumed.chain, commits: resumed.commits };
-  }
-
-  /**
-   * No initial weights and no checkpoint (a transformer node given config.json and the tokenizer
-   * only): the state of a verified peer snapshot and the chain it continues (sync/initial-state.ts).
-   * None found: libp2p stops and the error goes up, before anything was written.
-   */
-  private async stateFromPeers(runId: string): Promise<{ hash: Uint8Array; authors: string[]; commits: EncodedCommit[] }> {
-    const { spec, run } = this;
-    const got = await initialStateFromPeers({
-      libp2p: this.libp2p,
-      runId,
-      peers: this.peers,
-      log: this.log,
-      blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
-      initialChecksum: spec.model.kind === "transformer" ? spec.model.weightsHash : null,
-      // A transformer's state is float32: one value per parameter.
-      weightCount: run.params,
-      decode: (bytes) => stateFromBytes(spec.model, bytes, run.params),
-      joinWaitMs: this.opts.joinWaitMs,
-      signal: this.abort.signal,
-      weightsFrom: this.opts.modelDir ?? "the model directory",
-    }).catch(async (err: unknown) => {
-      await this.libp2p.stop();
-      throw err;
-    });
-    this.replica = run.replicaAt(got.weights, got.iteration);
-    return got.chain;
-  }
-
-  /** The replica's checksum when it is at `iteration` (what "resumed from checkpoint" reports). */
-  private checksumIfAt(iteration: number): string | undefined {
-    return this.replica.iteration === iteration ? this.replica.checksum() : undefined;
-  }
-
   /** The metrics log, accuracy evaluations and (with opts.http) the HTTP endpoint. */
   private async startObservability(): Promise<void> {
     const view = {
@@ -427,104 +388,9 @@ export class SwarmDaemon {
         // A peer claims to be two or more iterations ahead: a hint, not proof. Fetch its commits
         // (at most once a round) and apply those that chain onto ours; the claim itself neither
         // stops our proposing nor starts a catch-up.
-        if (h.iteration > this.head + 1) this.pullOnHint(author, "commits pulled on a heartbeat hint");
+        if (h.iteration > this.head + 1) this.events.pullOnHint(author, "commits pulled on a heartbeat hint");
       },
     }, (author, iteration) => this.rounds.noteLate(author, iteration));
-  }
-
-  private onRoundsEvent(e: RoundsEvent): void {
-    switch (e.kind) {
-      case "applied": {
-        this.monitor?.onApplied(e.ms);
-        this.log.info(
-          {
-            iteration: e.iteration,
-            checksum: e.checksum,
-            contributions: e.contributions,
-            rank: e.rank,
-            ms: Math.round(e.ms),
-            loss: Math.round(this.run.algorithm.lastLoss * 10000) / 10000,
-          },
-          "applied",
-        );
-        this.takeSnapshot();
-        const last = this.rounds.lastApplied();
-        if (last) this.commitLog.append(last);
-        const t = e.iteration;
-        // Also while following or catching up: every applied commit is a state worth resuming from.
-        if (this.opts.checkpointEvery > 0 && t % this.opts.checkpointEvery === 0) this.detach(this.checkpoint(), "checkpoint");
-        if (t % this.opts.checkEvery === 0 && this.rounds.isActive) {
-          if (this.peers.connected().length < 3) this.detach(this.catchUp.dialAuthors(), "author dials");
-          // Alone (every connection dropped: an outage, a partition): look for the run again.
-          if (this.libp2p.getConnections().length === 0) this.findPeersAgain();
-          this.detach(this.repair.verifyWithPeers(t, "periodic"), "periodic check");
-        }
-        this.maybeInjectFault(t);
-        return;
-      }
-      case "diverged":
-        this.metrics?.checksumMismatches.inc();
-        this.log.warn({ iteration: e.iteration, reason: e.reason }, "divergence suspected");
-        if (e.unchained) {
-          this.detach(this.repair.resolveFork(e.unchained), "fork resolution");
-          return;
-        }
-        // Compare where we stand now; peers at or past our head know their checksum there.
-        this.detach(this.repair.verifyWithPeers(this.head, e.reason), "divergence check");
-        return;
-      case "behind":
-        this.log.debug({ iteration: e.iteration, peersHead: e.peersHead }, "behind a peer: not proposing");
-        this.detach(this.catchUp.catchUp("a peer is past our head"), "catch-up");
-        return;
-      case "ahead":
-        // A signed commit past our head is a hint, like a heartbeat: fetch and verify, no more.
-        if (e.iteration > this.head + 1) this.pullOnHint(e.proposer, "commits pulled on an early commit");
-        return;
-      case "stalled": {
-        // Never propose for an iteration not verified to be open: the others may have committed it.
-        const stalledMs = Math.round(e.gapMs);
-        const reason = `did not run for ${stalledMs} ms, past the ${this.spec.roundTimeoutMs} ms round deadline`;
-        this.fault("stall", "process stalled past the round deadline; catching up before proposing", { iteration: e.iteration, peer: null, reason, stalledMs });
-        this.detach(this.catchUp.afterStall(), "catch-up after a stall");
-        return;
-      }
-      case "switched":
-        this.fault("forkSwitch", "switching to a better commit", { iteration: e.iteration, peer: e.proposer, reason: e.reason, rank: e.rank });
-        return;
-      case "rejected":
-        this.fault("commitRejected", "commit rejected", { iteration: e.iteration, peer: e.proposer, reason: e.reason, proposer: e.proposer, rank: e.rank });
-        this.penalise(
-          e.proposer,
-          e.reason.startsWith("checksum") ? PENALTY.lie : e.reason.startsWith("false accusation") ? PENALTY.falseAccusation : PENALTY.usurp,
-          e.reason,
-          e.iteration,
-        );
-        return;
-      case "excluded": {
-        const reason = `its contribution to ${e.offence} does not recompute`;
-        this.fault("authorExcluded", "author excluded", { iteration: e.iteration, peer: e.author, reason, author: e.author, offence: e.offence });
-        this.penalise(e.author, PENALTY.fraud, `excluded at ${e.iteration}: ${reason}`, e.iteration);
-        return;
-      }
-        return;
-      case "equivocation":
-        this.penalise(e.evidence.signer, PENALTY.equivocation, `equivocating ${e.evidence.kind}`, e.evidence.iteration);
-        return;
-      case "done":
-        this.detach(this.finish(), "finish");
-        return;
-    }
-  }
-
-  /**
-   * A claim that `peer` is ahead: fetch its commits from our head (at most once a round, only
-   * while training) and apply those that verify and chain onto ours. The claim changes nothing else.
-   */
-  private pullOnHint(peer: string, what: string): void {
-    const now = Date.now();
-    if (!this.rounds.isActive || now - this.heartbeatPullAt <= this.spec.roundTimeoutMs) return;
-    this.heartbeatPullAt = now;
-    this.detach(this.catchUp.pullFrom(peerIdFromString(peer)), what);
   }
 
   /**
@@ -533,7 +399,8 @@ export class SwarmDaemon {
    * threshold.
    */
   private penalise(peer: string, cost: number, reason: string, iteration = this.replica?.iteration ?? 0): void {
-    if (peer === this.self.id) return;
+    // Our peer id, not self.id: peers may be blamed while the state loads, before self is set.
+    if (peer === this.peerId) return;
     const score = this.penalties.charge(peer, cost);
     this.fault("peerPenalised", "peer penalised", { iteration, peer, reason, score });
     if (this.penalties.shunned(peer))
@@ -563,32 +430,6 @@ export class SwarmDaemon {
     const t = this.head;
     if ((!force && t % this.opts.checkEvery !== 0) || this.snapshots.latest?.iteration === t) return;
     this.snapshots.take(t, this.rounds.checksumAt(t) ?? this.replica.checksum(), this.replica.weights);
-  }
-
-  /**
-   * With no connection left, dials the bootstrap peers and the run's DHT providers again, at most
-   * once a round timeout: the chain's authors (dialAuthors) may be only ourselves by now.
-   */
-  private findPeersAgain(): void {
-    const now = Date.now();
-    if (now - this.redialAt < this.spec.roundTimeoutMs) return;
-    this.redialAt = now;
-    this.log.info({ iteration: this.head }, "no peers left; dialling bootstrap peers and providers again");
-    this.detach(this.peers.dialBootstrap(), "bootstrap dials");
-    this.detach(this.peers.dialProviders(), "provider dials");
-  }
-
-  /** Test hooks (see ops/fault-hooks.ts): a weight bit flipped, or a cut begins (every connection closed). */
-  private maybeInjectFault(t: number): void {
-    if (this.faults.isolated(t) && !this.cutDone) {
-      this.cutDone = true;
-      this.log.warn({ iteration: t }, "fault injected: cut off from every peer");
-      for (const c of this.libp2p.getConnections()) this.detach(c.close(), "cut a connection");
-    }
-    if (!this.faults.corruptNow(t)) return;
-    flipOneBit(this.replica.weights);
-    this.replica.reset(this.replica.weights, this.replica.iteration);
-    this.log.warn({ iteration: t }, "fault injected: one weight bit flipped");
   }
 
   /** Runs a promise in the background with this node as its owner (failures logged). */

@@ -95,6 +95,8 @@ export class CommitLogFile {
           joinedAt: e.author.joinedAt,
           payload: toHex(e.payload),
         })),
+        // For readers of the file; the resume reads `encoded`.
+        ...(commit.exclusions?.length ? { exclusions: commit.exclusions } : {}),
         encoded: toHex(c.encoded),
       })}\n`,
     );

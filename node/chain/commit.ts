@@ -115,7 +115,7 @@ export function proposerOrder(runId: string, iteration: number, candidates: Iter
  * commit's own authors. That is the weakest point of the chain: whoever contributes first may
  * rank; it lasts one iteration, after which ranks come from verified commits. (A node that does
  * not know the predecessor's authors, after a snapshot without its anchor, cannot check a rank
- * at all: see Rounds.rankHolds.)
+ * at all: see CommitChecks.rankHolds.)
  */
 export function rankOf(
   runId: string,

@@ -18,12 +18,8 @@
  *   - every contribution is signed by its author over (runId, t, parentHash, joinedAt, payload),
  *     parentHash = the hash of commit t-1 it was measured on; a proposer can only include
  *     contributions made on the commit it chains to, and cannot invent, alter or re-parent one;
- *   - every commit is signed by its proposer, and its rank is checked, never believed: rank r
- *     is valid only if the proposer is r-th in proposerOrder over the authors of the verified
- *     commit t-1 (or, at the fallback rank n + 1, an author of one of its own entries);
- *   - start of chain (prevHash = ZERO_HASH): the eligible set is the commit's own authors; a
- *     predecessor whose authors we do not know (a snapshot without its anchor commit): the rank
- *     cannot be checked, the commit is taken on its signatures and checksum alone;
+ *   - every commit is signed by its proposer; its rank and exclusions are checked against the
+ *     chain (commit-checks.ts);
  *   - the checksum is verified by applying: when ours differs, we check our pre-state against
  *     the previous commit's checksum. If that holds, the update is deterministic, so the proposer
  *     lied: the commit is rejected (state rolled back, proposer penalised) and the fallback rank
@@ -40,10 +36,7 @@
  */
 import { equalBytes, fromHex, toHex } from "../../protocol/bytes.js";
 import type { ContributionMessage } from "../../protocol/codec.js";
-import { MAX_COMMIT_ENTRIES } from "../../protocol/limits.js";
-import { contributionSignedBytes } from "../../protocol/signing.js";
-import { compareAuthors } from "../../training/algorithms/algorithm.js";
-import { checksum as checksumOf, type Weights } from "../../training/params.js";
+import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { TrainingRun } from "../../training/run-context.js";
@@ -62,10 +55,13 @@ import {
 } from "./commit.js";
 import { signCommit } from "./commit-wire.js";
 import type { Audits } from "./audits.js";
+import { type CheckEvent, CommitChecks } from "./commit-checks.js";
+import { Contributor, type Tamper } from "./contributor.js";
+import { LateAuthors } from "./late-authors.js";
 import { commitEquivocation, type Equivocation, EvidenceStore } from "./evidence.js";
 import type { Signer } from "./signatures.js";
 import { AppliedHistory } from "./applied-history.js";
-import { ROUND_CAPS, RoundInbox } from "./round-inbox.js";
+import { RoundInbox } from "./round-inbox.js";
 import { StallWatch } from "./stall-watch.js";
 
 export interface RoundsTransport {
@@ -88,7 +84,7 @@ export interface RoundsOptions {
    * Test fault `byzantine:<mode>` (ops/fault-hooks.ts): what this node sends instead of its honest
    * payload; `other` measures the payload of another author (another batch and direction).
    */
-  readonly tamper?: (honest: Uint8Array, other: () => Uint8Array) => Uint8Array;
+  readonly tamper?: Tamper;
 }
 
 export type RoundsEvent =
@@ -103,11 +99,8 @@ export type RoundsEvent =
   | { kind: "diverged"; iteration: number; reason: string; unchained?: EncodedCommit }
   /** This node would have proposed `iteration`, but it holds a verified commit past it. */
   | { kind: "behind"; iteration: number; peersHead: number }
-  /**
-   * A commit rejected by the chain rules, and the signer to charge: a rank the proposer does not
-   * hold (usurping), another run, a checksum that our verified pre-state disproves (a lie).
-   */
-  | { kind: "rejected"; iteration: number; proposer: string; rank: number; reason: string }
+  /** A commit rejected by the chain rules, an author excluded (commit-checks.ts). */
+  | CheckEvent
   /** Two signed messages one signer must never sign both of (see evidence.ts). */
   | { kind: "equivocation"; evidence: Equivocation }
   /** A validly signed commit for a later iteration: a hint to fetch what leads to it, nothing more. */
@@ -118,22 +111,11 @@ export type RoundsEvent =
    */
   | { kind: "stalled"; iteration: number; gapMs: number }
   /**
-   * A commit applied at `iteration` excludes `author` for its contribution to `offence`, which
-   * does not recompute (audits.ts): its later contributions are refused.
-   */
-  | { kind: "excluded"; author: string; offence: number; iteration: number }
-  /**
    * A one-step fork switch: the commit applied at `iteration` is being rolled back for a better
    * one (by `proposer`, at `rank`; `reason`: which rule made it better), applied next.
    */
   | { kind: "switched"; iteration: number; proposer: string; rank: number; reason: string }
   | { kind: "done"; iteration: number };
-
-/** Slots (iteration, parent) remembered as signed by this node: more than a repair rewinds. */
-const SIGNED_SLOTS_KEPT = 4096;
-
-/** How many iterations back a late contribution still makes its author expected. */
-const LATE_WINDOW = 64;
 
 export class Rounds {
   private lastHash: Uint8Array = ZERO_HASH;
@@ -141,18 +123,12 @@ export class Rounds {
   private lastAuthors: string[] = [];
   /** proposers(t) for the current author list (replaced, never changed in place, on each commit). */
   private order: { t: number; authors: readonly string[]; order: readonly string[] } | null = null;
-  /**
-   * Authors whose contribution missed its commit, with the head when that was noticed: they are
-   * waited for (at most 0.5 x roundTimeout a round) in the next two rounds, so a joiner or a slow
-   * node gets included instead of chasing a fast swarm forever.
-   */
-  private readonly late = new Map<string, number>();
+  /** Authors whose contribution missed its commit: waited for in the next two rounds. */
+  private readonly late = new LateAuthors();
   /** Contributions and early commits for rounds not applied yet (bounded). */
   private readonly inbox = new RoundInbox((e) => this.equivocation(e));
   /** Equivocation evidence this node holds (bounded). */
   readonly evidence = new EvidenceStore();
-  /** Commits refused by the chain rules, by hash hex (bounded, oldest first). */
-  private readonly rejected = new Set<string>();
   private timers: NodeJS.Timeout[] = [];
   private roundStart = 0;
   /**
@@ -171,19 +147,12 @@ export class Rounds {
   private readonly stall: StallWatch;
   /** The iteration a pre-proposal self-check last failed at (reported once). */
   private divergedAt = -1;
-  /**
-   * The (iteration, parent) slots this node signed a contribution for, recent ones: it never signs
-   * a second one for a slot. A repair or rewind that brings it back to a slot it contributed to
-   * (with other weights, so another payload) would otherwise sign an equivocation and be cut off.
-   */
-  private readonly signedSlots = new Set<string>();
-  /** Audits by recomputation and the checks of exclusions (none: exclusions taken unchecked). */
+  /** Our contribution, signed once per (iteration, parent) slot. */
+  private readonly contributor: Contributor;
+  /** Audits by recomputation of the commits we apply (none: no audits). */
   private audits: Audits | null = null;
-  /**
-   * Every author an applied commit excluded, never forgotten on a rewind (bounded): their
-   * messages are refused. What a commit may contain is decided by the chain (history.excluded()).
-   */
-  private readonly banned = new Set<string>();
+  /** The chain's rules on what a commit may hold; what they refused. */
+  private readonly checks: CommitChecks;
 
   constructor(
     private readonly self: Author,
@@ -195,6 +164,8 @@ export class Rounds {
     private readonly onEvent: (e: RoundsEvent) => void = () => {},
   ) {
     this.history = new AppliedHistory(replica.iteration, replica.checksum());
+    this.checks = new CommitChecks(run.runId, this.history, logger, onEvent);
+    this.contributor = new Contributor(self, run, replica, transport.sign, opts.tamper);
     this.stall = new StallWatch(opts.roundTimeoutMs, (gapMs) => {
       if (this.isActive) this.onEvent({ kind: "stalled", iteration: this.head, gapMs });
     });
@@ -203,16 +174,17 @@ export class Rounds {
   /** Audits this node's applied commits and checks the exclusions commits record. */
   useAudits(audits: Audits): void {
     this.audits = audits;
+    this.checks.useAudits(audits);
   }
 
   /** True when a commit this node applied excluded `peer` (a peer id string). */
   isExcluded(peer: string): boolean {
-    return this.banned.has(peer);
+    return this.checks.isExcluded(peer);
   }
 
   /** True when the chain rules refused the commit with this hash here (a lie, a usurped rank, a false accusation). */
   refused(hash: Uint8Array): boolean {
-    return this.rejected.has(toHex(hash));
+    return this.checks.refused(hash);
   }
 
   /** The commit of our chain for `iteration`, while kept. */
@@ -272,8 +244,7 @@ export class Rounds {
     checksum: string,
     anchor: EncodedCommit | null,
   ): void {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers = [];
+    this.clearTimers();
     this.replica.reset(weights, iteration);
     // Nothing before the snapshot can be rolled back to or served as our chain any more.
     this.prev = null;
@@ -322,8 +293,7 @@ export class Rounds {
   follow(): void {
     this.stopped = false;
     this.active = false;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers = [];
+    this.clearTimers();
   }
 
   /** True while contributing and proposing. */
@@ -335,8 +305,7 @@ export class Rounds {
     this.stopped = true;
     this.active = false;
     this.stall.stop();
-    for (const t of this.timers) clearTimeout(t);
-    this.timers = [];
+    this.clearTimers();
   }
 
   /**
@@ -344,8 +313,7 @@ export class Rounds {
    * (if it is not a member already and not hopelessly far behind).
    */
   noteLate(author: string, iteration: number): void {
-    if (iteration >= this.head - LATE_WINDOW && !this.lastAuthors.includes(author))
-      this.late.set(author, this.head);
+    this.late.note(author, iteration, this.head, this.lastAuthors);
   }
 
   /**
@@ -355,7 +323,7 @@ export class Rounds {
    * from one author for one (iteration, parent) that differ are equivocation.
    */
   onContribution(c: SignedContribution, iteration: number, parentHash: Uint8Array): void {
-    if (this.banned.has(c.author.id)) return;
+    if (this.checks.isExcluded(c.author.id)) return;
     if (iteration < this.head) {
       // Too late for its commit: wait for this author next round. A joiner, or a node that was
       // behind, contributes for an iteration already committed; waiting for it once (at most
@@ -383,37 +351,6 @@ export class Rounds {
     this.onEvent({ kind: "equivocation", evidence });
   }
 
-  private reject(received: EncodedCommit, reason: string, hash?: Uint8Array): void {
-    const { commit } = received;
-    const h = toHex(hash ?? chained(received).hash);
-    this.rejected.add(h);
-    if (this.rejected.size > ROUND_CAPS.rejectedCommits) this.rejected.delete(this.rejected.values().next().value as string);
-    // Logged and counted by the daemon, with the charge (observe/faults.ts).
-    this.onEvent({ kind: "rejected", iteration: commit.iteration, proposer: commit.proposer, rank: commit.rank, reason });
-  }
-
-  /**
-   * True when the commit's rank is the one its proposer holds over `eligible` (the authors of
-   * the commit it chains to); otherwise the commit is rejected and its proposer charged. At the
-   * start of the chain (prevHash = ZERO_HASH) the eligible set is the commit's own authors. When
-   * the predecessor's authors are unknown (a snapshot whose anchor commit no peer served), the
-   * rank cannot be checked: the commit is taken on its signatures and its checksum alone, and
-   * nobody is charged (an honest proposer's rank would look wrong from here).
-   */
-  private rankHolds(received: EncodedCommit, eligible: readonly string[]): boolean {
-    const { commit } = received;
-    const start = equalBytes(commit.prevHash, ZERO_HASH);
-    if (eligible.length === 0 && !start) {
-      this.logger.debug({ iteration: commit.iteration, rank: commit.rank }, "rank not checkable: predecessor's authors unknown");
-      return true;
-    }
-    const authors = commit.entries.map((e) => e.author.id);
-    const rank = rankOf(this.run.runId, commit.iteration, eligible.length > 0 ? eligible : null, commit.proposer, authors);
-    if (rank === commit.rank) return true;
-    this.reject(received, rank === null ? "proposer may not propose this iteration" : `claims rank ${commit.rank}, holds ${rank}`);
-    return false;
-  }
-
   /**
    * A commit whose signatures verified (gossip validation, or commitFromBytes for the commits
    * protocol and fork resolution: the same check). Here, what needs the chain: its run, its
@@ -425,7 +362,7 @@ export class Rounds {
     // Another run's commit (served over /commits: gossip validation already drops them) is no
     // fault of its signer, who may be honest in that run: ignored, nobody charged.
     if (commit.runId !== this.run.runId) return;
-    if (this.rejected.has(toHex(chained(received).hash))) return;
+    if (this.checks.refused(chained(received).hash)) return;
     if (commit.iteration === this.head - 1) {
       this.maybeSwitch(received);
       return;
@@ -447,7 +384,7 @@ export class Rounds {
       });
       return;
     }
-    if (!this.rankHolds(received, this.lastAuthors)) return;
+    if (!this.checks.rankHolds(received, this.lastAuthors)) return;
     this.apply(received);
   }
 
@@ -465,11 +402,10 @@ export class Rounds {
     if (!last || !prev || last.commit.iteration !== commit.iteration || !equalBytes(commit.prevHash, prev.hash)) return;
     const hash = chained(received).hash;
     if (equalBytes(hash, last.hash)) return;
-    if (!this.rankHolds(received, prev.authors)) return;
+    if (!this.checks.rankHolds(received, prev.authors)) return;
     if (commit.proposer === last.commit.proposer) this.equivocation(commitEquivocation(last, received));
     if (!isBetter(commit, hash, last.commit, last.hash)) return;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers = [];
+    this.clearTimers();
     this.history.undoLast(this.replica.iteration);
     this.replica.reset(prev.weights, commit.iteration);
     this.lastHash = prev.hash;
@@ -486,6 +422,11 @@ export class Rounds {
     if (!this.apply(received)) this.apply(last);
   }
 
+  private clearTimers(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+  }
+
   /** Remembers the state before applying a commit, for a one-step fork switch. */
   private rememberPrev(): void {
     if (this.prev) this.prev.weights.set(this.replica.weights);
@@ -497,8 +438,7 @@ export class Rounds {
    * iteration came too late to be included (a joiner), and this node.
    */
   private expected(): string[] {
-    const recentlyLate = [...this.late].filter(([, at]) => at >= this.head - 1).map(([a]) => a);
-    const set = new Set([...this.lastAuthors, ...recentlyLate]);
+    const set = new Set([...this.lastAuthors, ...this.late.recent(this.head)]);
     if (this.opts.contribute) set.add(this.self.id);
     return [...set];
   }
@@ -532,8 +472,7 @@ export class Rounds {
   }
 
   private beginRound(): void {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers = [];
+    this.clearTimers();
     if (this.stopped) return;
     if (this.head >= this.opts.stopAt) {
       this.onEvent({ kind: "done", iteration: this.head });
@@ -557,29 +496,14 @@ export class Rounds {
   private contribute(t: number): void {
     this.stall.check();
     const work = this.stall.begin();
-    const parentHash = this.lastHash;
-    const slot = `${t}/${toHex(parentHash)}`;
-    if (this.signedSlots.has(slot)) {
+    const m = this.contributor.contribute(t, this.lastHash);
+    if (!m) {
       this.logger.debug({ iteration: t }, "already contributed to this slot; not signing another");
       return;
     }
-    this.signedSlots.add(slot);
-    if (this.signedSlots.size > SIGNED_SLOTS_KEPT) this.signedSlots.delete(this.signedSlots.values().next().value as string);
-    const honest = this.run.algorithm.contribute(this.replica, this.self);
-    const tamper = this.opts.tamper;
-    const payload = tamper ? tamper(honest, () => this.run.algorithm.contribute(this.replica, { id: `${this.self.id}/other`, joinedAt: this.self.joinedAt })) : honest;
-    const m: ContributionMessage = {
-      runId: this.run.runId,
-      iteration: t,
-      joinedAt: this.self.joinedAt,
-      payload,
-      parentHash,
-      signature: new Uint8Array(0),
-    };
-    const signature = this.transport.sign(contributionSignedBytes(m));
-    this.onContribution({ author: this.self, payload, signature }, t, parentHash);
+    this.onContribution({ author: this.self, payload: m.payload, signature: m.signature }, t, m.parentHash);
     this.transport
-      .publishContribution({ ...m, signature })
+      .publishContribution(m)
       .catch((err) => this.logger.warn({ err, iteration: t }, "contribution publish failed"));
     this.stall.worked(work);
   }
@@ -624,18 +548,7 @@ export class Rounds {
       this.onEvent({ kind: "behind", iteration: t, peersHead: this.peersHead });
       return false;
     }
-    // At most what a commit may carry (the codec refuses more): the first in timestamp order,
-    // the same choice whoever proposes.
-    // Authors the chain excluded, or that this commit excludes, have no entry.
-    const excluded = this.history.excluded();
-    const exclusions = (this.audits?.provable(t, (a) => excluded.has(a)) ?? []).filter((x) =>
-      this.history.commitAt(x.iteration)?.commit.entries.some((e) => e.author.id === x.author),
-    );
-    const out = new Set([...excluded.keys(), ...this.banned, ...exclusions.map((x) => x.author)]);
-    const entries = [...this.usable(t).values()]
-      .filter((e) => !out.has(e.author.id))
-      .sort((a, b) => compareAuthors(a.author, b.author))
-      .slice(0, MAX_COMMIT_ENTRIES);
+    const { entries, exclusions } = this.checks.proposal(t, this.usable(t).values());
     if (entries.length === 0) return false;
     const eligible = this.lastAuthors.length > 0 ? this.lastAuthors : null;
     const rank = rankOf(this.run.runId, t, eligible, this.self.id, entries.map((e) => e.author.id));
@@ -686,8 +599,7 @@ export class Rounds {
    */
   private apply(received: EncodedCommit): boolean {
     const { commit } = received;
-    if (!this.exclusionsHold(received)) return false;
-    const expectedBefore = this.history.checksumBefore(commit.iteration);
+    if (!this.checks.exclusionsHold(received)) return false;
     this.rememberPrev();
     // A stall is reported before the work that follows it, which then counts as work, not sleep.
     this.stall.check();
@@ -697,12 +609,12 @@ export class Rounds {
     const sum = this.replica.checksum();
     if (toHex(commit.checksum) !== sum) {
       const prev = this.prev;
-      if (prev && expectedBefore !== undefined && checksumOf(prev.weights) === expectedBefore) {
+      if (prev && this.checks.proposerLied(commit.iteration, prev.weights)) {
         // Our pre-state is the verified one and the update is deterministic: the proposer lied.
         // Every honest node reaches this same verdict alone; the fallback rank commits instead.
         this.replica.reset(prev.weights, commit.iteration);
         this.prev = null;
-        this.reject(received, `checksum ${toHex(commit.checksum).slice(0, 12)} is not the result ${sum.slice(0, 12)}`);
+        this.checks.reject(received, `checksum ${toHex(commit.checksum).slice(0, 12)} is not the result ${sum.slice(0, 12)}`);
         return false;
       }
       // Our own state was wrong before this commit: we are the corrupted one. Repair.
@@ -727,52 +639,12 @@ export class Rounds {
     if (this.audits && this.prev) this.audits.afterApply(entry, this.prev.weights);
   }
 
-  /**
-   * The chain's exclusion rules for a commit that chains to our head: no entry by an author the
-   * chain excluded, and every exclusion it records recomputed by us and found to hold (a false
-   * one is rejected, charging its proposer). An exclusion whose offending commit we do not keep
-   * (we joined after it), or whose state we can no longer rebuild, is taken on the chain's word.
-   */
-  private exclusionsHold(received: EncodedCommit): boolean {
-    const { commit } = received;
-    const excluded = this.history.excluded();
-    const barred = commit.entries.find((e) => excluded.has(e.author.id));
-    if (barred) {
-      this.reject(received, `entry by ${barred.author.id}, excluded at ${excluded.get(barred.author.id)}`);
-      return false;
-    }
-    for (const x of commit.exclusions ?? []) {
-      if (excluded.has(x.author)) continue;
-      const offending = this.history.commitAt(x.iteration);
-      const verdict = offending && this.audits ? this.audits.check(x, offending) : "unknown";
-      if (verdict === "honest") {
-        this.reject(received, `false accusation: ${x.author}'s contribution to ${x.iteration} recomputes`);
-        return false;
-      }
-      if (verdict === "unknown")
-        this.logger.warn({ iteration: commit.iteration, author: x.author, offence: x.iteration }, "exclusion not checkable here; taken on the chain's word");
-    }
-    return true;
-  }
-
   private recordApplied(entry: ChainedCommit, sum: string): void {
     const { commit, hash } = entry;
-    for (const x of commit.exclusions ?? []) {
-      if (this.banned.has(x.author)) continue;
-      this.banned.add(x.author);
-      if (this.banned.size > ROUND_CAPS.bannedAuthors) this.banned.delete(this.banned.values().next().value as string);
-      // Logged and counted by the daemon, with the charge (observe/faults.ts).
-      this.onEvent({ kind: "excluded", author: x.author, offence: x.iteration, iteration: commit.iteration });
-    }
+    this.checks.noteApplied(commit);
     this.lastHash = hash;
     this.lastAuthors = commit.entries.map((e) => e.author.id);
-    const included = new Set(this.lastAuthors);
-    for (const a of included) this.late.delete(a);
-    // Contributions that arrived for this iteration but are not in its commit (a fallback
-    // proposer's view, a race): their authors are late too.
-    for (const a of this.inbox.authorsAt(commit.iteration))
-      if (!included.has(a)) this.late.set(a, commit.iteration + 1);
-    for (const [a, at] of this.late) if (at < commit.iteration) this.late.delete(a);
+    this.late.afterCommit(commit.iteration, new Set(this.lastAuthors), this.inbox.authorsAt(commit.iteration));
     this.history.record(entry, this.replica.iteration, sum);
     const ms = performance.now() - this.roundStart;
     this.onEvent({

@@ -144,6 +144,7 @@ export class Node {
   commits(): {
     iteration: number;
     entries: { author: string; joinedAt: number; payload: string }[];
+    exclusions?: { author: string; iteration: number }[];
   }[] {
     const runs = join(this.dataDir, "runs");
     const dir = readdirSync(runs)[0];
