@@ -116,7 +116,7 @@ describe("binary swarm of real node processes", () => {
     const specFile = join(await tempDir(), "spec.json");
     writeFileSync(specFile, JSON.stringify(long));
     // tiny-binary rounds take milliseconds: a long enough run for a joiner to start and catch up.
-    const args = ["--spec", specFile, "--stop-at", "1500"];
+    const args = ["--spec", specFile, "--stop-at", "800"];
     const [a, b, victim] = await startSwarm(3, args);
     await a.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= 120, 60_000, "iteration 120");
     const joiner = new Node(await tempDir(), [...args, "--bootstrap", await a.address()]);
@@ -130,7 +130,7 @@ describe("binary swarm of real node processes", () => {
     const exits = await Promise.all([a.exit, b.exit, joiner.exit, again.exit]);
     for (const e of exits) assert.equal(e.code, 0);
     const results = [a, b, joiner, again].map((n) => n.result());
-    assert.deepEqual(new Set(results.map((r) => r.iteration)), new Set([1500]));
+    assert.deepEqual(new Set(results.map((r) => r.iteration)), new Set([800]));
     const notes = [a, b, joiner, again].map(
       (n, i) =>
         `${["a", "b", "joiner", "restarted"][i]} ${n.result().checksum.slice(0, 8)}: ${n.lines

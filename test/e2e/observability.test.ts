@@ -85,7 +85,17 @@ describe("observability of a running 2-node swarm", () => {
       "peerId", "peers", "run", "state", "uptimeSeconds",
     ]);
     // Fault counters: every kind present; a fault-free pair has no stall, rejection or penalty.
-    assert.deepEqual(Object.keys(s.faults ?? {}).sort(), ["commitRejected", "forkSwitch", "peerPenalised", "repair", "snapshotAdopted", "stall"]);
+    assert.deepEqual(Object.keys(s.faults ?? {}).sort(), [
+      "auditFailed",
+      "authorExcluded",
+      "commitRejected",
+      "falseAccusation",
+      "forkSwitch",
+      "peerPenalised",
+      "repair",
+      "snapshotAdopted",
+      "stall",
+    ]);
     assert.equal(s.faults?.commitRejected, 0);
     assert.equal(s.faults?.peerPenalised, 0);
     assert.deepEqual(s.run, { id: runId, name: "tiny-spsa", algorithm: "spsa" });
