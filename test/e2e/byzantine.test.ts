@@ -13,7 +13,7 @@ import { cleanup, startSwarm, tempDir } from "./node-process.js";
 after(cleanup);
 
 describe("Byzantine contributions and false accusations (real processes)", () => {
-  it("the Byzantine author is excluded at one iteration on every honest replica; the liar's exclusions are refused and charged", async () => {
+  it("the Byzantine author is excluded at one iteration on every honest replica; no false exclusion enters the honest chain", async (t) => {
     const stopAt = 100;
     const [liar, a, b, byz] = await startSwarm(
       4,
@@ -25,18 +25,17 @@ describe("Byzantine contributions and false accusations (real processes)", () =>
     const liarId = (await liar.waitFor((l) => l.msg === "node started", 30_000, "start")).peerId as string;
     const honest = [a, b];
     for (const n of honest) await n.waitFor((l) => l.msg === "author excluded" && l.author === byzId, 60_000, "the Byzantine author excluded");
-    // The liar proposes some iterations; its false exclusions are refused and charged. (A node that
-    // had moved past that iteration before the liar's commit arrived never looks at it, so one
-    // honest refusal is what the race guarantees.)
-    const refused = await Promise.any(
-      honest.map((n) => n.waitFor((l) => l.msg === "commit rejected" && String(l.reason).startsWith("false accusation"), 60_000, "a refused false accusation").then((l) => ({ n, l }))),
-    );
-    assert.equal(refused.l.proposer, liarId);
-    await refused.n.waitFor((l) => l.msg === "peer penalised" && l.peer === liarId, 10_000, "the accuser charged");
     for (const n of honest) await n.waitFor((l) => l.msg === "peer penalised" && l.peer === byzId, 10_000, "the excluded author charged");
     const exits = await Promise.all(honest.map((n) => n.exit));
     for (const e of exits) assert.equal(e.code, 0);
     assert.equal(new Set(honest.map((n) => n.result().checksum)).size, 1, "honest replicas bit-identical");
+    // The liar proposes false exclusions; none may enter the honest chain (asserted below). An
+    // honest node refuses and charges it when the liar's commit chains onto the honest head; when
+    // the liar was on a fork of its own by then, the commit never gets that far (its parent is
+    // unknown), so the refusal is a diagnostic here and asserted in test/unit/chain/audits.test.ts.
+    const refusals = honest.flatMap((n) => n.lines.filter((l) => l.msg === "commit rejected" && String(l.reason).startsWith("false accusation")));
+    for (const r of refusals) assert.equal(r.proposer, liarId);
+    t.diagnostic(`liar: ${liar.lines.filter((l) => l.msg === "author excluded" && l.author !== byzId).length} false exclusion(s) applied on its own chain; ${refusals.length} refused by honest nodes`);
     // On the chain both honest nodes end on (the last line per iteration: a one-step switch can
     // replace a commit that a node logged first), one commit excludes the Byzantine author, and
     // none from there on holds its bytes; nobody honest is excluded.
