@@ -9,6 +9,7 @@
  * SEEDSWARM_BENCH_BYZANTINE_ITERATIONS shortens the runs (default: the preset's 2,000).
  */
 import { cleanup, type Node, startSwarm } from "../test/e2e/node-process.js";
+import { DEFAULT_AUDIT_BUDGET } from "../node/chain/audits.js";
 import { BYZANTINE_MODES } from "../node/ops/fault-hooks.js";
 import type { Section } from "./report.js";
 
@@ -33,7 +34,8 @@ const str = (v: unknown) => (typeof v === "string" ? v : "");
 
 async function runOnce(mode: Mode, iterations: number): Promise<Outcome> {
   const t0 = performance.now();
-  const args = ["--preset", "mnist-mlp-spsa", "--stop-at", String(iterations), "--eval-every", "500", "--eval-limit", "10000"];
+  // The daemon's default budget, named: the test helper's nodes default to less.
+  const args = ["--preset", "mnist-mlp-spsa", "--stop-at", String(iterations), "--eval-every", "500", "--eval-limit", "10000", "--audit-budget", String(DEFAULT_AUDIT_BUDGET)];
   const nodes = await startSwarm(4, args, [{}, {}, {}, mode === "none" ? {} : { SEEDSWARM_FAULT: `byzantine:${mode}` }]);
   const honest = nodes.slice(0, 3);
   const byz = nodes[3];

@@ -59,6 +59,9 @@ export class Node {
         dataDir,
         "--backend",
         "wasm",
+        // Audits at a fifth of the default budget unless a test sets it: every other test runs
+        // several nodes on two cores, and byzantine.test.ts measures the audits themselves.
+        ...(args.includes("--audit-budget") ? [] : ["--audit-budget", "0.02"]),
         ...args,
       ],
       { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
