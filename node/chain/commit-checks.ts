@@ -47,6 +47,8 @@ export type CheckEvent =
 export class CommitChecks {
   /** Commits refused by the chain rules, by hash hex (bounded, oldest first). */
   private readonly rejected = new Set<string>();
+  /** The subset refused by the exclusion rules (bounded the same way). */
+  private readonly exclusionRefusals = new Set<string>();
   /**
    * Every author an applied commit excluded, never forgotten on a rewind (bounded): their
    * messages are refused. What a commit may contain is decided by the chain (history.excluded()).
@@ -75,6 +77,22 @@ export class CommitChecks {
   /** True when the chain rules refused the commit with this hash here. */
   refused(hash: Uint8Array): boolean {
     return this.rejected.has(toHex(hash));
+  }
+
+  /**
+   * True when the commit with this hash was refused here for its exclusions (a false accusation,
+   * an entry by an excluded author): a verdict no other chain view can change. A rank refusal is
+   * not one: it was judged against our authors, and a deep fork is judged against the shared ones.
+   */
+  refusedForExclusions(hash: Uint8Array): boolean {
+    return this.exclusionRefusals.has(toHex(hash));
+  }
+
+  private refuseForExclusions(received: EncodedCommit, reason: string): void {
+    const h = chained(received).hash;
+    this.exclusionRefusals.add(toHex(h));
+    if (this.exclusionRefusals.size > ROUND_CAPS.rejectedCommits) this.exclusionRefusals.delete(this.exclusionRefusals.values().next().value as string);
+    this.reject(received, reason, h);
   }
 
   /** Refuses a commit for good (its hash: computed when not given) and reports its proposer. */
@@ -127,7 +145,7 @@ export class CommitChecks {
     const excluded = this.history.excluded();
     const barred = commit.entries.find((e) => excluded.has(e.author.id));
     if (barred) {
-      this.reject(received, `entry by ${barred.author.id}, excluded at ${excluded.get(barred.author.id)}`);
+      this.refuseForExclusions(received, `entry by ${barred.author.id}, excluded at ${excluded.get(barred.author.id)}`);
       return false;
     }
     for (const x of commit.exclusions ?? []) {
@@ -135,7 +153,7 @@ export class CommitChecks {
       const offending = this.history.commitAt(x.iteration);
       const verdict = offending && this.audits ? this.audits.check(x, offending) : "unknown";
       if (verdict === "honest") {
-        this.reject(received, `false accusation: ${x.author}'s contribution to ${x.iteration} recomputes`);
+        this.refuseForExclusions(received, `false accusation: ${x.author}'s contribution to ${x.iteration} recomputes`);
         return false;
       }
       if (verdict === "unknown")

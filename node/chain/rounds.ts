@@ -182,9 +182,9 @@ export class Rounds {
     return this.checks.isExcluded(peer);
   }
 
-  /** True when the chain rules refused the commit with this hash here (a lie, a usurped rank, a false accusation). */
-  refused(hash: Uint8Array): boolean {
-    return this.checks.refused(hash);
+  /** True when the commit with this hash was refused here for its exclusions (commit-checks.ts). */
+  refusedForExclusions(hash: Uint8Array): boolean {
+    return this.checks.refusedForExclusions(hash);
   }
 
   /** The commit of our chain for `iteration`, while kept. */

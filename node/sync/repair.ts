@@ -192,8 +192,8 @@ export class Repair {
     // Another fix (a switch found by a concurrent check) ran meanwhile: what we found is stale.
     if (!found || this.s.fix.busy) return false;
     const { t, common, fork, next } = found;
-    // A side whose commit the chain rules already refused here (a false accusation, a lie) never wins.
-    if (rounds.refused(fork.hash)) return false;
+    // A side whose commit carries a false accusation (or an excluded author's entry) never wins.
+    if (rounds.refusedForExclusions(fork.hash)) return false;
     const ours = new Map(rounds.appliedCommits().map((l) => [l.commit.iteration, l]));
     const mine = ours.get(t);
     if (!mine) return false;
