@@ -35,7 +35,7 @@ const str = (v: unknown) => (typeof v === "string" ? v : "");
 async function runOnce(mode: Mode, iterations: number): Promise<Outcome> {
   const t0 = performance.now();
   // The daemon's default budget, named: the test helper's nodes default to less.
-  const args = ["--preset", "mnist-mlp-spsa", "--stop-at", String(iterations), "--eval-every", "500", "--eval-limit", "10000", "--audit-budget", String(DEFAULT_AUDIT_BUDGET)];
+  const args = ["--preset", "mnist-mlp-spsa", "--stop-at", String(iterations), "--eval-every", String(iterations), "--eval-limit", "10000", "--audit-budget", String(DEFAULT_AUDIT_BUDGET)];
   const nodes = await startSwarm(4, args, [{}, {}, {}, mode === "none" ? {} : { SEEDSWARM_FAULT: `byzantine:${mode}` }]);
   const honest = nodes.slice(0, 3);
   const byz = nodes[3];
