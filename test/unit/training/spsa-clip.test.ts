@@ -56,11 +56,9 @@ describe("clip: the byte-level bound", () => {
 });
 
 describe("clip: the RunSpec field", () => {
-  it("absent, leaves every SPSA preset's runId as it was; present, is part of the runId", () => {
+  it("absent, leaves every unclipped preset's runId as it was; present, is part of the runId", () => {
     // The runIds before the field existed (commit 9e8ed03).
     const pinned: Record<string, string> = {
-      "mnist-mlp-spsa": "7bc8cc632bbb843b00bb754ce5c29181d4bfc5f40fcdf0094fdcf42de78f9546",
-      "mnist-mlp-spsa-lowrank": "2bb9df7d52f39f06ea0a0e85d1fe3824de75a0d60cc5169d432cd086aea0bd9a",
       "tiny-spsa-lowrank": "3f2146235dbaae20c04261247c07883fbcbf3350dbe8278595c871c4d2899ec0",
       "mnist-cnn-spsa": "a0f509a3dd10d915d649a9f80b606d48b7c8e40c1d1c41f36ba91bb2171df04b",
       "tiny-spsa": "88f47c4c85887ed2704fcd94c2c50ccce2429507877e865c9808310e0ec7e9a5",
@@ -70,6 +68,18 @@ describe("clip: the RunSpec field", () => {
       const spec = parseRunSpec(PRESETS[name as keyof typeof PRESETS]);
       assert.equal(runIdOf(spec), id, name);
       assert.equal("clip" in spec.algorithm, false);
+    }
+    // The MNIST MLP presets bound every byte at 2 (issue 15): their runIds before the clip.
+    const unclipped: Record<string, string> = {
+      "mnist-mlp-spsa": "7bc8cc632bbb843b00bb754ce5c29181d4bfc5f40fcdf0094fdcf42de78f9546",
+      "mnist-mlp-spsa-lowrank": "2bb9df7d52f39f06ea0a0e85d1fe3824de75a0d60cc5169d432cd086aea0bd9a",
+    };
+    for (const [name, id] of Object.entries(unclipped)) {
+      const spec = parseRunSpec(PRESETS[name as keyof typeof PRESETS]);
+      assert.equal(spec.algorithm.kind === "spsa" && spec.algorithm.clip, 2, name);
+      assert.notEqual(runIdOf(spec), id, name);
+      const { clip: _clip, ...rest } = PRESETS[name as "mnist-mlp-spsa"].algorithm;
+      assert.equal(runIdOf(parseRunSpec({ ...PRESETS[name as "mnist-mlp-spsa"], algorithm: rest })), id, `${name} without its clip`);
     }
     const clipped = withClip("tiny-spsa", 2);
     assert.equal(clipped.algorithm.kind === "spsa" && clipped.algorithm.clip, 2);
