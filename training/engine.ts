@@ -3,7 +3,11 @@
  * install time and are optional dependencies, so any of them may be missing: try the fastest that
  * loads, or exactly the one asked for.
  */
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "@tensorflow/tfjs-core";
+// The cpu backend, always registered (the fallback). Core and backends only, not the
+// @tensorflow/tfjs union: its layers, converter and data packages (and gradients, which nothing
+// forward-only needs) doubled a node's start-up import time; backprop code imports the union.
+import "@tensorflow/tfjs-backend-cpu";
 import { kernelsProblem } from "./algorithms/spsa-kernels.js";
 import { SeedswarmError } from "../protocol/errors.js";
 import { useUpdateKernels, updateKernels } from "./algorithms/update-kernels.js";
@@ -22,7 +26,7 @@ const PACKAGE: Record<BackendName, string> = {
   webgpu: "webgpu @tensorflow/tfjs-backend-webgpu",
   tensorflow: "@tensorflow/tfjs-node",
   wasm: "@tensorflow/tfjs-backend-wasm",
-  cpu: "@tensorflow/tfjs",
+  cpu: "@tensorflow/tfjs-backend-cpu",
 };
 
 /** Minimal logger shape so training/ does not depend on the node's logger setup. */

@@ -2,7 +2,8 @@
  * Loss and accuracy of a model on data: the one evaluation function every path uses
  * (SPSA measurements, periodic test accuracy, the backprop baseline, benchmarks).
  */
-import * as tf from "@tensorflow/tfjs";
+import type { LayersModel } from "@tensorflow/tfjs";
+import * as tf from "@tensorflow/tfjs-core";
 import type { InputShape } from "../protocol/model-spec.js";
 import { type Batch, type Split, sliceBatch } from "./data/dataset.js";
 import { crossEntropy, type Model } from "./models/model.js";
@@ -81,7 +82,7 @@ export function evaluate(
  * gives for the functional model with the same weights.
  */
 export function evaluateLayersModel(
-  model: tf.LayersModel,
+  model: LayersModel,
   shape: InputShape,
   split: Split,
   limit = split.n,

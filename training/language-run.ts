@@ -4,7 +4,7 @@
  * bytes it is given against them before anything trains: every node starts from the same weights
  * and draws minibatches from the same examples. Knows no I/O (node/store reads the files).
  */
-import type * as tf from "@tensorflow/tfjs";
+import type * as tf from "@tensorflow/tfjs-core";
 import { SeedswarmError } from "../protocol/errors.js";
 import { type TextDatasetSpec } from "../protocol/dataset-spec.js";
 import { type TransformerModelSpec } from "../protocol/model-spec.js";

@@ -3,7 +3,7 @@
  * positions <= t, for every position whose token and next token are both real (not padding).
  * The vocabulary projection runs only on those rows.
  */
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "@tensorflow/tfjs-core";
 import { type LanguageModel, type TokenBatch, tokenBatch } from "./models/transformer.js";
 
 /** Per-sequence next-token losses: entry t of sequence b is -log p(token t+1 | tokens <= t), over real tokens only. */

@@ -4,7 +4,7 @@
  */
 import { sha256Hex } from "../protocol/bytes.js";
 import { endianness } from "node:os";
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "@tensorflow/tfjs-core";
 
 export interface TensorLayout {
   readonly name: string;

@@ -11,7 +11,7 @@ import { syntheticDataset } from "./data/synthetic.js";
 import { buildModel, initialWeights, type Model } from "./models/model.js";
 import type { Weights } from "./params.js";
 import { Replica } from "./replica.js";
-import type * as tf from "@tensorflow/tfjs";
+import type * as tf from "@tensorflow/tfjs-core";
 import { evaluate } from "./evaluate.js";
 
 export interface RunContext {

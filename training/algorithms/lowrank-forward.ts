@@ -8,7 +8,7 @@
  * Float results differ from the materialised path (lowrank.ts) in the last bits (another order of
  * operations): only the author's choice of byte depends on them, never the canonical update.
  */
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "@tensorflow/tfjs-core";
 import { type Split, sampleIndices } from "../data/dataset.js";
 import type { Model } from "../models/model.js";
 import type { Seed } from "../rng/seeds.js";

@@ -28,7 +28,7 @@
  *   (validation; `scores` rescales larger ones), |score| < sqrt(n), and since sum |c| <=
  *   sum |score_j| <= sqrt(n (n - 1)) < n, |d[k]| < n < 2^23 and sum d^2 < 2^46 * parameters.
  */
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "@tensorflow/tfjs-core";
 import {
   decodeV1,
   decodeV2,

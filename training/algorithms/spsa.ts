@@ -16,7 +16,7 @@
  * clip (RunSpec): apply clamps every byte to the largest code within the run's bound before the
  *   steps are planned, so no author's byte steps further than the bound; the kernels never see it.
  */
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "@tensorflow/tfjs-core";
 import {
   clampGradientByte,
   gradientCodeBound,

@@ -2,7 +2,7 @@
  * Models defined from a ModelSpec: the parameter layout, deterministic initialization, and a
  * forward pass from explicit weight tensors. Knows nothing of data sources, I/O or the network.
  */
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "@tensorflow/tfjs-core";
 import type { BitMlpSpec, ImageModelSpec } from "../../protocol/model-spec.js";
 import { type LayoutEntry, layoutOf, type ParamLayout, type Weights } from "../params.js";
 import { fillUniform24 } from "../rng/noise.js";

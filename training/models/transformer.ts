@@ -7,7 +7,7 @@
  *
  * Knows no I/O: weights arrive as backend tensors in layout order, tokens as a TokenBatch.
  */
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "@tensorflow/tfjs-core";
 import { OPT_POSITION_OFFSET, type TransformerConfig } from "../hf/config.js";
 import { layoutOf, type LayoutEntry, type ParamLayout } from "../params.js";
 

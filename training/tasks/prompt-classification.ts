@@ -4,7 +4,7 @@
  * logits for the label words at the prompt's last position are the class scores. Loss is their
  * cross-entropy against the label, accuracy their argmax. Pure: tokens in, numbers out.
  */
-import * as tf from "@tensorflow/tfjs";
+import * as tf from "@tensorflow/tfjs-core";
 import { SeedswarmError } from "../../protocol/errors.js";
 import type { TextTokenizer } from "../data/tokenizer.js";
 import { crossEntropy } from "../models/model.js";

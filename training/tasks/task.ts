@@ -3,7 +3,7 @@
  * minibatch every replica draws for it, and a minibatch plus backend weights into a mean loss.
  * SPSA's `contribute` sees only this, so image classifiers and language models train alike.
  */
-import type * as tf from "@tensorflow/tfjs";
+import type * as tf from "@tensorflow/tfjs-core";
 import type { Seed } from "../rng/seeds.js";
 
 /** A minibatch ready for forward passes (its tensors, if any, live until `dispose`). */
