@@ -35,16 +35,31 @@ export interface LoadedState {
   readonly chain: ResumedChain;
 }
 
-export interface LoadStateParts extends Pick<InitialStateParts, "libp2p" | "runId" | "peers" | "log" | "blame" | "signal"> {
+/** What resuming from disk needs: no network. */
+export interface LocalStateParts {
   readonly opts: Pick<NodeOptions, "dataDir" | "joinWaitMs" | "modelDir">;
+  readonly runId: string;
   readonly spec: RunSpec;
   readonly run: TrainingRun;
   /** This node's peer id: its author id. */
   readonly peerId: string;
+  readonly log: InitialStateParts["log"];
 }
 
-/** Loads the state; see the file comment. Taken from no peer: libp2p stops and the error goes up. */
-export async function loadState(s: LoadStateParts): Promise<LoadedState> {
+/** The state on disk (store/resume.ts): complete when it holds a replica, else peers must serve one. */
+export interface LocalState extends Omit<LoadedState, "replica" | "chain"> {
+  readonly replica: Replica | null;
+  readonly chain: ResumedChain | null;
+}
+
+export interface LoadStateParts extends Pick<InitialStateParts, "libp2p" | "peers" | "blame" | "signal">, LocalStateParts {}
+
+/**
+ * Resumes from disk: the newest readable checkpoint, then the commit log replayed past it. Needs
+ * no network, so a node given its spec does it before libp2p starts: peers that connect then
+ * hear the head it resumed at, never a head still being replayed (issue 16, R5).
+ */
+export async function loadLocalState(s: LocalStateParts): Promise<LocalState> {
   const { opts, runId, run, log } = s;
   const path = checkpointPath(opts.dataDir, runId);
   mkdirSync(runDir(opts.dataDir, runId), { recursive: true });
@@ -59,10 +74,7 @@ export async function loadState(s: LoadStateParts): Promise<LoadedState> {
   });
   const self = { id: s.peerId, joinedAt: resumed.joinedAt ?? Date.now() };
   const checkpoints = new CheckpointWriter(path, s.spec);
-  if (!resumed.replica) {
-    const { replica, chain } = await stateFromPeers(s);
-    return { replica, self, commitLog, checkpoints, checkpointAt: null, chain };
-  }
+  if (!resumed.replica) return { replica: null, self, commitLog, checkpoints, checkpointAt: null, chain: null };
   const replica = resumed.replica;
   if (resumed.source !== "initial state") {
     // The replica's checksum when it is still at the checkpoint (nothing replayed past it).
@@ -78,6 +90,18 @@ export async function loadState(s: LoadStateParts): Promise<LoadedState> {
     log.info({ commits: resumed.commits.length, from: resumed.commits[0].commit.iteration }, "commit log restored");
   const checkpointAt = resumed.source === "checkpoint" ? resumed.baseIteration : null;
   return { replica, self, commitLog, checkpoints, checkpointAt, chain: { ...resumed.chain, commits: resumed.commits } };
+}
+
+/**
+ * Loads the state; see the file comment. `local`: what loadLocalState found before libp2p
+ * started (read now when not given). With no replica on disk, a verified peer snapshot; taken
+ * from no peer, libp2p stops and the error goes up.
+ */
+export async function loadState(s: LoadStateParts, local?: LocalState): Promise<LoadedState> {
+  const found = local ?? (await loadLocalState(s));
+  if (found.replica && found.chain) return { ...found, replica: found.replica, chain: found.chain };
+  const { replica, chain } = await stateFromPeers(s);
+  return { ...found, replica, chain };
 }
 
 /**

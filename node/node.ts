@@ -2,10 +2,11 @@
  * The daemon's composition root (Lodestar's habit): builds every subsystem in a fixed order and
  * hands events between them; what each does lives in its own folder.
  *
- *   build: identity -> run (when the spec is given) -> libp2p -> run (joined by id: spec from a
- *          peer) -> replica from disk (stale temp files removed, newest readable checkpoint, then
- *          the commit log replayed past it; a node without initial weights or checkpoint: a
- *          verified peer snapshot) -> rounds (chain/), given the chain it resumes ->
+ *   build: identity -> run and replica from disk (when the spec is given: stale temp files
+ *          removed, newest readable checkpoint, then the commit log replayed past it) -> libp2p
+ *          -> run and replica from disk (joined by id: spec from a peer) -> a node without
+ *          initial weights or checkpoint: a verified peer snapshot -> rounds (chain/), given the
+ *          chain it resumes ->
  *          observability (observe/) -> gossip (network/) -> sync protocols, snapshots (sync/) ->
  *          join -> heartbeat
  *   close: http -> rounds -> heartbeat -> snapshot records -> leave notice -> checkpoint ->
@@ -54,7 +55,7 @@ import type { CheckpointWriter } from "./store/checkpoint.js";
 import { knownPeersPath } from "./store/data-dir.js";
 import { readKnownPeers, writeKnownPeers } from "./store/known-peers.js";
 import { loadOrCreateIdentity } from "./store/identity.js";
-import { loadState } from "./load-state.js";
+import { loadLocalState, loadState } from "./load-state.js";
 import { RoundsEventHandler } from "./rounds-events.js";
 import { CatchUp, type SyncParts } from "./sync/catch-up.js";
 import { ChainFix } from "./sync/chain-fix.js";
@@ -169,6 +170,10 @@ export class SwarmDaemon {
       this.run = await openTrainingRun(spec, opts);
     };
     if (opts.spec) await open(opts.spec);
+    // Resumed before libp2p starts when the spec is known: a peer never hears us at a head we are
+    // still replaying past (issue 16, R5). Joined by id, the spec (and so the run) comes later.
+    const peerId = identity.peerId.toString();
+    const local = opts.spec ? await loadLocalState({ opts, runId, spec: this.spec, run: this.run, peerId, log: this.log }) : undefined;
     const topics = Gossip.topicsOf(runId);
     // Where our peers listened before a restart: dialled like the bootstrap peers (store/known-peers.ts).
     const known = await readKnownPeers(knownPeersPath(opts.dataDir, runId));
@@ -187,18 +192,21 @@ export class SwarmDaemon {
     );
     this.detach(this.peers.dialProviders(), "provider dials");
     if (!opts.spec) await open(await specOfRun(this.libp2p, opts.dataDir, runId, opts.joinWaitMs, this.log));
-    const loaded = await loadState({
-      opts,
-      runId,
-      spec: this.spec,
-      run: this.run,
-      peerId: identity.peerId.toString(),
-      libp2p: this.libp2p,
-      peers: this.peers,
-      log: this.log,
-      blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
-      signal: this.abort.signal,
-    });
+    const loaded = await loadState(
+      {
+        opts,
+        runId,
+        spec: this.spec,
+        run: this.run,
+        peerId,
+        libp2p: this.libp2p,
+        peers: this.peers,
+        log: this.log,
+        blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
+        signal: this.abort.signal,
+      },
+      local,
+    );
     const { chain } = loaded;
     this.replica = loaded.replica;
     this.self = loaded.self;
@@ -493,11 +501,13 @@ export class SwarmDaemon {
       await this.http?.close();
       this.rounds?.stop();
       this.gossip?.stopHeartbeat();
-      // Withdraw our expert records if the DHT answers quickly; otherwise they expire by TTL.
-      await Promise.race([this.planner?.stop(), sleep(1000)]);
+      // Withdraw our expert records if the DHT answers quickly (otherwise they expire by TTL),
+      // while we say goodbye and checkpoint: the three are independent.
+      const withdrawn = Promise.race([this.planner?.stop(), sleep(1000)]);
       const reached = { iteration: this.head, checksum: this.replica.checksum(), peerId: this.self.id };
       await this.gossip?.publishLeave(this.head);
       const result = { ...reached, checkpointed: await this.checkpoint() };
+      await withdrawn;
       if (result.checkpointed) this.log.info({ iteration: result.iteration, checksum: result.checksum }, "checkpoint written");
       await this.closeSync().catch(() => {});
       await this.commitLog?.close();
