@@ -19,7 +19,7 @@
  */
 import "./polyfills.js";
 import { peerIdFromString } from "@libp2p/peer-id";
-import { fromHex, toHex } from "../protocol/bytes.js";
+import { fromHex } from "../protocol/bytes.js";
 import { SeedswarmError } from "../protocol/errors.js";
 import { Membership } from "../protocol/membership.js";
 import { canonicalJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
@@ -29,9 +29,7 @@ import type { Author } from "../training/rng/seeds.js";
 import type { TrainingRun } from "../training/run-context.js";
 import { openTrainingRun } from "./store/training-run.js";
 import { stateFromBytes } from "../training/state-bytes.js";
-import { CHAIN_KEEP } from "./chain/commit.js";
 import type { CommitLogFile } from "./chain/commit-log.js";
-import { commitFromWire } from "./chain/commit-wire.js";
 import { Penalties } from "./chain/penalties.js";
 import { Audits } from "./chain/audits.js";
 import { Rounds } from "./chain/rounds.js";
@@ -51,10 +49,11 @@ import {
   stallMsFor,
 } from "./observe/run-monitor.js";
 import { faultHooks } from "./ops/fault-hooks.js";
-import type { CheckpointWriter } from "./store/checkpoint.js";
 import { knownPeersPath } from "./store/data-dir.js";
-import { readKnownPeers, writeKnownPeers } from "./store/known-peers.js";
+import { readKnownPeers } from "./store/known-peers.js";
 import { loadOrCreateIdentity } from "./store/identity.js";
+import { Checkpointer } from "./checkpointer.js";
+import { listenToGossip } from "./gossip-handlers.js";
 import { loadLocalState, loadState } from "./load-state.js";
 import { RoundsEventHandler } from "./rounds-events.js";
 import { CatchUp, type SyncParts } from "./sync/catch-up.js";
@@ -114,15 +113,11 @@ export class SwarmDaemon {
   private planner!: SnapshotPlanner;
   private catchUp!: CatchUp;
   private repair!: Repair;
-  private checkpoints!: CheckpointWriter;
   private commitLog!: CommitLogFile;
-  /** Iteration of the checkpoint on disk (null: none or unknown); the next save makes it the previous one. */
-  private checkpointAt: number | null = null;
+  private checkpointer!: Checkpointer;
   private closeSync: () => Promise<void> = async () => {};
   private monitor?: RunMonitor;
   private http?: HttpServer;
-  /** When a heartbeat last triggered a checksum check (at most one a second). */
-  private heartbeatCheckAt = 0;
   private stopping: Promise<NodeResult> | null = null;
   private resolveDone!: (r: NodeResult) => void;
   readonly stopped = new Promise<NodeResult>((r) => {
@@ -153,17 +148,17 @@ export class SwarmDaemon {
         runId: opts.runId,
       });
     const identity = await loadOrCreateIdentity(opts.dataDir);
+    const peerId = identity.peerId.toString();
     // The run is opened before libp2p starts when its spec is known, so peers that connect find
     // this node ready to answer; a node joining by id must connect first to fetch the spec.
     const open = async (spec: RunSpec) => {
       const membership = Membership.of(spec);
       // Every peer would drop what we send: refuse to start rather than train alone, unheard.
-      if (!membership.admits(identity.peerId.toString()))
-        throw new NodeError(
-          "NODE_NOT_MEMBER",
-          `this node (${identity.peerId.toString()}) is not among the ${membership.size} members of run ${runIdOf(spec)}`,
-          { peerId: identity.peerId.toString(), members: membership.size },
-        );
+      if (!membership.admits(peerId))
+        throw new NodeError("NODE_NOT_MEMBER", `this node (${peerId}) is not among the ${membership.size} members of run ${runIdOf(spec)}`, {
+          peerId,
+          members: membership.size,
+        });
       this.membership = membership;
       this.spec = spec;
       await useBackend(opts.backend, log);
@@ -172,8 +167,7 @@ export class SwarmDaemon {
     if (opts.spec) await open(opts.spec);
     // Resumed before libp2p starts when the spec is known: a peer never hears us at a head we are
     // still replaying past (issue 16, R5). Joined by id, the spec (and so the run) comes later.
-    const peerId = identity.peerId.toString();
-    const local = opts.spec ? await loadLocalState({ opts, runId, spec: this.spec, run: this.run, peerId, log: this.log }) : undefined;
+    const local = opts.spec ? await loadLocalState({ opts, runId, spec: this.spec, run: this.run, peerId, log }) : undefined;
     const topics = Gossip.topicsOf(runId);
     // Where our peers listened before a restart: dialled like the bootstrap peers (store/known-peers.ts).
     const known = await readKnownPeers(knownPeersPath(opts.dataDir, runId));
@@ -192,27 +186,13 @@ export class SwarmDaemon {
     );
     this.detach(this.peers.dialProviders(), "provider dials");
     if (!opts.spec) await open(await specOfRun(this.libp2p, opts.dataDir, runId, opts.joinWaitMs, this.log));
-    const loaded = await loadState(
-      {
-        opts,
-        runId,
-        spec: this.spec,
-        run: this.run,
-        peerId,
-        libp2p: this.libp2p,
-        peers: this.peers,
-        log: this.log,
-        blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
-        signal: this.abort.signal,
-      },
-      local,
-    );
+    const blame = (peer: string, reason: string, cost: number) => this.penalise(peer, cost, reason);
+    const { spec, run, libp2p, peers } = this;
+    const loaded = await loadState({ opts, runId, spec, run, peerId, libp2p, peers, log, blame, signal: this.abort.signal }, local);
     const { chain } = loaded;
     this.replica = loaded.replica;
     this.self = loaded.self;
     this.commitLog = loaded.commitLog;
-    this.checkpoints = loaded.checkpoints;
-    this.checkpointAt = loaded.checkpointAt;
     log.info(
       { peerId: this.self.id, runId, addrs: this.libp2p.getMultiaddrs().map(String), iteration: this.head },
       "node started",
@@ -257,6 +237,7 @@ export class SwarmDaemon {
       (e) => this.events.handle(e),
     );
     const rounds = this.rounds;
+    this.checkpointer = new Checkpointer(loaded, rounds, this.peers, knownPeersPath(opts.dataDir, this.run.runId), this.log);
     this.events = new RoundsEventHandler({
       opts,
       run: this.run,
@@ -290,7 +271,14 @@ export class SwarmDaemon {
     this.rounds.restoreLog(chain.commits);
     this.rounds.follow();
     await this.startObservability();
-    this.listenToGossip();
+    listenToGossip({
+      gossip: this.gossip,
+      rounds,
+      events: this.events,
+      log,
+      repair: () => this.repair,
+      detach: (promise, what) => this.detach(promise, what),
+    });
 
     this.closeSync = await serveSync(
       this.libp2p,
@@ -372,35 +360,6 @@ export class SwarmDaemon {
     }
   }
 
-  /** Validated gossip -> the rounds (contributions, commits) and the sync checks (heartbeats). */
-  private listenToGossip(): void {
-    this.gossip.listen({
-      contribution: (m, author) =>
-        this.rounds.onContribution(
-          { author: { id: author, joinedAt: m.joinedAt }, payload: m.payload, signature: m.signature },
-          m.iteration,
-          m.parentHash,
-        ),
-      // A copy: gossip hands a view into its frame, and these bytes are kept and served. The
-      // validator ran checkCommit (signatures); the rounds check rank and checksum.
-      commit: (m, _signer, data) => this.rounds.onCommit({ commit: commitFromWire(m), encoded: data.slice() }),
-      leave: (_m, author) => this.log.info({ peer: author }, "peer left"),
-      heartbeat: (h, author) => {
-        // Same iteration, other weights: a fork or a fault; find out now, not at the next check.
-        const mine = this.rounds.checksumAt(h.iteration);
-        const now = Date.now();
-        if (mine !== undefined && mine !== toHex(h.checksum) && !this.repair.busy && now - this.heartbeatCheckAt > 1000) {
-          this.heartbeatCheckAt = now;
-          this.detach(this.repair.verifyWithPeers(h.iteration, "a peer's heartbeat checksum differs"), "heartbeat check");
-        }
-        // A peer claims to be two or more iterations ahead: a hint, not proof. Fetch its commits
-        // (at most once a round) and apply those that chain onto ours; the claim itself neither
-        // stops our proposing nor starts a catch-up.
-        if (h.iteration > this.head + 1) this.events.pullOnHint(author, "commits pulled on a heartbeat hint");
-      },
-    }, (author, iteration) => this.rounds.noteLate(author, iteration));
-  }
-
   /**
    * Charges the signer of a provably bad message (`iteration`: the message's, else our head: 0
    * while a node without initial weights takes its state from peers); disconnects it past the
@@ -445,49 +404,9 @@ export class SwarmDaemon {
     detach(promise, this.log, what);
   }
 
-  /**
-   * Writes a checkpoint of the current state (saves are serialized, never interleaved), after
-   * making the commit log durable up to it. Never rejects: a failed write (a full disk) is logged
-   * and training goes on without it (the previous checkpoint and the commit log still resume the
-   * node; the next checkpoint tries again). True when written.
-   */
+  /** Writes a checkpoint of the current state (checkpointer.ts). Never rejects; true when written. */
   async checkpoint(): Promise<boolean> {
-    // Everything the checkpoint holds is taken now, together: rounds go on while it is written.
-    const last = this.rounds.lastApplied();
-    const iteration = this.head;
-    const weights = this.replica.weights.slice();
-    const chain = {
-      hash: toHex(last?.hash ?? this.rounds.headHash),
-      authors: last ? last.commit.entries.map((e) => e.author.id) : [],
-      joinedAt: this.self.joinedAt,
-    };
-    await this.commitLog.sync();
-    try {
-      await this.checkpoints.save(iteration, weights, chain);
-    } catch (err) {
-      this.log.error({ iteration, err }, "checkpoint failed; training goes on without it");
-      return false;
-    }
-    this.commitLog.reopenIfStopped();
-    await this.keepPeerAddresses();
-    // The log keeps what a resume from either checkpoint replays and the chain served to peers.
-    const prevAt = this.checkpointAt;
-    this.checkpointAt = iteration;
-    if (prevAt !== null) await this.commitLog.compact(Math.min(prevAt, iteration - CHAIN_KEEP), CHAIN_KEEP);
-    return true;
-  }
-
-  /**
-   * Keeps where our peers listen beside the checkpoint (store/known-peers.ts); with no peer
-   * connected, the last list stays. A failure costs only discovery after a restart.
-   */
-  private async keepPeerAddresses(): Promise<void> {
-    try {
-      const addrs = await this.peers.listenAddresses();
-      if (addrs.length > 0) await writeKnownPeers(knownPeersPath(this.opts.dataDir, this.run.runId), addrs);
-    } catch (err) {
-      this.log.debug({ err: (err as Error).message }, "peer addresses not kept");
-    }
+    return this.checkpointer.write();
   }
 
   /** Leaves: stop contributing, announce, checkpoint, stop libp2p. Idempotent. */

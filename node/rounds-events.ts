@@ -1,5 +1,5 @@
 /**
- * What the daemon does on each event of its rounds (chain/rounds.ts `RoundsEvent`): an applied
+ * What the daemon does on each event of its rounds (chain/rounds-event.ts `RoundsEvent`): an applied
  * commit is logged, snapshotted, appended to the commit log and now and then checkpointed and
  * checked with peers; a divergence goes to repair, a peer ahead to catch-up (as a hint, fetched
  * at most once a round), a proven offence to the penalties. The rounds only report; every

@@ -20,49 +20,43 @@
  *     contributions made on the commit it chains to, and cannot invent, alter or re-parent one;
  *   - every commit is signed by its proposer; its rank and exclusions are checked against the
  *     chain (commit-checks.ts);
- *   - the checksum is verified by applying: when ours differs, we check our pre-state against
- *     the previous commit's checksum. If that holds, the update is deterministic, so the proposer
- *     lied: the commit is rejected (state rolled back, proposer penalised) and the fallback rank
- *     commits; if not, we are the corrupted one ("diverged": repair);
- *   - fork choice between two valid commits for one iteration and prevHash: lower rank, then
- *     lower hash (the same proposer signing both is equivocation, kept as evidence); never the
- *     entry count; within the one-step window only;
+ *   - the checksum is verified by applying (chain-tip.ts): a proposer's lie is rejected and the
+ *     fallback rank commits; when our own state was wrong, we are the one to repair ("diverged");
+ *   - fork choice between two valid commits for one iteration and prevHash (chain-tip.ts): lower
+ *     rank, then lower hash (the same proposer signing both is equivocation, kept as evidence);
+ *     never the entry count; within the one-step window only;
  *   - a commit for a later iteration is a hint (the daemon fetches and verifies what leads to
  *     it), never a reason to stop proposing.
  * A commit chained to a commit we did not apply means divergence: the node asks to be repaired.
  *
  * This class owns no sockets: the daemon feeds it decoded, validated messages and gives it the
- * publish functions, so it can be driven in tests without a network.
+ * publish functions, so it can be driven in tests without a network. Out of it: the chain's tip
+ * and its moves (chain-tip.ts), who may propose and when (proposer-schedule.ts), our own commit
+ * (proposer.ts), the events it reports (rounds-event.ts).
  */
-import { equalBytes, fromHex, toHex } from "../../protocol/bytes.js";
+import { equalBytes, toHex } from "../../protocol/bytes.js";
 import type { ContributionMessage } from "../../protocol/codec.js";
 import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { TrainingRun } from "../../training/run-context.js";
 import type { Logger } from "../observe/logger.js";
-import {
-  betterBecause,
-  type ChainedCommit,
-  chained,
-  type Commit,
-  type EncodedCommit,
-  isBetter,
-  proposerOrder,
-  rankOf,
-  type SignedContribution,
-  ZERO_HASH,
-} from "./commit.js";
-import { signCommit } from "./commit-wire.js";
+import { type ChainedCommit, chained, type Commit, type EncodedCommit, type SignedContribution } from "./commit.js";
 import type { Audits } from "./audits.js";
-import { type CheckEvent, CommitChecks } from "./commit-checks.js";
+import { ChainTip } from "./chain-tip.js";
+import { CommitChecks } from "./commit-checks.js";
 import { Contributor, type Tamper } from "./contributor.js";
 import { LateAuthors } from "./late-authors.js";
-import { commitEquivocation, type Equivocation, EvidenceStore } from "./evidence.js";
+import { type Equivocation, EvidenceStore } from "./evidence.js";
 import type { Signer } from "./signatures.js";
 import { AppliedHistory } from "./applied-history.js";
+import { Proposer } from "./proposer.js";
+import { ProposerSchedule } from "./proposer-schedule.js";
 import { RoundInbox } from "./round-inbox.js";
+import type { RoundsEvent } from "./rounds-event.js";
 import { StallWatch } from "./stall-watch.js";
+
+export type { RoundsEvent } from "./rounds-event.js";
 
 export interface RoundsTransport {
   /** Publishes this node's signed contribution. */
@@ -87,72 +81,34 @@ export interface RoundsOptions {
   readonly tamper?: Tamper;
 }
 
-export type RoundsEvent =
-  | {
-      kind: "applied";
-      iteration: number;
-      checksum: string;
-      contributions: number;
-      rank: number;
-      ms: number;
-    }
-  | { kind: "diverged"; iteration: number; reason: string; unchained?: EncodedCommit }
-  /** This node would have proposed `iteration`, but it holds a verified commit past it. */
-  | { kind: "behind"; iteration: number; peersHead: number }
-  /** A commit rejected by the chain rules, an author excluded (commit-checks.ts). */
-  | CheckEvent
-  /** Two signed messages one signer must never sign both of (see evidence.ts). */
-  | { kind: "equivocation"; evidence: Equivocation }
-  /** A validly signed commit for a later iteration: a hint to fetch what leads to it, nothing more. */
-  | { kind: "ahead"; iteration: number; proposer: string }
-  /**
-   * The process did not run for longer than a round deadline (see stall-watch.ts): the rounds
-   * proposed nothing; the daemon must verify with peers that `iteration` is still open first.
-   */
-  | { kind: "stalled"; iteration: number; gapMs: number }
-  /**
-   * A one-step fork switch: the commit applied at `iteration` is being rolled back for a better
-   * one (by `proposer`, at `rank`; `reason`: which rule made it better), applied next.
-   */
-  | { kind: "switched"; iteration: number; proposer: string; rank: number; reason: string }
-  | { kind: "done"; iteration: number };
-
 export class Rounds {
-  private lastHash: Uint8Array = ZERO_HASH;
-  /** Authors of the last applied commit: next round's expected contributors and proposers. */
-  private lastAuthors: string[] = [];
-  /** proposers(t) for the current author list (replaced, never changed in place, on each commit). */
-  private order: { t: number; authors: readonly string[]; order: readonly string[] } | null = null;
   /** Authors whose contribution missed its commit: waited for in the next two rounds. */
   private readonly late = new LateAuthors();
   /** Contributions and early commits for rounds not applied yet (bounded). */
   private readonly inbox = new RoundInbox((e) => this.equivocation(e));
   /** Equivocation evidence this node holds (bounded). */
   readonly evidence = new EvidenceStore();
-  private timers: NodeJS.Timeout[] = [];
-  private roundStart = 0;
   /**
    * The highest iteration some peer is known to have applied (heartbeats, early commits). While
    * it is past our head, commits for our head exist: proposing one would fork the chain.
    */
   private peersHead = 0;
   private stopped = false;
-  private proposing = false;
   private active = false;
-  /** State before the last applied commit (see maybeSwitch). */
-  private prev: { weights: Weights; hash: Uint8Array; authors: string[] } | null = null;
   /** Commits applied and the checksums after them (the commit log served to joiners). */
   private readonly history: AppliedHistory;
   /** Whether this process slept past a deadline since it last ran (checked before proposing). */
   private readonly stall: StallWatch;
-  /** The iteration a pre-proposal self-check last failed at (reported once). */
-  private divergedAt = -1;
   /** Our contribution, signed once per (iteration, parent) slot. */
   private readonly contributor: Contributor;
-  /** Audits by recomputation of the commits we apply (none: no audits). */
-  private audits: Audits | null = null;
   /** The chain's rules on what a commit may hold; what they refused. */
   private readonly checks: CommitChecks;
+  /** The last applied commit's hash and authors, the state before it; applying moves it. */
+  private readonly tip: ChainTip;
+  /** Who may propose the open iteration, and from when. */
+  private readonly schedule: ProposerSchedule;
+  /** Our own commit, when the schedule says we may propose. */
+  private readonly proposer: Proposer;
 
   constructor(
     private readonly self: Author,
@@ -169,11 +125,35 @@ export class Rounds {
     this.stall = new StallWatch(opts.roundTimeoutMs, (gapMs) => {
       if (this.isActive) this.onEvent({ kind: "stalled", iteration: this.head, gapMs });
     });
+    this.tip = new ChainTip(run, replica, this.history, this.checks, this.stall, {
+      applied: (c, sum) => this.applied(c, sum),
+      rollingBack: () => this.schedule.clear(),
+      equivocation: (e) => this.equivocation(e),
+      onEvent,
+    });
+    this.schedule = new ProposerSchedule(
+      { runId: run.runId, self: self.id, roundTimeoutMs: opts.roundTimeoutMs, contribute: opts.contribute },
+      this.tip,
+      this.late,
+      (t) => this.usable(t).keys(),
+    );
+    this.proposer = new Proposer({
+      self: self.id,
+      run,
+      replica,
+      history: this.history,
+      checks: this.checks,
+      tip: this.tip,
+      sign: transport.sign,
+      publish: (encoded) => transport.publishCommit(encoded),
+      logger,
+      onEvent,
+    });
   }
 
   /** Audits this node's applied commits and checks the exclusions commits record. */
   useAudits(audits: Audits): void {
-    this.audits = audits;
+    this.tip.useAudits(audits);
     this.checks.useAudits(audits);
   }
 
@@ -199,7 +179,7 @@ export class Rounds {
 
   /** Hash of the last applied commit. */
   get headHash(): Uint8Array {
-    return this.lastHash;
+    return this.tip.hash;
   }
 
   /** Our checksum after `iteration` applied iterations, while it is recent enough to be kept. */
@@ -229,8 +209,7 @@ export class Rounds {
 
   /** Continue a chain after a snapshot or checkpoint: the state is at `head` after `hash`. */
   resumeChain(hash: Uint8Array, authors: string[]): void {
-    this.lastHash = hash;
-    this.lastAuthors = authors;
+    this.tip.resume(hash, authors);
   }
 
   /**
@@ -238,24 +217,10 @@ export class Rounds {
    * that produced it (its hash is what the next commit chains to); null when no peer served it,
    * and then the first replayed commit sets the chain (see resumeChain).
    */
-  jumpTo(
-    weights: Weights,
-    iteration: number,
-    checksum: string,
-    anchor: EncodedCommit | null,
-  ): void {
-    this.clearTimers();
-    this.replica.reset(weights, iteration);
-    // Nothing before the snapshot can be rolled back to or served as our chain any more.
-    this.prev = null;
-    const entry = anchor ? chained(anchor) : null;
-    this.history.jumpTo(iteration, checksum, entry);
+  jumpTo(weights: Weights, iteration: number, checksum: string, anchor: EncodedCommit | null): void {
+    this.schedule.clear();
+    this.tip.jumpTo(weights, iteration, checksum, anchor);
     this.inbox.dropPendingBefore(iteration);
-    if (anchor && entry) {
-      this.resumeChain(entry.hash, anchor.commit.entries.map((e) => e.author.id));
-    } else {
-      this.resumeChain(ZERO_HASH, []);
-    }
   }
 
   /** What is held for iterations not yet applied (bounded by ROUND_CAPS). */
@@ -293,7 +258,7 @@ export class Rounds {
   follow(): void {
     this.stopped = false;
     this.active = false;
-    this.clearTimers();
+    this.schedule.clear();
   }
 
   /** True while contributing and proposing. */
@@ -305,7 +270,7 @@ export class Rounds {
     this.stopped = true;
     this.active = false;
     this.stall.stop();
-    this.clearTimers();
+    this.schedule.clear();
   }
 
   /**
@@ -313,7 +278,7 @@ export class Rounds {
    * (if it is not a member already and not hopelessly far behind).
    */
   noteLate(author: string, iteration: number): void {
-    this.late.note(author, iteration, this.head, this.lastAuthors);
+    this.late.note(author, iteration, this.head, this.tip.authors);
   }
 
   /**
@@ -332,14 +297,14 @@ export class Rounds {
       return;
     }
     if (this.inbox.addContribution(c, iteration, parentHash, this.head) !== "held") return;
-    if (iteration === this.head && !equalBytes(parentHash, this.lastHash))
-      this.logger.debug({ iteration, author: c.author.id, parent: toHex(parentHash).slice(0, 12), ours: toHex(this.lastHash).slice(0, 12) }, "contribution on another parent");
+    if (iteration === this.head && !equalBytes(parentHash, this.tip.hash))
+      this.logger.debug({ iteration, author: c.author.id, parent: toHex(parentHash).slice(0, 12), ours: toHex(this.tip.hash).slice(0, 12) }, "contribution on another parent");
     if (iteration === this.head) this.maybeProposeEarly();
   }
 
   /** The contributions for `t` made on the commit we chain to, by author. */
   private usable(t: number): Map<string, SignedContribution> {
-    return this.inbox.usable(t, this.lastHash);
+    return this.inbox.usable(t, this.tip.hash);
   }
 
   private equivocation(evidence: Equivocation): void {
@@ -364,7 +329,8 @@ export class Rounds {
     if (commit.runId !== this.run.runId) return;
     if (this.checks.refused(chained(received).hash)) return;
     if (commit.iteration === this.head - 1) {
-      this.maybeSwitch(received);
+      // A rival of the commit we applied last: the better one of the two stays (chain-tip.ts).
+      if (this.tip.switchTo(received)) this.nextRound();
       return;
     }
     if (commit.iteration < this.head) return;
@@ -375,7 +341,7 @@ export class Rounds {
       this.onEvent({ kind: "ahead", iteration: commit.iteration, proposer: commit.proposer });
       return;
     }
-    if (!equalBytes(commit.prevHash, this.lastHash)) {
+    if (!equalBytes(commit.prevHash, this.tip.hash)) {
       this.onEvent({
         kind: "diverged",
         iteration: commit.iteration,
@@ -384,80 +350,9 @@ export class Rounds {
       });
       return;
     }
-    if (!this.checks.rankHolds(received, this.lastAuthors)) return;
-    this.apply(received);
-  }
-
-  /**
-   * One-step fork choice. Two valid commits for one iteration can exist (two nodes that each
-   * believed they were the proposer at the start of a chain, or a fallback racing a slow
-   * primary). Every node keeps the better one by the same rule: lower verified rank, then lower
-   * hash. A node that applied the worse one rolls back one iteration and applies the better one
-   * (checked by applying like any other); deeper forks are never resolved here.
-   */
-  private maybeSwitch(received: EncodedCommit): void {
-    const { commit } = received;
-    const last = this.history.last();
-    const prev = this.prev;
-    if (!last || !prev || last.commit.iteration !== commit.iteration || !equalBytes(commit.prevHash, prev.hash)) return;
-    const hash = chained(received).hash;
-    if (equalBytes(hash, last.hash)) return;
-    if (!this.checks.rankHolds(received, prev.authors)) return;
-    if (commit.proposer === last.commit.proposer) this.equivocation(commitEquivocation(last, received));
-    if (!isBetter(commit, hash, last.commit, last.hash)) return;
-    this.clearTimers();
-    this.history.undoLast(this.replica.iteration);
-    this.replica.reset(prev.weights, commit.iteration);
-    this.lastHash = prev.hash;
-    this.lastAuthors = prev.authors;
-    this.prev = null;
-    this.onEvent({
-      kind: "switched",
-      iteration: commit.iteration,
-      proposer: commit.proposer,
-      rank: commit.rank,
-      reason: betterBecause(commit, last.commit),
-    });
-    // The better commit's checksum is a lie: back to the commit we had (it verified before).
-    if (!this.apply(received)) this.apply(last);
-  }
-
-  private clearTimers(): void {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers = [];
-  }
-
-  /** Remembers the state before applying a commit, for a one-step fork switch. */
-  private rememberPrev(): void {
-    if (this.prev) this.prev.weights.set(this.replica.weights);
-    this.prev = { weights: this.prev?.weights ?? this.replica.weights.slice(), hash: this.lastHash, authors: this.lastAuthors };
-  }
-
-  /**
-   * Authors the round waits for: last commit's authors, those whose contribution to the last
-   * iteration came too late to be included (a joiner), and this node.
-   */
-  private expected(): string[] {
-    const set = new Set([...this.lastAuthors, ...this.late.recent(this.head)]);
-    if (this.opts.contribute) set.add(this.self.id);
-    return [...set];
-  }
-
-  /**
-   * Who may propose iteration t, best first. Normally the authors of the last commit (a set
-   * every node agrees on); at the start of a chain, the contributors this node has seen.
-   */
-  private proposers(t: number): readonly string[] {
-    if (this.lastAuthors.length > 0) {
-      // Asked on every contribution that arrives: kept for (t, the last commit's author list).
-      const o = this.order;
-      if (o && o.t === t && o.authors === this.lastAuthors) return o.order;
-      const order = proposerOrder(this.run.runId, t, this.lastAuthors);
-      this.order = { t, authors: this.lastAuthors, order };
-      return order;
-    }
-    const seen = [...this.usable(t).keys()];
-    return proposerOrder(this.run.runId, t, this.opts.contribute ? [...seen, this.self.id] : seen);
+    if (!this.checks.rankHolds(received, this.tip.authors)) return;
+    // Verified by applying it (chain-tip.ts); a lie is refused and the fallback rank commits.
+    if (this.tip.apply(received)) this.nextRound();
   }
 
   /**
@@ -472,21 +367,21 @@ export class Rounds {
   }
 
   private beginRound(): void {
-    this.clearTimers();
+    this.schedule.clear();
     if (this.stopped) return;
     if (this.head >= this.opts.stopAt) {
       this.onEvent({ kind: "done", iteration: this.head });
       return;
     }
     const t = this.head;
-    this.roundStart = performance.now();
+    this.schedule.roundBegins();
     this.inbox.dropContributionsBefore(t);
     if (!this.active) {
       for (const c of this.inbox.takePending(t)) if (this.head === t) this.onCommit(c);
       return;
     }
     if (this.opts.contribute) this.contribute(t);
-    this.scheduleTick(t, 0);
+    this.schedule.scheduleTick(t, 0, () => !this.stopped && this.head === t, (k) => this.propose(t, k));
     // Commits that arrived early for this iteration.
     for (const c of this.inbox.takePending(t)) if (this.head === t) this.onCommit(c);
     if (this.head === t) this.maybeProposeEarly();
@@ -496,7 +391,7 @@ export class Rounds {
   private contribute(t: number): void {
     this.stall.check();
     const work = this.stall.begin();
-    const m = this.contributor.contribute(t, this.lastHash);
+    const m = this.contributor.contribute(t, this.tip.hash);
     if (!m) {
       this.logger.debug({ iteration: t }, "already contributed to this slot; not signing another");
       return;
@@ -508,31 +403,11 @@ export class Rounds {
     this.stall.worked(work);
   }
 
-  /** Tick k fires at (0.5 + 0.25 k) x roundTimeout: rank k and better may propose from then on. */
-  private scheduleTick(t: number, k: number): void {
-    const due = (0.5 + 0.25 * k) * this.opts.roundTimeoutMs - (performance.now() - this.roundStart);
-    this.timers.push(
-      setTimeout(
-        () => {
-          if (this.stopped || this.head !== t) return;
-          const order = this.proposers(t);
-          const rank = order.indexOf(this.self.id);
-          const mayPropose = (rank >= 0 && rank <= k) || (k > order.length && this.opts.contribute);
-          if (mayPropose && this.propose(t, k)) return;
-          this.scheduleTick(t, k + 1);
-        },
-        Math.max(0, due),
-      ),
-    );
-  }
-
   /** The primary proposer commits as soon as every expected author has contributed. */
   private maybeProposeEarly(): void {
-    if (!this.isActive || this.lastAuthors.length === 0) return;
+    if (!this.isActive) return;
     const t = this.head;
-    if (this.proposers(t)[0] !== this.self.id) return;
-    const have = this.usable(t);
-    if (this.expected().every((a) => have.has(a))) this.propose(t, 0);
+    if (this.schedule.mayProposeEarly(t, () => this.usable(t))) this.propose(t, 0);
   }
 
   /**
@@ -540,7 +415,7 @@ export class Rounds {
    * above `maxRank`, the tick's); false when it holds none or may not propose.
    */
   private propose(t: number, maxRank: number): boolean {
-    if (!this.isActive || this.head !== t || this.proposing) return false;
+    if (!this.isActive || this.head !== t || this.proposer.busy) return false;
     // Slept past a deadline: t may be committed already; the daemon checks with peers first.
     if (this.stall.check()) return false;
     if (this.behind) {
@@ -548,112 +423,21 @@ export class Rounds {
       this.onEvent({ kind: "behind", iteration: t, peersHead: this.peersHead });
       return false;
     }
-    const { entries, exclusions } = this.checks.proposal(t, this.usable(t).values());
-    if (entries.length === 0) return false;
-    const eligible = this.lastAuthors.length > 0 ? this.lastAuthors : null;
-    const rank = rankOf(this.run.runId, t, eligible, this.self.id, entries.map((e) => e.author.id));
-    if (rank === null || rank > maxRank) return false;
-    // Never sign a checksum over a state the chain does not vouch for (a flipped bit since the
-    // last apply): honest peers would reject the commit as a lie, and our own chain would fork
-    // from theirs. Once per iteration, "diverged" hands the node to repair instead.
-    const before = this.history.checksumBefore(t);
-    if (before !== undefined && this.replica.checksum() !== before) {
-      if (this.divergedAt !== t) {
-        this.divergedAt = t;
-        this.onEvent({ kind: "diverged", iteration: t, reason: "our state before proposing does not match the verified chain" });
-      }
-      return false;
-    }
-    this.proposing = true;
-    try {
-      this.rememberPrev();
-      this.replica.applyIteration(this.run.algorithm, entries);
-      const sum = this.replica.checksum();
-      const commit: Commit = {
-        runId: this.run.runId,
-        iteration: t,
-        prevHash: this.lastHash,
-        entries,
-        checksum: fromHex(sum),
-        rank,
-        proposer: this.self.id,
-        ...(exclusions.length > 0 ? { exclusions } : {}),
-      };
-      const signed = signCommit(commit, this.transport.sign);
-      const entry = chained(signed);
-      this.recordApplied(entry, sum);
-      this.audit(entry);
-      this.transport
-        .publishCommit(signed.encoded)
-        .catch((err) => this.logger.warn({ err, iteration: t }, "commit publish failed"));
-    } finally {
-      this.proposing = false;
-    }
+    if (!this.proposer.commit(t, maxRank, this.usable(t).values())) return false;
     this.nextRound();
     return true;
   }
 
-  /**
-   * Applies a commit whose rank holds and that chains to our head, verifying its checksum by the
-   * result. False when it was rejected as a lie (state rolled back, nothing recorded).
-   */
-  private apply(received: EncodedCommit): boolean {
-    const { commit } = received;
-    if (!this.checks.exclusionsHold(received)) return false;
-    this.rememberPrev();
-    // A stall is reported before the work that follows it, which then counts as work, not sleep.
-    this.stall.check();
-    const work = this.stall.begin();
-    this.replica.applyIteration(this.run.algorithm, commit.entries);
-    this.stall.worked(work);
-    const sum = this.replica.checksum();
-    if (toHex(commit.checksum) !== sum) {
-      const prev = this.prev;
-      if (prev && this.checks.proposerLied(commit.iteration, prev.weights)) {
-        // Our pre-state is the verified one and the update is deterministic: the proposer lied.
-        // Every honest node reaches this same verdict alone; the fallback rank commits instead.
-        this.replica.reset(prev.weights, commit.iteration);
-        this.prev = null;
-        this.checks.reject(received, `checksum ${toHex(commit.checksum).slice(0, 12)} is not the result ${sum.slice(0, 12)}`);
-        return false;
-      }
-      // Our own state was wrong before this commit: we are the corrupted one. Repair.
-      this.recordApplied(chained(received), sum);
-      this.onEvent({
-        kind: "diverged",
-        iteration: commit.iteration,
-        reason: `checksum after applying ${sum.slice(0, 12)} != proposer's ${toHex(commit.checksum).slice(0, 12)}, and our state before it did not match the chain`,
-      });
-      this.nextRound();
-      return true;
-    }
-    const entry = chained(received);
-    this.recordApplied(entry, sum);
-    this.audit(entry);
-    this.nextRound();
-    return true;
-  }
-
-  /** Audits one entry of a commit just applied (verified), on the state it was applied to. */
-  private audit(entry: ChainedCommit): void {
-    if (this.audits && this.prev) this.audits.afterApply(entry, this.prev.weights);
-  }
-
-  private recordApplied(entry: ChainedCommit, sum: string): void {
-    const { commit, hash } = entry;
-    this.checks.noteApplied(commit);
-    this.lastHash = hash;
-    this.lastAuthors = commit.entries.map((e) => e.author.id);
-    this.late.afterCommit(commit.iteration, new Set(this.lastAuthors), this.inbox.authorsAt(commit.iteration));
-    this.history.record(entry, this.replica.iteration, sum);
-    const ms = performance.now() - this.roundStart;
+  /** A commit became the tip: late authors, the "applied" event, a stage switch. */
+  private applied(commit: Commit, sum: string): void {
+    this.late.afterCommit(commit.iteration, new Set(this.tip.authors), this.inbox.authorsAt(commit.iteration));
     this.onEvent({
       kind: "applied",
       iteration: this.replica.iteration,
       checksum: sum,
       contributions: commit.entries.length,
       rank: commit.rank,
-      ms,
+      ms: this.schedule.elapsed(),
     });
     const stageAt = this.run.algorithm.stageAt?.bind(this.run.algorithm);
     if (stageAt && commit.iteration > 0 && stageAt(commit.iteration) !== stageAt(commit.iteration - 1))
