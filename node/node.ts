@@ -420,9 +420,10 @@ export class SwarmDaemon {
       await this.http?.close();
       this.rounds?.stop();
       this.gossip?.stopHeartbeat();
-      // Withdraw our expert records if the DHT answers quickly (otherwise they expire by TTL),
-      // while we say goodbye and checkpoint: the three are independent.
-      const withdrawn = Promise.race([this.planner?.stop(), sleep(1000)]);
+      // Withdraw our expert records if the DHT answers within 0.5 s (else they expire by TTL, 15 s:
+      // a stopping swarm's queries wait on peers that are going too), while we say goodbye and
+      // checkpoint: the three are independent.
+      const withdrawn = Promise.race([this.planner?.stop(), sleep(500)]);
       const reached = { iteration: this.head, checksum: this.replica.checksum(), peerId: this.self.id };
       await this.gossip?.publishLeave(this.head);
       const result = { ...reached, checkpointed: await this.checkpoint() };
