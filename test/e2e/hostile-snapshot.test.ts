@@ -9,6 +9,7 @@
  */
 import "../../node/polyfills.js";
 import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";
 import type { PeerId } from "@libp2p/interface";
 import { peerIdFromString } from "@libp2p/peer-id";
@@ -54,12 +55,16 @@ async function handle(a: Attacker, protocol: string, answer: (req: Uint8Array) =
 }
 
 /**
- * The snapshot protocol, answered by asking an honest node the same question and falsifying its
- * answer with `falsify` (so the hostile answer is always at the honest iteration or newer).
+ * The snapshot protocol, answered by asking an honest node the same question, a second later, and
+ * falsifying its answer with `falsify`. The delay keeps the hostile answer at the honest holders'
+ * iteration or newer: the joiner downloads the newest claims first, and a lie at an older
+ * iteration than a verified download would never be tried, nor charged (the test asserts both
+ * liars charged; without the delay one honest node a snapshot ahead of the other made it flaky).
  */
 async function relaySnapshots(a: Attacker, honest: PeerId, falsify: (r: SnapshotResponse) => SnapshotResponse): Promise<void> {
   await handle(a, PROTOCOLS.snapshot, async (bytes) => {
     const req = decodeSnapshotRequest(bytes);
+    await sleep(1000);
     const real = await fetchChunk(a.node, honest, runId, req.chunk, { ...defaultSyncOptions, chunkBytes: req.chunkSize }, req.iteration);
     return encodeSnapshotResponse(falsify(real));
   });
