@@ -198,14 +198,16 @@ describe("swarm of real node processes", () => {
   });
 
   it("a pair partitioned for 6 iterations converges on one chain equal to its replay", async () => {
-    const [a, b] = await startSwarm(2, ["--stop-at", "60"], [{}, { SEEDSWARM_FAULT: "partition@20-26" }]);
+    // 74 iterations after the heal: a fork found late (a check of a loaded CI machine) still has
+    // checks left to be resolved in; 34 were too few in 1 of 4 CI runs.
+    const [a, b] = await startSwarm(2, ["--stop-at", "100"], [{}, { SEEDSWARM_FAULT: "partition@20-26" }]);
     const [ea, eb] = await Promise.all([a.exit, b.exit]);
     assert.equal(ea.code, 0);
     assert.equal(eb.code, 0);
-    assert.equal(a.result().iteration, 60);
+    assert.equal(a.result().iteration, 100);
     assert.equal(a.result().checksum, b.result().checksum, "bit-identical after the fork");
     // The chain both ended on replays, in one process, to the same weights.
-    assert.equal((await replay(a.commits())).get(60), a.result().checksum);
+    assert.equal((await replay(a.commits())).get(100), a.result().checksum);
   });
 
   it("a pair cut apart (every connection closed) for hundreds of iterations heals onto one chain by the fork rule", async () => {
