@@ -46,11 +46,8 @@ export interface LocalStateParts {
   readonly log: InitialStateParts["log"];
 }
 
-/** The state on disk (store/resume.ts): complete when it holds a replica, else peers must serve one. */
-export interface LocalState extends Omit<LoadedState, "replica" | "chain"> {
-  readonly replica: Replica | null;
-  readonly chain: ResumedChain | null;
-}
+/** The state on disk (store/resume.ts): complete, or without replica and chain (peers must serve them). */
+export type LocalState = LoadedState | (Omit<LoadedState, "replica" | "chain"> & { readonly replica: null; readonly chain: null });
 
 export interface LoadStateParts extends Pick<InitialStateParts, "libp2p" | "peers" | "blame" | "signal">, LocalStateParts {}
 
@@ -99,7 +96,7 @@ export async function loadLocalState(s: LocalStateParts): Promise<LocalState> {
  */
 export async function loadState(s: LoadStateParts, local?: LocalState): Promise<LoadedState> {
   const found = local ?? (await loadLocalState(s));
-  if (found.replica && found.chain) return { ...found, replica: found.replica, chain: found.chain };
+  if (found.replica) return found;
   const { replica, chain } = await stateFromPeers(s);
   return { ...found, replica, chain };
 }
