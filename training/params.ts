@@ -118,6 +118,15 @@ export function toTensors(layout: ParamLayout, weights: Weights): tf.Tensor[] {
 }
 
 /**
+ * Whether the active backend copies an array into its own memory when a tensor is made from it,
+ * so the caller may overwrite the array at once and reuse it: tfjs-wasm does; cpu, tfjs-node and
+ * webgpu keep the array itself.
+ */
+export function backendCopiesValues(): boolean {
+  return tf.getBackend() === "wasm";
+}
+
+/**
  * One backend tensor from a tensor's values in canonical order, transposed on the backend where
  * the layout says so. A backend may keep `values` itself (the cpu backend does): do not write to
  * it afterwards.

@@ -25,7 +25,7 @@ import {
 } from "../../protocol/gradient-byte.js";
 import { type SpsaSpec } from "../../protocol/algorithm-spec.js";
 import { algorithmOf, type RunSpec } from "../../protocol/run-spec.js";
-import { floatWeights, type ParamLayout, tensorOf, toTensors, type Weights } from "../params.js";
+import { backendCopiesValues, floatWeights, type ParamLayout, tensorOf, toTensors, type Weights } from "../params.js";
 import type { Replica } from "../replica.js";
 import { type Author, contributionSeed, contributionSeeds, type Seed } from "../rng/seeds.js";
 import { lrAt, lrScale } from "../schedule.js";
@@ -99,10 +99,9 @@ export class Spsa implements Algorithm {
       perturbLowRankJs(out, weights, layout, seed, eps, p.rank, sign);
       return toTensors(layout, out);
     }
-    // tfjs-wasm copies a tensor's values into its own memory when the tensor is made, so one
-    // scratch array serves every tensor (a fresh 0.5 GB per perturbation of GPT-2 small cost 3 s of
-    // allocation and collection against 0.2 s of noise); cpu, tfjs-node and webgpu keep the array.
-    const reuse = tf.getBackend() === "wasm";
+    // Where the backend copies (tfjs-wasm), one scratch array serves every tensor: a fresh 0.5 GB
+    // per perturbation of GPT-2 small cost 3 s of allocation and collection against 0.2 s of noise.
+    const reuse = backendCopiesValues();
     if (reuse && this.scratch === null) this.scratch = new Float32Array(Math.max(...layout.tensors.map((t) => t.size)));
     return layout.tensors.map((t, ti) => {
       const values = reuse && this.scratch ? this.scratch.subarray(0, t.size) : new Float32Array(t.size);

@@ -81,18 +81,31 @@ export function sampleIndices(n: number, seed: Seed, size: number): Uint32Array 
 /**
  * A minibatch of `size` rows drawn with replacement from the seed's Batch stream. Depends only on
  * (split, seed, size), so every replica that recomputes a seed gets the same batch.
- * @throws DatasetError when the split is empty or `features`/`size` do not fit it.
+ * @param into where the rows go (its first size * features floats; the batch's x is a view of
+ *   it), for a caller that copies each batch away before the next, e.g. into a tfjs-wasm tensor:
+ *   a fresh 0.4 MB array per MNIST batch made drawing 2 to 5 times slower (page faults and
+ *   collection). A fresh array when omitted.
+ * @throws DatasetError when the split is empty or `features`/`size`/`into` do not fit it.
  */
-export function sampleBatch(split: Split, features: number, seed: Seed, size: number): Batch {
+export function sampleBatch(split: Split, features: number, seed: Seed, size: number, into?: Float32Array): Batch {
   checkSplit(split, features);
   checkSize(size, "size");
   if (split.n < 1)
     throw new DatasetError("DATASET_BAD_ARGUMENT", "cannot sample from an empty split");
+  const floats = size * features;
+  if (into && into.length < floats) {
+    throw new DatasetError(
+      "DATASET_BAD_ARGUMENT",
+      `output array of ${into.length} floats is shorter than ${size} x ${features} features`,
+      { floats: into.length, size, features },
+    );
+  }
   const idx = sampleIndices(split.n, seed, size);
-  const x = new Float32Array(size * features);
+  const x = into ? into.subarray(0, floats) : new Float32Array(floats);
   const y = new Uint8Array(size);
   for (let i = 0; i < size; i++) {
     const r = idx[i];
+    // set() of a row view is one memcpy; an element loop or cached row views measured slower.
     x.set(split.x.subarray(r * features, (r + 1) * features), i * features);
     y[i] = split.y[r];
   }

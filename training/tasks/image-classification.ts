@@ -2,14 +2,23 @@
 import { type Split, sampleBatch } from "../data/dataset.js";
 import { batchTensors, lossOn } from "../evaluate.js";
 import type { Model } from "../models/model.js";
+import { backendCopiesValues } from "../params.js";
 import type { Task } from "./task.js";
 
 export function imageClassificationTask(model: Model, train: Split): Task {
   const shape = model.spec.inputShape;
   const features = shape[0] * shape[1] * shape[2];
+  // Rows are gathered here when the backend copies them into the tensor at once (SPSA draws 16
+  // batches an iteration); elsewhere each tensor keeps its own array.
+  let scratch = new Float32Array(0);
   return {
     batch(seed, size) {
-      const { x, y } = batchTensors(sampleBatch(train, features, seed, size), shape);
+      let into: Float32Array | undefined;
+      if (backendCopiesValues()) {
+        if (scratch.length < size * features) scratch = new Float32Array(size * features);
+        into = scratch;
+      }
+      const { x, y } = batchTensors(sampleBatch(train, features, seed, size, into), shape);
       return {
         loss: (weights) => lossOn(model, weights, x, y),
         dispose: () => {

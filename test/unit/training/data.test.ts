@@ -235,6 +235,25 @@ describe("batches", () => {
     }
   });
 
+  it("sampleBatch into a given array draws the same rows, as a view that the next draw overwrites", () => {
+    const seed = contributionSeed("run", 3, author, 0);
+    const fresh = sampleBatch(split, features, seed, 64);
+    const into = new Float32Array(70 * features).fill(-1);
+    const a = sampleBatch(split, features, seed, 64, into);
+    assert.deepEqual(a.x, fresh.x);
+    assert.deepEqual(a.y, fresh.y);
+    assert.equal(a.x.buffer, into.buffer);
+    assert.equal(a.x.length, 64 * features);
+    assert.equal(into[64 * features], -1, "nothing past the batch is written");
+    const b = sampleBatch(split, features, contributionSeed("run", 3, author, 1), 64, into);
+    assert.deepEqual(a.x, b.x, "the earlier batch's rows are gone: callers copy them away first");
+    assert.deepEqual(a.y, fresh.y, "labels are never shared");
+    assert.throws(
+      () => sampleBatch(split, features, seed, 64, new Float32Array(64 * features - 1)),
+      (err: unknown) => err instanceof DatasetError && err.code === "DATASET_BAD_ARGUMENT",
+    );
+  });
+
   it("sliceBatch returns consecutive rows and clips at the end", () => {
     const s = sliceBatch(split, features, 10, 5);
     assert.equal(s.size, 5);
