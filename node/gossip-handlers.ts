@@ -31,7 +31,7 @@ export function listenToGossip(p: GossipHandlerParts): void {
   p.gossip.listen({
     contribution: (m, author) =>
       rounds.onContribution(
-        { author: { id: author, joinedAt: m.joinedAt }, payload: m.payload, signature: m.signature },
+        { author: { id: author, joinedAt: m.joinedAt }, payload: m.payload, signature: m.signature, ...(m.staleness ? { staleness: m.staleness } : {}) },
         m.iteration,
         m.parentHash,
       ),

@@ -207,6 +207,7 @@ export class SwarmDaemon {
         payloadProblem: (payload, iteration) => this.run.algorithm.payloadProblem(payload, iteration),
         // An author the chain excluded is refused on every topic (and charged for trying).
         admits: (peerId) => this.membership.admits(peerId) && this.rounds?.isExcluded(peerId) !== true,
+        maxStaleness: this.spec.staleness ?? 0,
       },
       this.faults,
       log,
@@ -232,6 +233,7 @@ export class SwarmDaemon {
         stopAt: Math.min(opts.stopAt, this.spec.iterations),
         contribute: true,
         tamper: this.faults.tamper,
+        staleness: this.spec.staleness ?? 0,
       },
       log.child({ module: "rounds" }),
       (e) => this.events.handle(e),
@@ -261,7 +263,7 @@ export class SwarmDaemon {
       this.self.id,
       this.run,
       { commitAt: (t) => rounds.commitAt(t), checksumAt: (t) => rounds.checksumAt(t), snapshots: () => this.snapshots.all() },
-      { budget: opts.auditBudget, liar: this.faults.auditLiar },
+      { budget: opts.auditBudget, liar: this.faults.auditLiar, staleness: this.spec.staleness ?? 0 },
       log.child({ module: "audits" }),
       this.fault,
     );

@@ -11,7 +11,7 @@
  */
 import { sha256 } from "./bytes.js";
 import { runIdBytes, runIdHex } from "./run-id.js";
-import { MAX_COMMIT_ENTRIES, MAX_COMMIT_EXCLUSIONS, MAX_PAYLOAD_BYTES, SIGNATURE_BYTES } from "./limits.js";
+import { MAX_COMMIT_ENTRIES, MAX_COMMIT_EXCLUSIONS, MAX_PAYLOAD_BYTES, MAX_STALENESS, SIGNATURE_BYTES } from "./limits.js";
 import * as pb from "./messages.js";
 import { bad, hash, signature, upTo, peerId, fromU64, toU64, u32, U32_MAX, out, encodeWire, decodeWire, encodeRunIteration, decodeRunIteration } from "./wire-fields.js";
 
@@ -27,6 +27,11 @@ export interface ContributionMessage {
   readonly parentHash: Uint8Array;
   /** The author's Ed25519 signature over contributionSignedBytes (protocol/signing.ts). */
   readonly signature: Uint8Array;
+  /**
+   * Pipelined rounds: measured this many iterations early, on the state after commit
+   * (iteration - 1 - staleness), the commit `parentHash` names. Absent: 0.
+   */
+  readonly staleness?: number;
 }
 
 export interface CommitEntry {
@@ -34,8 +39,10 @@ export interface CommitEntry {
   readonly author: Uint8Array;
   readonly joinedAt: number;
   readonly payload: Uint8Array;
-  /** The author's signature, with the commit's iteration and prevHash as iteration and parent. */
+  /** The author's signature, with the commit's iteration and the entry's parent (entryParent). */
   readonly signature: Uint8Array;
+  /** As in ContributionMessage; absent: 0. */
+  readonly staleness?: number;
 }
 
 /** An author a commit excludes, for its contribution to `iteration` (see messages.proto). */
@@ -59,6 +66,11 @@ export interface CommitMessage {
   readonly proposer: Uint8Array;
   /** Authors excluded from the run from this commit on (absent or empty: none, the usual case). */
   readonly exclusions?: readonly CommitExclusion[];
+  /**
+   * Hashes of commits iteration - 2, iteration - 3, ... (ZERO before the first), as many as the
+   * largest entry staleness: the parents of stale entries. Absent or empty: no stale entry.
+   */
+  readonly olderParents?: readonly Uint8Array[];
   /** The proposer's Ed25519 signature over commitSignedBytes(encodeCommitBody(...)). */
   readonly signature: Uint8Array;
 }
@@ -92,6 +104,7 @@ export function encodeContribution(m: ContributionMessage): Uint8Array {
     payload: out(upTo(m.payload, MAX_PAYLOAD_BYTES, "contribution.payload")),
     parentHash: out(hash(m.parentHash, "contribution.parentHash")),
     signature: out(signature(m.signature, "contribution.signature")),
+    staleness: u32(m.staleness ?? 0, 0, MAX_STALENESS, "contribution.staleness"),
   });
 }
 
@@ -105,7 +118,18 @@ export function decodeContribution(bytes: Uint8Array): ContributionMessage {
     payload: upTo(w.payload, MAX_PAYLOAD_BYTES, "contribution.payload").slice(),
     parentHash: hash(w.parentHash, "contribution.parentHash").slice(),
     signature: signature(w.signature, "contribution.signature").slice(),
+    // Absent when 0, as the encoder leaves it.
+    ...(w.staleness === 0 ? {} : { staleness: u32(w.staleness, 0, MAX_STALENESS, "contribution.staleness") }),
   };
+}
+
+/**
+ * The parent an entry of `m` was signed over: the commit's prevHash, or for a stale entry the
+ * older parent it names. Null when the commit does not carry that parent.
+ */
+export function entryParent(m: Pick<CommitMessage, "prevHash" | "olderParents">, staleness: number | undefined): Uint8Array | null {
+  const k = staleness ?? 0;
+  return k === 0 ? m.prevHash : (m.olderParents?.[k - 1] ?? null);
 }
 
 /** A commit before its proposer signs it. */
@@ -117,6 +141,8 @@ function commitToPb(m: UnsignedCommit, sig: Uint8Array): Partial<pb.Commit> {
       count: m.entries.length,
     });
   }
+  const olderParents = m.olderParents ?? [];
+  if (olderParents.length > MAX_STALENESS) bad("commit.olderParents", `must hold at most ${MAX_STALENESS}`, { count: olderParents.length });
   const exclusions = m.exclusions ?? [];
   if (exclusions.length > MAX_COMMIT_EXCLUSIONS) {
     bad("commit.exclusions", `must hold at most ${MAX_COMMIT_EXCLUSIONS}`, { count: exclusions.length });
@@ -130,6 +156,7 @@ function commitToPb(m: UnsignedCommit, sig: Uint8Array): Partial<pb.Commit> {
       joinedAt: toU64(e.joinedAt, `commit.entries[${i}].joinedAt`),
       payload: out(upTo(e.payload, MAX_PAYLOAD_BYTES, `commit.entries[${i}].payload`)),
       signature: out(signature(e.signature, `commit.entries[${i}].signature`)),
+      staleness: u32(e.staleness ?? 0, 0, MAX_STALENESS, `commit.entries[${i}].staleness`),
     })),
     checksum: out(hash(m.checksum, "commit.checksum")),
     rank: u32(m.rank, 0, U32_MAX, "commit.rank"),
@@ -138,6 +165,7 @@ function commitToPb(m: UnsignedCommit, sig: Uint8Array): Partial<pb.Commit> {
       author: out(peerId(x.author, `commit.exclusions[${i}].author`)),
       iteration: toU64(x.iteration, `commit.exclusions[${i}].iteration`),
     })),
+    olderParents: olderParents.map((h, i) => out(hash(h, `commit.olderParents[${i}]`))),
     signature: out(sig),
   };
 }
@@ -175,7 +203,7 @@ export function commitBodyOf(m: CommitMessage, encoded: Uint8Array): Uint8Array 
 
 /** Decodes a commit: at most MAX_COMMIT_ENTRIES entries, each author and the proposer a peer id multihash, 64-byte signatures. */
 export function decodeCommit(bytes: Uint8Array): CommitMessage {
-  const w = decodeWire("commit", pb.Commit, bytes, { limits: { entries: MAX_COMMIT_ENTRIES, exclusions: MAX_COMMIT_EXCLUSIONS } });
+  const w = decodeWire("commit", pb.Commit, bytes, { limits: { entries: MAX_COMMIT_ENTRIES, exclusions: MAX_COMMIT_EXCLUSIONS, olderParents: MAX_STALENESS } });
   return {
     runId: runIdHex(w.runId),
     iteration: fromU64(w.iteration, "commit.iteration"),
@@ -185,6 +213,7 @@ export function decodeCommit(bytes: Uint8Array): CommitMessage {
       joinedAt: fromU64(e.joinedAt, `commit.entries[${i}].joinedAt`),
       payload: upTo(e.payload, MAX_PAYLOAD_BYTES, `commit.entries[${i}].payload`).slice(),
       signature: signature(e.signature, `commit.entries[${i}].signature`).slice(),
+      ...(e.staleness === 0 ? {} : { staleness: u32(e.staleness, 0, MAX_STALENESS, `commit.entries[${i}].staleness`) }),
     })),
     checksum: hash(w.checksum, "commit.checksum").slice(),
     rank: w.rank,
@@ -198,6 +227,7 @@ export function decodeCommit(bytes: Uint8Array): CommitMessage {
           })),
         }
       : {}),
+    ...(w.olderParents.length > 0 ? { olderParents: w.olderParents.map((h, i) => hash(h, `commit.olderParents[${i}]`).slice()) } : {}),
     signature: signature(w.signature, "commit.signature").slice(),
   };
 }

@@ -20,6 +20,11 @@ export const MAX_COMMIT_EXCLUSIONS = 8;
  * must still be able to rebuild the state it was measured on (kept snapshots plus replay).
  */
 export const EXCLUSION_WINDOW = 16;
+/**
+ * Pipelined rounds: the most iterations a contribution may be measured before its own (a RunSpec's
+ * `staleness` is at most this). Each one more keeps one more weight state for audits.
+ */
+export const MAX_STALENESS = 2;
 /** Largest peer id multihash: identity inlines keys up to 42 bytes (+2 header), others are sha2-256. */
 export const MAX_PEER_ID_BYTES = 44;
 /** Snapshot chunk size a joiner asks for by default: a few round trips per MiB, small retries. */
@@ -69,17 +74,17 @@ const HASH_FIELD = lenField(32);
 const SIGNATURE_FIELD = lenField(SIGNATURE_BYTES);
 
 const COMMIT_ENTRY_BYTES =
-  lenField(MAX_PEER_ID_BYTES) + U64_FIELD + lenField(MAX_PAYLOAD_BYTES) + SIGNATURE_FIELD;
+  lenField(MAX_PEER_ID_BYTES) + U64_FIELD + lenField(MAX_PAYLOAD_BYTES) + SIGNATURE_FIELD + U32_FIELD;
 
 /**
  * Largest encoded message of each kind, checked before any parsing. Gossip kinds are named as
  * their topics, so `MAX_MESSAGE_BYTES[topic.kind]` is the guard for a topic.
  */
 export const MAX_MESSAGE_BYTES = {
-  contribution: 2 * HASH_FIELD + 2 * U64_FIELD + lenField(MAX_PAYLOAD_BYTES) + SIGNATURE_FIELD,
+  contribution: 2 * HASH_FIELD + 2 * U64_FIELD + lenField(MAX_PAYLOAD_BYTES) + SIGNATURE_FIELD + U32_FIELD,
   /** ~4.15 MiB at the limits: gossipsub's inbound frame limit must sit above it. */
   commit:
-    3 * HASH_FIELD +
+    (3 + MAX_STALENESS) * HASH_FIELD +
     U64_FIELD +
     U32_FIELD +
     lenField(MAX_PEER_ID_BYTES) +

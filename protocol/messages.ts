@@ -10,6 +10,7 @@ export interface Contribution {
   payload: Uint8Array<ArrayBuffer>
   parentHash: Uint8Array<ArrayBuffer>
   signature: Uint8Array<ArrayBuffer>
+  staleness: number
 }
 
 export namespace Contribution {
@@ -52,6 +53,11 @@ export namespace Contribution {
           w.bytes(obj.signature)
         }
 
+        if ((obj.staleness != null && obj.staleness !== 0)) {
+          w.uint32(56)
+          w.uint32(obj.staleness)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -62,7 +68,8 @@ export namespace Contribution {
           joinedAt: 0n,
           payload: uint8ArrayAlloc(0),
           parentHash: uint8ArrayAlloc(0),
-          signature: uint8ArrayAlloc(0)
+          signature: uint8ArrayAlloc(0),
+          staleness: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -93,6 +100,10 @@ export namespace Contribution {
             }
             case 6: {
               obj.signature = reader.bytes()
+              break
+            }
+            case 7: {
+              obj.staleness = reader.uint32()
               break
             }
             default: {
@@ -152,6 +163,13 @@ export namespace Contribution {
               }
               break
             }
+            case 7: {
+              yield {
+                field: `${prefix}.staleness`,
+                value: reader.uint32()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -194,6 +212,11 @@ export namespace Contribution {
     value: Uint8Array<ArrayBuffer>
   }
 
+  export interface ContributionStalenessFieldEvent {
+    field: '$.staleness'
+    value: number
+  }
+
   export function encode (obj: Partial<Contribution>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Contribution.codec())
   }
@@ -202,7 +225,7 @@ export namespace Contribution {
     return decodeMessage(buf, Contribution.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Contribution>): Generator<ContributionRunIdFieldEvent | ContributionIterationFieldEvent | ContributionJoinedAtFieldEvent | ContributionPayloadFieldEvent | ContributionParentHashFieldEvent | ContributionSignatureFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Contribution>): Generator<ContributionRunIdFieldEvent | ContributionIterationFieldEvent | ContributionJoinedAtFieldEvent | ContributionPayloadFieldEvent | ContributionParentHashFieldEvent | ContributionSignatureFieldEvent | ContributionStalenessFieldEvent> {
     return streamMessage(buf, Contribution.codec(), opts)
   }
 }
@@ -212,6 +235,7 @@ export interface CommitEntry {
   joinedAt: bigint
   payload: Uint8Array<ArrayBuffer>
   signature: Uint8Array<ArrayBuffer>
+  staleness: number
 }
 
 export namespace CommitEntry {
@@ -244,6 +268,11 @@ export namespace CommitEntry {
           w.bytes(obj.signature)
         }
 
+        if ((obj.staleness != null && obj.staleness !== 0)) {
+          w.uint32(40)
+          w.uint32(obj.staleness)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -252,7 +281,8 @@ export namespace CommitEntry {
           author: uint8ArrayAlloc(0),
           joinedAt: 0n,
           payload: uint8ArrayAlloc(0),
-          signature: uint8ArrayAlloc(0)
+          signature: uint8ArrayAlloc(0),
+          staleness: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -275,6 +305,10 @@ export namespace CommitEntry {
             }
             case 4: {
               obj.signature = reader.bytes()
+              break
+            }
+            case 5: {
+              obj.staleness = reader.uint32()
               break
             }
             default: {
@@ -320,6 +354,13 @@ export namespace CommitEntry {
               }
               break
             }
+            case 5: {
+              yield {
+                field: `${prefix}.staleness`,
+                value: reader.uint32()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -352,6 +393,11 @@ export namespace CommitEntry {
     value: Uint8Array<ArrayBuffer>
   }
 
+  export interface CommitEntryStalenessFieldEvent {
+    field: '$.staleness'
+    value: number
+  }
+
   export function encode (obj: Partial<CommitEntry>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, CommitEntry.codec())
   }
@@ -360,7 +406,7 @@ export namespace CommitEntry {
     return decodeMessage(buf, CommitEntry.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<CommitEntry>): Generator<CommitEntryAuthorFieldEvent | CommitEntryJoinedAtFieldEvent | CommitEntryPayloadFieldEvent | CommitEntrySignatureFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<CommitEntry>): Generator<CommitEntryAuthorFieldEvent | CommitEntryJoinedAtFieldEvent | CommitEntryPayloadFieldEvent | CommitEntrySignatureFieldEvent | CommitEntryStalenessFieldEvent> {
     return streamMessage(buf, CommitEntry.codec(), opts)
   }
 }
@@ -486,6 +532,7 @@ export interface Commit {
   rank: number
   proposer: Uint8Array<ArrayBuffer>
   exclusions: Exclusion[]
+  olderParents: Uint8Array<ArrayBuffer>[]
   signature: Uint8Array<ArrayBuffer>
 }
 
@@ -543,6 +590,13 @@ export namespace Commit {
           }
         }
 
+        if (obj.olderParents != null && obj.olderParents.length > 0) {
+          for (const value of obj.olderParents) {
+            w.uint32(82)
+            w.bytes(value)
+          }
+        }
+
         if ((obj.signature != null && obj.signature.byteLength > 0)) {
           w.uint32(66)
           w.bytes(obj.signature)
@@ -561,6 +615,7 @@ export namespace Commit {
           rank: 0,
           proposer: uint8ArrayAlloc(0),
           exclusions: [],
+          olderParents: [],
           signature: uint8ArrayAlloc(0)
         }
 
@@ -614,6 +669,14 @@ export namespace Commit {
               }))
               break
             }
+            case 10: {
+              if (opts.limits?.olderParents != null && obj.olderParents.length === opts.limits.olderParents) {
+                throw new MaxLengthError('Decode error - repeated field "olderParents" had too many elements')
+              }
+
+              obj.olderParents.push(reader.bytes())
+              break
+            }
             case 8: {
               obj.signature = reader.bytes()
               break
@@ -629,7 +692,8 @@ export namespace Commit {
       }, function * (reader, length, prefix, opts = {}) {
         const obj = {
           entries: 0,
-          exclusions: 0
+          exclusions: 0,
+          olderParents: 0
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -716,6 +780,21 @@ export namespace Commit {
 
               break
             }
+            case 10: {
+              if (opts.limits?.olderParents != null && obj.olderParents === opts.limits.olderParents) {
+                throw new MaxLengthError('Streaming decode error - repeated field "olderParents" had too many elements')
+              }
+
+              yield {
+                field: `${prefix}.olderParents[]`,
+                index: obj.olderParents,
+                value: reader.bytes()
+              }
+
+              obj.olderParents++
+
+              break
+            }
             case 8: {
               yield {
                 field: `${prefix}.signature`,
@@ -774,6 +853,12 @@ export namespace Commit {
     index: number
   }
 
+  export interface CommitEntriesStalenessFieldEvent {
+    field: '$.entries[].staleness'
+    value: number
+    index: number
+  }
+
   export interface CommitChecksumFieldEvent {
     field: '$.checksum'
     value: Uint8Array<ArrayBuffer>
@@ -801,6 +886,12 @@ export namespace Commit {
     index: number
   }
 
+  export interface CommitOlderParentsFieldEvent {
+    field: '$.olderParents[]'
+    index: number
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export interface CommitSignatureFieldEvent {
     field: '$.signature'
     value: Uint8Array<ArrayBuffer>
@@ -814,7 +905,7 @@ export namespace Commit {
     return decodeMessage(buf, Commit.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Commit>): Generator<CommitRunIdFieldEvent | CommitIterationFieldEvent | CommitPrevHashFieldEvent | CommitEntriesAuthorFieldEvent | CommitEntriesJoinedAtFieldEvent | CommitEntriesPayloadFieldEvent | CommitEntriesSignatureFieldEvent | CommitChecksumFieldEvent | CommitRankFieldEvent | CommitProposerFieldEvent | CommitExclusionsAuthorFieldEvent | CommitExclusionsIterationFieldEvent | CommitSignatureFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Commit>): Generator<CommitRunIdFieldEvent | CommitIterationFieldEvent | CommitPrevHashFieldEvent | CommitEntriesAuthorFieldEvent | CommitEntriesJoinedAtFieldEvent | CommitEntriesPayloadFieldEvent | CommitEntriesSignatureFieldEvent | CommitEntriesStalenessFieldEvent | CommitChecksumFieldEvent | CommitRankFieldEvent | CommitProposerFieldEvent | CommitExclusionsAuthorFieldEvent | CommitExclusionsIterationFieldEvent | CommitOlderParentsFieldEvent | CommitSignatureFieldEvent> {
     return streamMessage(buf, Commit.codec(), opts)
   }
 }

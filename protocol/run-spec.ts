@@ -8,7 +8,7 @@ import { peerIdFromString } from "@libp2p/peer-id";
 import { type AlgorithmSpec, algorithmSpec } from "./algorithm-spec.js";
 import { sha256Hex } from "./bytes.js";
 import { type DatasetSpec, datasetSpec } from "./dataset-spec.js";
-import { MAX_MEMBERS } from "./limits.js";
+import { MAX_MEMBERS, MAX_STALENESS } from "./limits.js";
 import { type ImageModelSpec, type ModelSpec, modelSpec } from "./model-spec.js";
 import { fail, int, obj, type Obj, RunSpecError, str } from "./spec-fields.js";
 
@@ -30,6 +30,12 @@ export interface RunSpec {
    * hashes the list, so no peer can add itself. Absent: an open run, anyone may take part.
    */
   readonly members?: readonly string[];
+  /**
+   * Pipelined rounds (1..MAX_STALENESS; absent: none, every contribution measured on the state
+   * just before its iteration): a node measures its contribution to iteration t on a state up to
+   * this many iterations older, so it computes while commits are in flight. SPSA runs only.
+   */
+  readonly staleness?: number;
 }
 
 /**
@@ -88,6 +94,7 @@ export function parseRunSpec(v: unknown): RunSpec {
     "iterations",
     "roundTimeoutMs",
     "members",
+    "staleness",
   ]);
   if (o.version !== 1) fail("spec.version", "must be 1", o.version);
   const model = modelSpec(o.model);
@@ -101,7 +108,11 @@ export function parseRunSpec(v: unknown): RunSpec {
     iterations: int(o, "iterations", "spec", 1, 1e9),
     roundTimeoutMs: int(o, "roundTimeoutMs", "spec", 10, 3_600_000),
     ...(o.members === undefined ? {} : { members: members(o.members) }),
+    // 0 is written as absent, so a spec that says "no pipelining" has the runId of one that is silent.
+    ...(o.staleness === undefined || o.staleness === 0 ? {} : { staleness: int(o, "staleness", "spec", 0, MAX_STALENESS) }),
   };
+  if (spec.staleness !== undefined && spec.algorithm.kind !== "spsa")
+    fail("spec.staleness", `pipelined rounds are for SPSA runs only, not ${spec.algorithm.kind}`, spec.staleness);
   if (spec.algorithm.kind === "binary") {
     const total = spec.algorithm.stages.reduce((a, b) => a + b, 0);
     if (total !== spec.iterations)

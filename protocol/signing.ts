@@ -18,7 +18,7 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import { base58btc } from "multiformats/bases/base58";
 import { equalBytes } from "./bytes.js";
-import { type CommitMessage, commitBodyOf, type ContributionMessage, encodeCommit } from "./codec.js";
+import { type CommitMessage, commitBodyOf, type ContributionMessage, encodeCommit, entryParent } from "./codec.js";
 import { SeedswarmError } from "./errors.js";
 import { EXCLUSION_WINDOW, SIGNATURE_BYTES } from "./limits.js";
 import { runIdBytes } from "./run-id.js";
@@ -172,7 +172,9 @@ export type ChainCheckCode =
   | "DUPLICATE_AUTHOR"
   | "ENTRY_ORDER"
   | "BAD_JOINED_AT"
-  | "BAD_EXCLUSION";
+  | "BAD_EXCLUSION"
+  /** Stale entries and the older parents the commit carries do not match (pipelined rounds). */
+  | "BAD_PARENTS";
 
 /** A contribution or commit whose signatures or form fail the stateless checks. */
 export class ChainCheckError extends SeedswarmError<ChainCheckCode> {}
@@ -220,7 +222,8 @@ export function checkContribution(m: ContributionMessage, author: Uint8Array, ch
  * Checks a commit against the bytes it came as, with no chain state: the bytes are its one
  * canonical encoding (so nobody can re-encode a commit into another hash under the same
  * signature), the proposer is Ed25519 and signed it, every entry's author is Ed25519 and signed
- * (runId, iteration, prevHash, joinedAt, payload), authors are distinct and in timestamp order,
+ * (runId, iteration, its parent, joinedAt, payload) (its parent: prevHash, or for a pipelined
+ * entry the older parent its staleness names; the commit carries exactly those), authors are distinct and in timestamp order,
  * every join time within checkJoinedAt's bounds against `now`. Throws ChainCheckError.
  */
 export function checkCommit(m: CommitMessage, encoded: Uint8Array, check: SignatureCheck, now = Date.now()): void {
@@ -241,6 +244,10 @@ export function checkCommit(m: CommitMessage, encoded: Uint8Array, check: Signat
   if (!body) throw new ChainCheckError("NOT_CANONICAL", "commit does not end in its signature field", ctx);
   if (!check(m.proposer, commitSignedBytes(body), m.signature))
     throw new ChainCheckError("BAD_SIGNATURE", "commit signature does not verify", { ...ctx, proposer: peerIdString(m.proposer) });
+  // Exactly the parents stale entries name: nothing for a proposer to pad or vary.
+  const stalest = Math.max(0, ...m.entries.map((e) => e.staleness ?? 0));
+  if ((m.olderParents?.length ?? 0) !== stalest)
+    throw new ChainCheckError("BAD_PARENTS", `${m.olderParents?.length ?? 0} older parents for entries of staleness up to ${stalest}`, ctx);
   const ids = new Set<string>();
   let prev: { joinedAt: number; id: string } | undefined;
   m.entries.forEach((e, entry) => {
@@ -250,10 +257,12 @@ export function checkCommit(m: CommitMessage, encoded: Uint8Array, check: Signat
     if (prev && (prev.joinedAt > e.joinedAt || (prev.joinedAt === e.joinedAt && prev.id > id)))
       throw new ChainCheckError("ENTRY_ORDER", "commit entries are not in timestamp order", { ...ctx, entry });
     prev = { joinedAt: e.joinedAt, id };
+    const parentHash = entryParent(m, e.staleness);
+    if (!parentHash) throw new ChainCheckError("BAD_PARENTS", `entry of staleness ${e.staleness} but ${m.olderParents?.length ?? 0} older parents`, { ...ctx, entry });
     const signed = contributionSignedBytes({
       runId: m.runId,
       iteration: m.iteration,
-      parentHash: m.prevHash,
+      parentHash,
       joinedAt: e.joinedAt,
       payload: e.payload,
     });

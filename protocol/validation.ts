@@ -61,6 +61,8 @@ export const GOSSIP_ERROR_VERDICTS = {
   BAD_JOINED_AT: "reject",
   /** An exclusion of malformed form: twice the same author, out of its window, or an author with an entry. */
   BAD_EXCLUSION: "reject",
+  /** Stale entries without the older parents they name, padded parents, or staleness past the run's. */
+  BAD_PARENTS: "reject",
 } as const satisfies Record<string, Exclude<GossipVerdict, "accept">>;
 
 export type GossipErrorCode = keyof typeof GOSSIP_ERROR_VERDICTS;
@@ -113,6 +115,13 @@ export interface GossipContext {
   readonly admits?: (peerId: string) => boolean;
   /** Our clock (ms since the epoch) for the join-time bounds; absent: Date.now(). */
   readonly now?: number;
+  /** The run's `staleness` (pipelined rounds): no contribution or entry may be staler. Absent: 0. */
+  readonly maxStaleness?: number;
+}
+
+function checkStaleness(staleness: number | undefined, ctx: GossipContext, at: string, iteration: number): void {
+  if ((staleness ?? 0) > (ctx.maxStaleness ?? 0))
+    throw new GossipValidationError("BAD_PARENTS", `${at}: staleness ${staleness} past the run's ${ctx.maxStaleness ?? 0}`, { iteration });
 }
 
 function fromWire(err: WireError): GossipValidationError {
@@ -217,6 +226,7 @@ export function validateContribution(
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
   checkPayload(m.payload, m.iteration, ctx, "contribution");
+  checkStaleness(m.staleness, ctx, "contribution", m.iteration);
   if (!equalBytes(encodeContribution(m), data))
     throw new GossipValidationError("NOT_CANONICAL", "contribution is not in its canonical encoding", { iteration: m.iteration });
   signed(() => checkContribution(m, peerIdStringBytes(author), ctx.checkSignature, ctx.now ?? Date.now()));
@@ -234,7 +244,10 @@ export function validateCommit(data: Uint8Array, _signer: string, ctx: GossipCon
   const m = decode(decodeCommit, data);
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
-  m.entries.forEach((e, i) => checkPayload(e.payload, m.iteration, ctx, `commit.entries[${i}]`));
+  m.entries.forEach((e, i) => {
+    checkPayload(e.payload, m.iteration, ctx, `commit.entries[${i}]`);
+    checkStaleness(e.staleness, ctx, `commit.entries[${i}]`, m.iteration);
+  });
   signed(() => checkCommit(m, data, ctx.checkSignature, ctx.now ?? Date.now()));
   if (ctx.admits) {
     // In a member run an entry is a member's contribution relayed by a member proposer (the

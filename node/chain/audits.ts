@@ -16,7 +16,8 @@
  *   accusation gets the commit rejected and its proposer charged; a true one excludes the author
  *   from that commit on, at the same iteration on every replica.
  */
-import { sha256 } from "../../protocol/bytes.js";
+import { sha256, toHex } from "../../protocol/bytes.js";
+import { entryParent } from "../../protocol/codec.js";
 import { EXCLUSION_WINDOW, MAX_COMMIT_EXCLUSIONS } from "../../protocol/limits.js";
 import { inTimestampOrder } from "../../training/algorithms/contribution.js";
 import { checksum, type Weights } from "../../training/params.js";
@@ -30,6 +31,8 @@ export interface AuditOptions {
   readonly budget: number;
   /** Test fault `audit-liar`: every audit of ours reports fraud, so this node accuses honest authors. */
   readonly liar?: boolean;
+  /** The run's pipelined-rounds `staleness`: how many earlier states a stale entry may need. */
+  readonly staleness?: number;
 }
 
 /** The default budget: audits cost at most a tenth of the CPU that training and networking use. */
@@ -61,8 +64,13 @@ export class Audits {
   private readonly cpuStart = process.cpuUsage();
   private auditMicros = 0;
   private lastAuditMicros = 0;
+  /**
+   * Pipelined rounds: the states our last `staleness` commits were applied to, by the hash of the
+   * commit each is the state after (the parent a stale entry is signed over), oldest first.
+   */
+  private readonly recentStates = new Map<string, Weights>();
   /** For /status and the logs. */
-  readonly counts = { audited: 0, frauds: 0, skippedForBudget: 0, proofsChecked: 0, falseAccusations: 0 };
+  readonly counts = { audited: 0, frauds: 0, skippedForBudget: 0, skippedNoState: 0, proofsChecked: 0, falseAccusations: 0 };
 
   constructor(
     private readonly self: string,
@@ -91,6 +99,14 @@ export class Audits {
    */
   afterApply(entry: ChainedCommit, pre: Weights): void {
     if (!this.enabled) return;
+    try {
+      this.auditOne(entry, pre);
+    } finally {
+      this.keepState(entry.commit.prevHash, pre);
+    }
+  }
+
+  private auditOne(entry: ChainedCommit, pre: Weights): void {
     const others = entry.commit.entries.filter((e) => e.author.id !== this.self);
     if (others.length === 0) return;
     const spent = this.auditMicros + this.lastAuditMicros;
@@ -100,8 +116,33 @@ export class Audits {
     }
     const h = sha256(Uint8Array.from([...AUDIT_DOMAIN, ...entry.hash, ...new TextEncoder().encode(this.self)]));
     const pick = others[new DataView(h.buffer, h.byteOffset, 4).getUint32(0) % others.length];
+    // A stale entry was measured on an earlier state of this chain: the one after its parent.
+    const parent = entryParent(entry.commit, pick.staleness);
+    const state = (pick.staleness ?? 0) === 0 ? pre : parent && this.recentStates.get(toHex(parent));
+    if (!state) {
+      this.counts.skippedNoState++;
+      return;
+    }
     this.counts.audited++;
-    this.recompute(entry, pick, pre, true);
+    this.recompute(entry, pick, state, true);
+  }
+
+  /** Keeps the state after commit `hash` while a later entry may have been measured on it. */
+  private keepState(hash: Uint8Array, state: Weights): void {
+    const staleness = this.opts.staleness ?? 0;
+    if (staleness === 0) return;
+    const key = toHex(hash);
+    // Reuses the oldest buffer: one weight copy per kept state, no allocation per iteration.
+    let buf = this.recentStates.get(key);
+    this.recentStates.delete(key);
+    if (!buf && this.recentStates.size >= staleness) {
+      const oldest = this.recentStates.keys().next().value as string;
+      buf = this.recentStates.get(oldest);
+      this.recentStates.delete(oldest);
+    }
+    if (buf instanceof Float32Array && state instanceof Float32Array && buf.length === state.length) buf.set(state);
+    else buf = state.slice();
+    this.recentStates.set(key, buf);
   }
 
   /**
@@ -126,7 +167,7 @@ export class Audits {
     const entry = offending.commit.entries.find((e) => e.author.id === x.author);
     if (!entry) return "honest";
     if (!this.run.algorithm.audit) return "unknown";
-    const pre = this.stateAt(x.iteration);
+    const pre = this.stateAt(x.iteration - (entry.staleness ?? 0));
     if (!pre) return "unknown";
     this.counts.proofsChecked++;
     return this.recompute(offending, entry, pre, false);

@@ -104,7 +104,7 @@ export class ChainTip {
    */
   apply(received: EncodedCommit): boolean {
     const { commit } = received;
-    if (!this.checks.exclusionsHold(received)) return false;
+    if (!this.checks.parentsHold(received) || !this.checks.exclusionsHold(received)) return false;
     this.remember();
     // A stall is reported before the work that follows it, which then counts as work, not sleep.
     this.stall.check();

@@ -63,6 +63,8 @@ export class CommitChecks {
     private readonly history: AppliedHistory,
     private readonly logger: Logger,
     private readonly onEvent: (e: CheckEvent) => void,
+    /** The run's pipelined-rounds staleness (0: none): no entry may be staler. */
+    private readonly staleness = 0,
   ) {}
 
   useAudits(audits: Audits): void {
@@ -123,6 +125,32 @@ export class CommitChecks {
     if (rank === commit.rank) return true;
     this.reject(received, rank === null ? "proposer may not propose this iteration" : `claims rank ${commit.rank}, holds ${rank}`);
     return false;
+  }
+
+  /**
+   * Pipelined rounds: the older parents stale entries were signed over are our chain's commits
+   * t-2, t-3, ... (gossip checked each entry against them, and that they are exactly as many as
+   * the stalest entry needs), and no entry is staler than the run allows. One we no longer keep
+   * (a snapshot joiner's first iterations) is taken on the signatures. Otherwise the commit is
+   * rejected and its proposer charged: it built on contributions made on another chain.
+   */
+  parentsHold(received: EncodedCommit): boolean {
+    const { commit } = received;
+    const older = commit.olderParents ?? [];
+    if (older.length > this.staleness) {
+      this.reject(received, `entries up to ${older.length} iterations stale; the run allows ${this.staleness}`);
+      return false;
+    }
+    for (let i = 0; i < older.length; i++) {
+      const j = commit.iteration - 2 - i;
+      const ours = j === -1 ? ZERO_HASH : j < -1 ? null : this.history.commitAt(j)?.hash;
+      if (ours === undefined) continue;
+      if (ours === null || !equalBytes(ours, older[i])) {
+        this.reject(received, `older parent ${i} is not our commit ${j}`);
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

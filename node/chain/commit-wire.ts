@@ -29,9 +29,11 @@ function unsignedToWire(c: Commit): UnsignedCommit {
       joinedAt: e.author.joinedAt,
       payload: e.payload,
       signature: e.signature,
+      ...(e.staleness ? { staleness: e.staleness } : {}),
     })),
     // Absent when empty: a commit without exclusions encodes as it did before they existed.
     ...(c.exclusions?.length ? { exclusions: c.exclusions.map((x) => ({ author: peerIdBytes(x.author), iteration: x.iteration })) } : {}),
+    ...(c.olderParents?.length ? { olderParents: c.olderParents } : {}),
   };
 }
 
@@ -51,8 +53,10 @@ export function commitFromWire(c: CommitMessage): Commit {
       author: { id: peerIdString(e.author), joinedAt: e.joinedAt },
       payload: e.payload,
       signature: e.signature,
+      ...(e.staleness ? { staleness: e.staleness } : {}),
     })),
     ...(c.exclusions?.length ? { exclusions: c.exclusions.map((x) => ({ author: peerIdString(x.author), iteration: x.iteration })) } : {}),
+    ...(c.olderParents?.length ? { olderParents: c.olderParents } : {}),
   };
 }
 

@@ -11,6 +11,11 @@ import type { Contribution } from "../../training/algorithms/contribution.js";
 /** A contribution with its author's signature (over the iteration and parent it was made for). */
 export interface SignedContribution extends Contribution {
   readonly signature: Uint8Array;
+  /**
+   * Pipelined rounds: measured this many iterations before its own, on the state after commit
+   * (iteration - 1 - staleness), over whose hash it is signed. Absent: 0.
+   */
+  readonly staleness?: number;
 }
 
 /**
@@ -36,6 +41,8 @@ export interface Commit {
   readonly proposer: string;
   /** Authors this commit excludes (absent or empty: none). */
   readonly exclusions?: readonly Exclusion[];
+  /** Hashes of commits iteration - 2, - 3, ...: the parents of stale entries (absent: none stale). */
+  readonly olderParents?: readonly Uint8Array[];
 }
 
 /**

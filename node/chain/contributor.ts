@@ -30,16 +30,20 @@ export class Contributor {
     private readonly tamper?: Tamper,
   ) {}
 
-  /** The signed contribution for `t` made on `parentHash`; null when this slot was signed already. */
-  contribute(t: number, parentHash: Uint8Array): ContributionMessage | null {
+  /**
+   * The signed contribution for `t` made on `parentHash` (the replica's tip), measured `staleness`
+   * iterations early (pipelined rounds; t = the replica's iteration + staleness); null when this
+   * slot was signed already.
+   */
+  contribute(t: number, parentHash: Uint8Array, staleness = 0): ContributionMessage | null {
     const slot = `${t}/${toHex(parentHash)}`;
     if (this.signedSlots.has(slot)) return null;
     this.signedSlots.add(slot);
     if (this.signedSlots.size > SIGNED_SLOTS_KEPT) this.signedSlots.delete(this.signedSlots.values().next().value as string);
     const { algorithm } = this.run;
-    const honest = algorithm.contribute(this.replica, this.self);
+    const honest = algorithm.contribute(this.replica, this.self, t);
     const tamper = this.tamper;
-    const payload = tamper ? tamper(honest, () => algorithm.contribute(this.replica, { id: `${this.self.id}/other`, joinedAt: this.self.joinedAt })) : honest;
+    const payload = tamper ? tamper(honest, () => algorithm.contribute(this.replica, { id: `${this.self.id}/other`, joinedAt: this.self.joinedAt }, t)) : honest;
     const m: ContributionMessage = {
       runId: this.run.runId,
       iteration: t,
@@ -47,6 +51,7 @@ export class Contributor {
       payload,
       parentHash,
       signature: new Uint8Array(0),
+      ...(staleness > 0 ? { staleness } : {}),
     };
     return { ...m, signature: this.sign(contributionSignedBytes(m)) };
   }

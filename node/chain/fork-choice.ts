@@ -5,28 +5,42 @@
  * its rank-0 commit could roll every honest node back by many iterations. So the first question
  * is which side the swarm built on: how many authors of commit t-1 (the last commit both sides
  * share, a set fixed before the fork, so no identity made later counts) signed a contribution
- * on top of the side's commit t. Those signatures are in the side's commit t+1, each over
- * parentHash = hash(commit t): a verified vote that cannot be forged or moved to the other side.
+ * on top of the side's commit t. Those signatures are in the side's commit t+1 (or, pipelined,
+ * t+2), each over parentHash = hash(commit t): a verified vote that cannot be forged or moved to
+ * the other side.
  * Only when both sides have as many does the one-step rule decide. Every node computes the same
  * from the same commits, so the two sides of a healed partition settle on one chain.
  */
 import { equalBytes } from "../../protocol/bytes.js";
 import { betterBecause, type ChainedCommit, type Commit, isBetter } from "./commit.js";
 
-/** One side of a fork at iteration t: its commit t, and its commit t+1 when it has one. */
+/**
+ * One side of a fork at iteration t: its commit t, and its commits t+1 and (under pipelined
+ * rounds) t+2 when it has them.
+ */
 export interface ForkSide {
   readonly at: ChainedCommit;
   readonly next?: Commit;
+  readonly afterNext?: Commit;
 }
 
 /**
  * How many of `eligible` (authors of commit t-1) contributed on top of this side's commit t: the
- * distinct eligible authors of its commit t+1, if that commit chains onto it (else none).
+ * distinct eligible authors of an entry signed over its hash. Those are the fresh entries of its
+ * commit t+1 (if that commit chains onto it) and, under pipelined rounds, the entries of its
+ * commit t+2 measured one iteration early (signed over that commit's first older parent, which
+ * must be commit t). A stale entry of t+1 was signed over the shared commit t-1: no vote.
  */
 export function endorsements(side: ForkSide, eligible: ReadonlySet<string>): number {
-  const { at, next } = side;
-  if (!next || next.iteration !== at.commit.iteration + 1 || !equalBytes(next.prevHash, at.hash)) return 0;
-  return new Set(next.entries.map((e) => e.author.id).filter((a) => eligible.has(a))).size;
+  const { at, next, afterNext } = side;
+  const t = at.commit.iteration;
+  const voters = new Set<string>();
+  if (next && next.iteration === t + 1 && equalBytes(next.prevHash, at.hash))
+    for (const e of next.entries) if ((e.staleness ?? 0) === 0) voters.add(e.author.id);
+  const older = afterNext?.olderParents?.[0];
+  if (afterNext && afterNext.iteration === t + 2 && older && equalBytes(older, at.hash))
+    for (const e of afterNext.entries) if (e.staleness === 1) voters.add(e.author.id);
+  return [...voters].filter((a) => eligible.has(a)).length;
 }
 
 /** True when side `a` wins the deep fork choice over side `b` (more endorsements, then isBetter). */

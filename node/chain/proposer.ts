@@ -9,7 +9,7 @@ import type { TrainingRun } from "../../training/run-context.js";
 import type { Logger } from "../observe/logger.js";
 import type { AppliedHistory } from "./applied-history.js";
 import type { ChainTip } from "./chain-tip.js";
-import { type Commit, rankOf, type SignedContribution } from "./commit.js";
+import { type Commit, rankOf, type SignedContribution, ZERO_HASH } from "./commit.js";
 import type { CommitChecks } from "./commit-checks.js";
 import { signCommit } from "./commit-wire.js";
 import type { RoundsEvent } from "./rounds-event.js";
@@ -41,7 +41,7 @@ export class Proposer {
    * Commits iteration t with `usable` (the contributions made on the tip), at the rank this node
    * holds (never above `maxRank`); false when it holds none or may not propose.
    */
-  commit(t: number, maxRank: number, usable: Iterable<SignedContribution>): boolean {
+  commit(t: number, maxRank: number, usable: Iterable<SignedContribution>, parents: readonly (Uint8Array | null)[]): boolean {
     const { p } = this;
     const { entries, exclusions } = p.checks.proposal(t, usable);
     if (entries.length === 0) return false;
@@ -59,6 +59,9 @@ export class Proposer {
       }
       return false;
     }
+    // Pipelined: the hashes our stale entries were signed over (usable ones name known parents).
+    const stalest = Math.max(0, ...entries.map((e) => e.staleness ?? 0));
+    const olderParents = parents.slice(1, 1 + stalest).map((h) => h ?? ZERO_HASH);
     this.busy = true;
     try {
       const signed = p.tip.applyOwn(entries, (prevHash, sum) => {
@@ -71,6 +74,7 @@ export class Proposer {
           rank,
           proposer: p.self,
           ...(exclusions.length > 0 ? { exclusions } : {}),
+          ...(olderParents.length > 0 ? { olderParents } : {}),
         };
         return signCommit(commit, p.sign);
       });

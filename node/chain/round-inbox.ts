@@ -81,12 +81,26 @@ export class RoundInbox {
     return "held";
   }
 
-  /** The contributions for `t` made on the commit `parent`, by author. */
-  usable(t: number, parent: Uint8Array): Map<string, SignedContribution> {
+  /**
+   * The contributions for `t` made on our chain, by author: `parents[k]` is the hash of our
+   * commit t - 1 - k, which a contribution of staleness k must be signed over (pipelined rounds;
+   * without them `parents` is the one commit t chains to). Of one author's, the freshest.
+   */
+  usable(t: number, parents: readonly (Uint8Array | null)[]): Map<string, SignedContribution> {
     const out = new Map<string, SignedContribution>();
-    for (const h of this.contributions.get(t)?.values() ?? [])
-      if (equalBytes(h.parent, parent)) out.set(h.c.author.id, h.c);
+    for (const h of this.contributions.get(t)?.values() ?? []) {
+      const k = h.c.staleness ?? 0;
+      const parent = parents[k];
+      if (!parent || !equalBytes(h.parent, parent)) continue;
+      const have = out.get(h.c.author.id);
+      if (!have || (have.staleness ?? 0) > k) out.set(h.c.author.id, h.c);
+    }
     return out;
+  }
+
+  /** The contributions of `author` held for `t`: each one's parent and staleness. */
+  heldFrom(t: number, author: string): { parent: Uint8Array; staleness: number }[] {
+    return [...(this.contributions.get(t)?.values() ?? [])].filter((h) => h.c.author.id === author).map((h) => ({ parent: h.parent, staleness: h.c.staleness ?? 0 }));
   }
 
   /** Authors of every contribution held for `t`, whatever their parent. */

@@ -14,20 +14,12 @@
  * t + 1: it costs at most one 0.5 x roundTimeout wait; a dead primary proposer is replaced by rank
  * 1 at 0.75 x roundTimeout.
  *
- * The verified chain (issue 11; docs/security.md): a commit is valid by local checks alone.
- *   - every contribution is signed by its author over (runId, t, parentHash, joinedAt, payload),
- *     parentHash = the hash of commit t-1 it was measured on; a proposer can only include
- *     contributions made on the commit it chains to, and cannot invent, alter or re-parent one;
- *   - every commit is signed by its proposer; its rank and exclusions are checked against the
- *     chain (commit-checks.ts);
- *   - the checksum is verified by applying (chain-tip.ts): a proposer's lie is rejected and the
- *     fallback rank commits; when our own state was wrong, we are the one to repair ("diverged");
- *   - fork choice between two valid commits for one iteration and prevHash (chain-tip.ts): lower
- *     rank, then lower hash (the same proposer signing both is equivocation, kept as evidence);
- *     never the entry count; within the one-step window only;
- *   - a commit for a later iteration is a hint (the daemon fetches and verifies what leads to
- *     it), never a reason to stop proposing.
- * A commit chained to a commit we did not apply means divergence: the node asks to be repaired.
+ * The verified chain (issue 11; docs/security.md; docs/architecture.md "The verified chain"): a
+ * commit is valid by local checks alone: signed contributions made on our chain, a signed commit
+ * whose rank and exclusions hold (commit-checks.ts), its checksum verified by applying it
+ * (chain-tip.ts); fork choice by lower rank, then lower hash; a later commit is only a hint.
+ * Pipelined rounds (RunSpec `staleness`, contribution-slots.ts): a node also fills the slots up to
+ * `staleness` iterations past its head, measured on its tip, while commits are in flight.
  *
  * This class owns no sockets: the daemon feeds it decoded, validated messages and gives it the
  * publish functions, so it can be driven in tests without a network. Out of it: the chain's tip
@@ -53,6 +45,7 @@ import { AppliedHistory } from "./applied-history.js";
 import { Proposer } from "./proposer.js";
 import { ProposerSchedule } from "./proposer-schedule.js";
 import { RoundInbox } from "./round-inbox.js";
+import { ContributionSlots } from "./contribution-slots.js";
 import type { RoundsEvent } from "./rounds-event.js";
 import { StallWatch } from "./stall-watch.js";
 
@@ -79,6 +72,8 @@ export interface RoundsOptions {
    * payload; `other` measures the payload of another author (another batch and direction).
    */
   readonly tamper?: Tamper;
+  /** Pipelined rounds: the run's `staleness` (contribution-slots.ts); 0 or absent: none. */
+  readonly staleness?: number;
 }
 
 export class Rounds {
@@ -109,6 +104,8 @@ export class Rounds {
   private readonly schedule: ProposerSchedule;
   /** Our own commit, when the schedule says we may propose. */
   private readonly proposer: Proposer;
+  /** Which states a contribution may be measured on, and which slot we fill next. */
+  private readonly slots: ContributionSlots;
 
   constructor(
     private readonly self: Author,
@@ -120,7 +117,7 @@ export class Rounds {
     private readonly onEvent: (e: RoundsEvent) => void = () => {},
   ) {
     this.history = new AppliedHistory(replica.iteration, replica.checksum());
-    this.checks = new CommitChecks(run.runId, this.history, logger, onEvent);
+    this.checks = new CommitChecks(run.runId, this.history, logger, onEvent, opts.staleness ?? 0);
     this.contributor = new Contributor(self, run, replica, transport.sign, opts.tamper);
     this.stall = new StallWatch(opts.roundTimeoutMs, (gapMs) => {
       if (this.isActive) this.onEvent({ kind: "stalled", iteration: this.head, gapMs });
@@ -137,6 +134,11 @@ export class Rounds {
       this.late,
       (t) => this.usable(t).keys(),
     );
+    this.slots = new ContributionSlots(opts.staleness ?? 0, {
+      head: () => this.head,
+      tipHash: () => this.tip.hash,
+      hashAt: (i) => this.history.commitAt(i)?.hash,
+    });
     this.proposer = new Proposer({
       self: self.id,
       run,
@@ -297,14 +299,15 @@ export class Rounds {
       return;
     }
     if (this.inbox.addContribution(c, iteration, parentHash, this.head) !== "held") return;
-    if (iteration === this.head && !equalBytes(parentHash, this.tip.hash))
-      this.logger.debug({ iteration, author: c.author.id, parent: toHex(parentHash).slice(0, 12), ours: toHex(this.tip.hash).slice(0, 12) }, "contribution on another parent");
+    const ours = iteration === this.head ? this.slots.parentsFor(iteration)[c.staleness ?? 0] : undefined;
+    if (ours !== undefined && !(ours && equalBytes(parentHash, ours)))
+      this.logger.debug({ iteration, author: c.author.id, parent: toHex(parentHash).slice(0, 12), ours: ours && toHex(ours).slice(0, 12) }, "contribution on another parent");
     if (iteration === this.head) this.maybeProposeEarly();
   }
 
-  /** The contributions for `t` made on the commit we chain to, by author. */
+  /** The contributions for `t` made on our chain (the commit it chains to, or pipelined, earlier), by author. */
   private usable(t: number): Map<string, SignedContribution> {
-    return this.inbox.usable(t, this.tip.hash);
+    return this.inbox.usable(t, this.slots.parentsFor(t));
   }
 
   private equivocation(evidence: Equivocation): void {
@@ -380,23 +383,33 @@ export class Rounds {
       for (const c of this.inbox.takePending(t)) if (this.head === t) this.onCommit(c);
       return;
     }
-    if (this.opts.contribute) this.contribute(t);
     this.schedule.scheduleTick(t, 0, () => !this.stopped && this.head === t, (k) => this.propose(t, k));
-    // Commits that arrived early for this iteration.
+    // Commits that arrived early for this iteration; then, pipelined, a commit whose
+    // contributions are all in goes out before we measure anything (it is what others wait for).
     for (const c of this.inbox.takePending(t)) if (this.head === t) this.onCommit(c);
     if (this.head === t) this.maybeProposeEarly();
+    if (this.head === t) this.fill();
   }
 
-  /** Computes, signs (over the commit we chain to) and publishes this node's contribution for t. */
-  private contribute(t: number): void {
+  /** Contributes to our next open slots, one per tick (contribution-slots.ts). */
+  private fill(): void {
+    if (this.isActive && this.opts.contribute)
+      this.slots.fill(this.opts.stopAt, (t) => this.inbox.heldFrom(t, this.self.id), (t, k) => this.contribute(t, k), () => this.isActive);
+  }
+
+  /**
+   * Computes, signs (over the commit we chain to, the tip) and publishes this node's contribution
+   * for t, measured on the tip `staleness` iterations early.
+   */
+  private contribute(t: number, staleness: number): void {
     this.stall.check();
     const work = this.stall.begin();
-    const m = this.contributor.contribute(t, this.tip.hash);
+    const m = this.contributor.contribute(t, this.tip.hash, staleness);
     if (!m) {
       this.logger.debug({ iteration: t }, "already contributed to this slot; not signing another");
       return;
     }
-    this.onContribution({ author: this.self, payload: m.payload, signature: m.signature }, t, m.parentHash);
+    this.onContribution({ author: this.self, payload: m.payload, signature: m.signature, ...(staleness > 0 ? { staleness } : {}) }, t, m.parentHash);
     this.transport
       .publishContribution(m)
       .catch((err) => this.logger.warn({ err, iteration: t }, "contribution publish failed"));
@@ -423,7 +436,7 @@ export class Rounds {
       this.onEvent({ kind: "behind", iteration: t, peersHead: this.peersHead });
       return false;
     }
-    if (!this.proposer.commit(t, maxRank, this.usable(t).values())) return false;
+    if (!this.proposer.commit(t, maxRank, this.usable(t).values(), this.slots.parentsFor(t))) return false;
     this.nextRound();
     return true;
   }

@@ -51,6 +51,8 @@ export interface GossipView {
   payloadProblem(payload: Uint8Array, iteration: number): string | null;
   /** Whether a peer id may take part in the run (protocol/membership.ts). */
   admits(peerId: string): boolean;
+  /** The run's `staleness` (0 without pipelined rounds). */
+  readonly maxStaleness: number;
 }
 
 /**
@@ -161,6 +163,7 @@ export class Gossip {
       maxPayloadBytes: this.view.maxPayloadBytes,
       payloadProblem: (payload, iteration) => this.view.payloadProblem(payload, iteration),
       admits: (peer) => this.view.admits(peer),
+      maxStaleness: this.view.maxStaleness,
       checkSignature: sharedVerifier.check,
       seen: (kind, signer, iteration, data) => {
         this.forgetSeenBelow(Math.max(0, this.view.head() - 1));

@@ -191,7 +191,7 @@ export class Repair {
     const found = await this.findFork(peer).catch(() => null);
     // Another fix (a switch found by a concurrent check) ran meanwhile: what we found is stale.
     if (!found || this.s.fix.busy) return false;
-    const { t, common, fork, next } = found;
+    const { t, common, fork, next, afterNext } = found;
     // A side whose commit carries a false accusation (or an excluded author's entry) never wins.
     if (rounds.refusedForExclusions(fork.hash)) return false;
     const ours = new Map(rounds.appliedCommits().map((l) => [l.commit.iteration, l]));
@@ -205,8 +205,8 @@ export class Repair {
       this.s.blame?.(peer.toString(), `served a fork commit at ${t} claiming rank ${fork.commit.rank}, holding ${rank}`, PENALTY.usurp);
       return false;
     }
-    const theirSide = { at: fork, next: next?.commit };
-    const mySide = { at: mine, next: ours.get(t + 1)?.commit };
+    const theirSide = { at: fork, next: next?.commit, afterNext: afterNext?.commit };
+    const mySide = { at: mine, next: ours.get(t + 1)?.commit, afterNext: ours.get(t + 2)?.commit };
     const endorsers = new Set(eligible ?? []);
     if (!prefers(theirSide, mySide, endorsers)) return false;
     // A snapshot of ours on the shared part of the chain: its anchor (commit base-1) is ours and theirs.
@@ -228,7 +228,7 @@ export class Repair {
    */
   private async findFork(
     peer: PeerId,
-  ): Promise<{ t: number; common: ChainedCommit | null; fork: ChainedCommit; next?: ChainedCommit } | null> {
+  ): Promise<{ t: number; common: ChainedCommit | null; fork: ChainedCommit; next?: ChainedCommit; afterNext?: ChainedCommit } | null> {
     const { rounds, libp2p, runId } = this.s;
     const applied = rounds.appliedCommits();
     if (applied.length === 0) return null;
@@ -258,8 +258,8 @@ export class Repair {
     if (common && (got[0]?.commit.iteration !== t - 1 || !equalBytes(got[0].hash, common.hash))) return null;
     const fork = got[from];
     if (!fork || fork.commit.iteration !== t || !equalBytes(fork.commit.prevHash, common?.hash ?? ZERO_HASH)) return null;
-    const next = got[from + 1];
-    return { t, common, fork, ...(next ? { next } : {}) };
+    const [next, afterNext] = [got[from + 1], got[from + 2]];
+    return { t, common, fork, ...(next ? { next } : {}), ...(afterNext ? { afterNext } : {}) };
   }
 
   /** Rewinds to our snapshot `base` (before the fork) and replays `peer`'s verified commits from it. */

@@ -41,21 +41,23 @@ export function signedContribution(
   iteration: number,
   payload: Uint8Array,
   parentHash: Uint8Array = ZERO_HASH,
+  staleness = 0,
 ): { c: SignedContribution; m: ContributionMessage } {
-  const m = { runId, iteration, joinedAt: k.author.joinedAt, payload, parentHash, signature: new Uint8Array(0) };
+  const m = { runId, iteration, joinedAt: k.author.joinedAt, payload, parentHash, signature: new Uint8Array(0), ...(staleness ? { staleness } : {}) };
   const signature = k.sign(contributionSignedBytes(m));
-  return { c: { author: k.author, payload, signature }, m: { ...m, signature } };
+  return { c: { author: k.author, payload, signature, ...(staleness ? { staleness } : {}) }, m: { ...m, signature } };
 }
 
 /** A commit signed by `proposer` over entries signed by their authors (sorted into timestamp order). */
 export function signedCommit(
   proposer: TestKey,
-  fields: { runId: string; iteration: number; prevHash?: Uint8Array; checksum: Uint8Array; rank: number; exclusions?: readonly Exclusion[] },
-  entries: readonly { key: TestKey; payload: Uint8Array }[],
+  fields: { runId: string; iteration: number; prevHash?: Uint8Array; checksum: Uint8Array; rank: number; exclusions?: readonly Exclusion[]; olderParents?: readonly Uint8Array[] },
+  entries: readonly { key: TestKey; payload: Uint8Array; staleness?: number }[],
 ): EncodedCommit {
   const prevHash = fields.prevHash ?? ZERO_HASH;
+  const parentOf = (k = 0) => (k === 0 ? prevHash : (fields.olderParents?.[k - 1] ?? ZERO_HASH));
   const signed = entries
-    .map((e) => signedContribution(e.key, fields.runId, fields.iteration, e.payload, prevHash).c)
+    .map((e) => signedContribution(e.key, fields.runId, fields.iteration, e.payload, parentOf(e.staleness), e.staleness).c)
     .sort((a, b) => compareAuthors(a.author, b.author));
   const commit: Commit = { ...fields, prevHash, entries: signed, proposer: proposer.author.id };
   return signCommit(commit, proposer.sign);

@@ -26,8 +26,12 @@ export interface Algorithm {
    * Binary Learning); every replica switches at the same iteration. Absent: one stage.
    */
   stageAt?(iteration: number): number;
-  /** The local work of `author` for the replica's current iteration. */
-  contribute(replica: Replica, author: Author): Uint8Array;
+  /**
+   * The local work of `author` for `iteration`, measured on the replica's state: the replica's
+   * own iteration (the default), or for a run with pipelined rounds (RunSpec `staleness`, SPSA
+   * only) up to `staleness` later; an algorithm without pipelining throws a RangeError otherwise.
+   */
+  contribute(replica: Replica, author: Author, iteration?: number): Uint8Array;
   /**
    * An audit by recomputation: redoes `author`'s work for the replica's iteration (the state its
    * contribution was measured on) and compares it with the `claimed` payload. Null when they agree

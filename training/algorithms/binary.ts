@@ -146,8 +146,9 @@ export class Binary implements Algorithm {
     return stageDeltas(this.kernel, state, g, this.stageAt(iteration), batch.x, batch.y, batch.size);
   }
 
-  contribute(replica: Replica, author: Author): Uint8Array {
+  contribute(replica: Replica, author: Author, iteration = replica.iteration): Uint8Array {
     const t = replica.iteration;
+    if (iteration !== t) throw new RangeError(`binary learning measures on the state of its own iteration (${t}), not for ${iteration}`);
     const { loss, deltas } = this.deltasFor(replica.weights as Uint32Array, t, author);
     this.lastLoss = loss;
     const local = mostNegative(deltas, this.cfg.maxEntries);

@@ -227,7 +227,9 @@ export class Marketplace implements Algorithm {
     return { plan, losses: Float32Array.from(losses) };
   }
 
-  contribute(replica: Replica, author: Author): Uint8Array {
+  contribute(replica: Replica, author: Author, iteration = replica.iteration): Uint8Array {
+    if (iteration !== replica.iteration)
+      throw new RangeError(`the Marketplace measures on the state of its own iteration (${replica.iteration}), not for ${iteration}`);
     const e = this.evaluatePaths(replica, author);
     this.lastEvaluation = e;
     if (this.cfg.version === 2) return encodeV2(e.losses);

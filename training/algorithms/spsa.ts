@@ -118,8 +118,8 @@ export class Spsa implements Algorithm {
     return { lossPlus, lossMinus, gradient, byte };
   }
 
-  contribute(replica: Replica, author: Author): Uint8Array {
-    this.lastMeasurements = this.measure(replica, author);
+  contribute(replica: Replica, author: Author, iteration = replica.iteration): Uint8Array {
+    this.lastMeasurements = this.measure(replica, author, iteration);
     const payload = new Int8Array(this.cfg.perturbations);
     this.lastMeasurements.forEach((m, j) => (payload[j] = m.byte));
     return new Uint8Array(payload.buffer);
@@ -134,7 +134,7 @@ export class Spsa implements Algorithm {
    * direction, or random.
    */
   audit(replica: Replica, author: Author, claimed: Uint8Array): string | null {
-    const ms = this.measure(replica, author);
+    const ms = this.measure(replica, author, replica.iteration);
     if (claimed.length !== ms.length) return `payload of ${claimed.length} bytes, ${ms.length} recomputed`;
     for (let j = 0; j < ms.length; j++) {
       const b = (claimed[j] << 24) >> 24;
@@ -155,18 +155,21 @@ export class Spsa implements Algorithm {
     return [Math.max(-127, lo - 1), Math.min(127, hi + 1)];
   }
 
-  /** The measured pairs of `author`'s contribution for the replica's iteration. */
-  private measure(replica: Replica, author: Author): Measurement[] {
+  /**
+   * The measured pairs of `author`'s contribution for `iteration` (its seeds: batches and
+   * directions) on the replica's weights, which are those of `iteration` or, pipelined, older.
+   */
+  private measure(replica: Replica, author: Author, iteration: number): Measurement[] {
     const k = this.cfg.perturbations;
     const p = this.cfg.perturbation;
     const out: Measurement[] = [];
     if (p?.kind === "lowrank" && this.pairs) {
-      const seeds = contributionSeeds(this.runId, replica.iteration, author, k);
+      const seeds = contributionSeeds(this.runId, iteration, author, k);
       const { plus, minus } = this.pairs.losses(floatWeights(replica.weights), seeds, this.cfg.batchSize, this.cfg.eps, p.rank);
       for (let j = 0; j < k; j++) out.push(this.measured(plus[j], minus[j]));
     } else {
       for (let j = 0; j < k; j++) {
-        const seed = contributionSeed(this.runId, replica.iteration, author, j);
+        const seed = contributionSeed(this.runId, iteration, author, j);
         const batch = this.task.batch(seed, this.cfg.batchSize);
         const w = floatWeights(replica.weights);
         const wp = this.perturbedTensors(w, seed, 1);

@@ -39,6 +39,19 @@ describe("deep fork choice", () => {
     assert.equal(prefers({ at: late, next: sybils }, { at: swarm, next: swarmNext }, eligible), false);
   });
 
+  it("pipelined: a stale entry of t+1 (signed over the shared t-1) is no vote; one of t+2 signed over the side's t is", () => {
+    const staleAt = (c: Commit, stale: string[]): Commit => ({ ...c, entries: c.entries.map((e) => (stale.includes(e.author.id) ? { ...e, staleness: 1 } : e)) });
+    // A and B measured 32 before 31 existed: their entries in 32 vote for nothing.
+    const next = staleAt(commit(32, 0, hash(1), ["A", "B", "C"]), ["A", "B"]);
+    assert.equal(endorsements({ at: swarm, next }, eligible), 1);
+    // Their entries in 33 were measured after 31 (older parent 0 = hash of 31): votes for 31.
+    const afterNext = { ...staleAt(commit(33, 0, hash(3), ["A", "B"]), ["A", "B"]), olderParents: [hash(1)] };
+    assert.equal(endorsements({ at: swarm, next, afterNext }, eligible), 3);
+    // The same entries over another commit 31 vote for that one, not for this side's.
+    assert.equal(endorsements({ at: late, next, afterNext }, eligible), 0);
+    assert.equal(endorsements({ at: swarm, afterNext: { ...afterNext, iteration: 34 } }, eligible), 0);
+  });
+
   it("a t+1 that does not chain onto the side's commit t endorses nothing", () => {
     const stray = commit(32, 0, hash(9), ["A", "B", "C"]);
     assert.equal(endorsements({ at: swarm, next: stray }, eligible), 0);

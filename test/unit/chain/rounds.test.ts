@@ -4,12 +4,13 @@ import { createLogger } from "../../../node/observe/logger.js";
 import { commitFromBytes } from "../../../node/chain/commit-wire.js";
 import { ROUND_CAPS } from "../../../node/chain/round-inbox.js";
 import { Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
+import { Audits } from "../../../node/chain/audits.js";
 import { MAX_COMMIT_ENTRIES } from "../../../protocol/limits.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";
 import { compareAuthors } from "../../../training/algorithms/algorithm.js";
 import { useBackend } from "../../../training/engine.js";
-import { initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
+import { imageTrainingRun, initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
 import { signedCommit, signedContribution, TEST_JOINED_AT, type TestKey, testKeys } from "../../helpers/chain-keys.js";
 
 const log = createLogger({ level: "silent" });
@@ -33,6 +34,7 @@ async function swarm(
   stopAt: number,
   bus = new Bus(),
   roundTimeoutMs = 200,
+  pipelined: { staleness: number; audits: Audits[] } = { staleness: 0, audits: [] },
 ) {
   const events = new Map<string, RoundsEvent[]>();
   const done = keys.map(
@@ -48,12 +50,12 @@ async function swarm(
           {
             publishContribution: async (m) =>
               bus.deliver(self.id, (r) =>
-                r.onContribution({ author: { id: self.id, joinedAt: m.joinedAt }, payload: m.payload, signature: m.signature }, m.iteration, m.parentHash),
+                r.onContribution({ author: { id: self.id, joinedAt: m.joinedAt }, payload: m.payload, signature: m.signature, ...(m.staleness ? { staleness: m.staleness } : {}) }, m.iteration, m.parentHash),
               ),
             publishCommit: async (bytes) => bus.deliver(self.id, (r) => r.onCommit(commitFromBytes(bytes))),
             sign,
           },
-          { roundTimeoutMs, stopAt, contribute: true },
+          { roundTimeoutMs, stopAt, contribute: true, staleness: pipelined.staleness },
           log,
           (e) => {
             evs.push(e);
@@ -61,6 +63,12 @@ async function swarm(
           },
         );
         bus.nodes.set(self.id, rounds);
+        if (pipelined.staleness > 0) {
+          const chain = { commitAt: (t: number) => rounds.commitAt(t), checksumAt: (t: number) => rounds.checksumAt(t), snapshots: () => [] };
+          const audits = new Audits(self.id, imageTrainingRun(run), chain, { budget: 1, staleness: pipelined.staleness }, log);
+          rounds.useAudits(audits);
+          pipelined.audits.push(audits);
+        }
       }),
   );
   for (const r of bus.nodes.values()) r.start();
@@ -90,6 +98,39 @@ describe("rounds (in-memory transport)", () => {
     assert.ok(included >= 3 * 30 - 3, `only ${included} contributions included`);
     for (const r of rounds) r.stop();
   });
+
+  for (const staleness of [1, 2])
+    it(`pipelined rounds, staleness ${staleness}: stale entries are committed, replicas agree with a replay, audits recompute them`, async () => {
+      await useBackend("wasm");
+      const run = await openRun(parseRunSpec({ ...PRESETS["tiny-spsa"], staleness }));
+      const authors = await testKeys(3);
+      const audits: Audits[] = [];
+      const { done, events } = await swarm(run, authors, 30, new Bus(), 600, { staleness, audits });
+      const rounds = await Promise.all(done);
+      const sums = rounds.map((r) => r.checksumAt(30));
+      assert.equal(new Set(sums).size, 1, `checksums differ: ${sums}`);
+      for (const evs of events.values()) assert.equal(evs.filter((e) => e.kind === "diverged" || e.kind === "rejected").length, 0);
+      const commits = rounds[0].appliedCommits().map((c) => c.commit);
+      const replay = initialReplica(run);
+      for (const commit of commits) replay.applyIteration(run.algorithm, commit.entries);
+      assert.equal(replay.checksum(), sums[0]);
+      // Nodes measure ahead of the head: most entries are stale, each signed over the commit its staleness names.
+      const entries = commits.flatMap((c) => c.entries);
+      const stale = entries.filter((e) => (e.staleness ?? 0) > 0);
+      assert.ok(entries.length >= 3 * 30 - 6, `only ${entries.length} contributions included`);
+      assert.ok(stale.length >= entries.length / 2, `${stale.length} of ${entries.length} entries stale`);
+      assert.ok(entries.every((e) => (e.staleness ?? 0) <= staleness));
+      for (const c of commits) {
+        const stalest = Math.max(0, ...c.entries.map((e) => e.staleness ?? 0));
+        assert.equal(c.olderParents?.length ?? 0, stalest, `commit ${c.iteration}`);
+        c.olderParents?.forEach((h, i) => assert.deepEqual(h, c.iteration - 2 - i < 0 ? new Uint8Array(32) : rounds[0].commitAt(c.iteration - 2 - i)?.hash));
+      }
+      // Audits recompute stale entries on the states their parents name: all honest.
+      const audited = audits.reduce((n, a) => n + a.counts.audited, 0);
+      assert.ok(audited >= 30, `${audited} audits`);
+      assert.equal(audits.reduce((n, a) => n + a.counts.frauds, 0), 0);
+      for (const r of rounds) r.stop();
+    });
 
   it("a node that dies stalls the others for at most about one deadline", async () => {
     await useBackend("wasm");

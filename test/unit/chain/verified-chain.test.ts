@@ -38,11 +38,11 @@ before(async () => {
 const payloadOf = (i: number) => new Uint8Array(run.algorithm.maxPayloadBytes).fill((i % 100) + 1);
 
 /** A follower at head 0 chained to H0, whose last commit's authors are keys 0..2. */
-function follower(self = keys[3]) {
+function follower(self = keys[3], staleness = 0) {
   const events: RoundsEvent[] = [];
   const replica = initialReplica(run);
   const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: self.sign };
-  const rounds = new Rounds(self.author, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: false }, log, (e) =>
+  const rounds = new Rounds(self.author, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: false, staleness }, log, (e) =>
     events.push(e),
   );
   rounds.resumeChain(H0, keys.slice(0, 3).map((k) => k.author.id));
@@ -280,5 +280,43 @@ describe("equivocation by authors", () => {
     f.rounds.onContribution(signedContribution(a, run.runId, 0, payloadOf(2), H0).c, 0, H0);
     assert.equal(f.of("equivocation").length, 0);
     assert.equal(f.rounds.held().contributions, 2);
+  });
+});
+
+describe("pipelined rounds: a stale entry's parent is a commit of our chain", () => {
+  /** Commit t onto the follower's head by the rank-0 proposer among keys 0..2; `stale` entries signed over `olderParents[0]`. */
+  function next(f: ReturnType<typeof follower>, stale: readonly TestKey[], olderParents: Uint8Array[] = []): EncodedCommit {
+    const t = f.rounds.head;
+    const authors = keys.slice(0, 3);
+    const byId = new Map(authors.map((k) => [k.author.id, k]));
+    const proposer = byId.get(proposerOrder(run.runId, t, byId.keys())[0]) as TestKey;
+    const entries = authors.map((k, i) => ({ key: k, payload: payloadOf(10 * t + i), staleness: stale.includes(k) ? 1 : 0 }));
+    const r = initialReplica(run);
+    for (const c of f.rounds.appliedCommits()) r.applyIteration(run.algorithm, c.commit.entries);
+    const signed = signedCommit(proposer, { runId: run.runId, iteration: t, prevHash: f.rounds.headHash, checksum: new Uint8Array(32), rank: 0, olderParents }, entries);
+    r.applyIteration(run.algorithm, signed.commit.entries);
+    return signedCommit(proposer, { runId: run.runId, iteration: t, prevHash: f.rounds.headHash, checksum: fromHex(r.checksum()), rank: 0, olderParents }, entries);
+  }
+
+  it("an older parent that is not our commit t-2: rejected, its proposer charged; the true one applies; staler than the run allows: rejected", () => {
+    const f = follower(keys[3], 1);
+    f.rounds.onCommit(next(f, []));
+    f.rounds.onCommit(next(f, []));
+    assert.equal(f.rounds.head, 2);
+    const forged = next(f, [keys[1]], [new Uint8Array(32).fill(7)]);
+    f.rounds.onCommit(forged);
+    assert.equal(f.rounds.head, 2);
+    assert.match(f.of("rejected")[0]?.reason ?? "", /older parent 0 is not our commit 0/);
+    const honest = next(f, [keys[1]], [f.rounds.commitAt(0)?.hash as Uint8Array]);
+    f.rounds.onCommit(honest);
+    assert.equal(f.rounds.head, 3, `events: ${JSON.stringify(f.of("rejected"))}`);
+    assert.equal(f.rounds.appliedCommits().at(-1)?.commit.entries.find((e) => e.author.id === keys[1].author.id)?.staleness, 1);
+    // A run without pipelining takes no stale entry, whatever its parents.
+    const plain = follower(keys[3], 0);
+    plain.rounds.onCommit(next(plain, []));
+    plain.rounds.onCommit(next(plain, []));
+    plain.rounds.onCommit(next(plain, [keys[1]], [plain.rounds.commitAt(0)?.hash as Uint8Array]));
+    assert.equal(plain.rounds.head, 2);
+    assert.match(plain.of("rejected")[0]?.reason ?? "", /allows 0/);
   });
 });

@@ -312,7 +312,7 @@ describe("decode guards", () => {
           decodeCommit(
             pb.Commit.encode({
               ...commit,
-              entries: [{ author: h(34), joinedAt: 1n, payload: h(1), signature: h(64) }],
+              entries: [{ author: h(34), joinedAt: 1n, payload: h(1), signature: h(64), staleness: 0 }],
             }),
           ),
       ],
@@ -322,7 +322,7 @@ describe("decode guards", () => {
           decodeCommit(
             pb.Commit.encode({
               ...commit,
-              entries: [{ author: PEER_A as Uint8Array<ArrayBuffer>, joinedAt: 1n, payload: h(1), signature: h(63) }],
+              entries: [{ author: PEER_A as Uint8Array<ArrayBuffer>, joinedAt: 1n, payload: h(1), signature: h(63), staleness: 0 }],
             }),
           ),
       ],
@@ -412,6 +412,7 @@ describe("decode guards", () => {
       joinedAt: 1n,
       payload: filled(1, 1) as Uint8Array<ArrayBuffer>,
       signature: filled(64, 1) as Uint8Array<ArrayBuffer>,
+      staleness: 0,
     }));
     const commit = pb.Commit.encode({
       runId: run,

@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { imageModelOf, parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
 import { RunSpecError } from "../../../protocol/spec-fields.js";
+import { MAX_STALENESS } from "../../../protocol/limits.js";
+import { PRESETS } from "../../../protocol/presets.js";
 
 const HASH = "ab".repeat(32);
 const base = {
@@ -75,5 +77,20 @@ describe("RunSpec: IDX image sets are named by content", () => {
     rejects({ ...idx, dataset: { kind: "idx", contentHash: "EF".repeat(32) } }, "dataset.contentHash");
     rejects({ ...idx, dataset: { kind: "idx", contentHash: "ef".repeat(32), trainImages: "/data/train" } }, "dataset.trainImages");
     rejects({ ...idx, dataset: { kind: "idx" } }, "dataset.contentHash");
+  });
+});
+
+describe("RunSpec: staleness (pipelined rounds)", () => {
+  it("1..MAX_STALENESS for SPSA runs; 0 is written as absent (the same runId); anything else names the field", () => {
+    const one = parseRunSpec({ ...base, staleness: 1 });
+    assert.equal(one.staleness, 1);
+    assert.notEqual(runIdOf(one), runIdOf(parseRunSpec(base)));
+    const zero = parseRunSpec({ ...base, staleness: 0 });
+    assert.equal("staleness" in zero, false);
+    assert.equal(runIdOf(zero), runIdOf(parseRunSpec(base)));
+    assert.equal(parseRunSpec({ ...base, staleness: MAX_STALENESS }).staleness, MAX_STALENESS);
+    rejects({ ...base, staleness: MAX_STALENESS + 1 }, "spec.staleness");
+    rejects({ ...base, staleness: 0.5 }, "spec.staleness");
+    rejects({ ...PRESETS["tiny-marketplace"], staleness: 1 }, "spec.staleness");
   });
 });

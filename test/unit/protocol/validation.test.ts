@@ -78,7 +78,7 @@ describe("gossip validation", () => {
   /** A contribution signed by KEY_A (or `key`) over its own fields. */
   const contribution = (over: Partial<ContributionMessage> = {}, key = KEY_A) => {
     const m = { runId: RUN, iteration: HEAD, joinedAt: TEST_JOINED_AT, payload: Uint8Array.of(1, 0xff, 0, 127), parentHash: filled(32, 0), ...over };
-    const signed = signedContribution({ ...key, author: { ...key.author, joinedAt: m.joinedAt } }, m.runId, m.iteration, m.payload, m.parentHash).m;
+    const signed = signedContribution({ ...key, author: { ...key.author, joinedAt: m.joinedAt } }, m.runId, m.iteration, m.payload, m.parentHash, m.staleness ?? 0).m;
     return encodeContribution({ ...signed, ...(over.signature ? { signature: over.signature } : {}) });
   };
 
@@ -89,6 +89,13 @@ describe("gossip validation", () => {
       { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, ...over },
       payloads.map((payload, i) => ({ key: i === 0 ? KEY_A : KEY_B, payload })),
     ).encoded;
+
+  /** A commit whose KEY_B entry was measured one iteration early, on the commit before prevHash. */
+  const staleCommit = () =>
+    signedCommit(KEY_A, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, olderParents: [filled(32, 4)] }, [
+      { key: KEY_A, payload: filled(SIZE, 1) },
+      { key: KEY_B, payload: filled(SIZE, 2), staleness: 1 },
+    ]).encoded;
 
   /** A commit re-encoded with one change (signatures kept as they were). */
   const tampered = (change: (m: CommitMessage) => CommitMessage) => encodeCommit(change(decodeCommit(commit())));
@@ -393,6 +400,30 @@ describe("gossip validation", () => {
         run: () => toVerdict(() => validateHeartbeat(encodeHeartbeat({ runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: 0 }), AUTHOR, context())),
       },
     ],
+    BAD_PARENTS: [
+      {
+        // A contribution measured a step early, in a run without pipelined rounds.
+        verdict: "reject",
+        run: () => toVerdict(() => validateContribution(contribution({ staleness: 1 }), AUTHOR, context())),
+      },
+      {
+        // The same entry in a commit, parents and all: the run still does not pipeline.
+        verdict: "reject",
+        run: () => toVerdict(() => validateCommit(staleCommit(), AUTHOR, context())),
+      },
+      {
+        // A proposer padding its commit with an older parent no entry names.
+        verdict: "reject",
+        run: () =>
+          toVerdict(() =>
+            validateCommit(
+              signedCommit(KEY_A, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, olderParents: [filled(32, 5)] }, [{ key: KEY_A, payload: filled(SIZE, 1) }]).encoded,
+              AUTHOR,
+              context({ maxStaleness: 2 }),
+            ),
+          ),
+      },
+    ],
     BAD_EXCLUSION: [
       {
         // KEY_B has an entry in the very commit that excludes it.
@@ -496,6 +527,15 @@ describe("gossip validation", () => {
       joinedAt: TEST_JOINED_AT,
     });
     assert.equal(toVerdict(() => validateHeartbeat(hb, AUTHOR, ctx)).verdict, "accept");
+  });
+
+  it("a pipelined run accepts contributions and commit entries measured up to its staleness early", () => {
+    const ctx = context({ maxStaleness: 1 });
+    const c = toVerdict(() => validateContribution(contribution({ staleness: 1 }), AUTHOR, ctx));
+    assert.equal(c.verdict === "accept" && c.value.staleness, 1);
+    const commit = toVerdict(() => validateCommit(staleCommit(), AUTHOR, ctx));
+    assert.deepEqual(commit.verdict === "accept" && commit.value.entries.map((e) => e.staleness ?? 0).sort(), [0, 1]);
+    assert.equal(codeOf(toVerdict(() => validateContribution(contribution({ staleness: 2, iteration: HEAD + 1 }), AUTHOR, ctx))), "BAD_PARENTS");
   });
 
   it("dedupe runs last: a message that fails another check is never recorded", () => {

@@ -69,7 +69,8 @@ describe("clip: the RunSpec field", () => {
       assert.equal(runIdOf(spec), id, name);
       assert.equal("clip" in spec.algorithm, false);
     }
-    // The MNIST MLP presets bound every byte at 2 (issue 15): their runIds before the clip.
+    // The MNIST MLP presets bound every byte at 2 (issue 15) and pipeline their rounds (issue 12):
+    // their runIds before both.
     const unclipped: Record<string, string> = {
       "mnist-mlp-spsa": "7bc8cc632bbb843b00bb754ce5c29181d4bfc5f40fcdf0094fdcf42de78f9546",
       "mnist-mlp-spsa-lowrank": "2bb9df7d52f39f06ea0a0e85d1fe3824de75a0d60cc5169d432cd086aea0bd9a",
@@ -79,7 +80,10 @@ describe("clip: the RunSpec field", () => {
       assert.equal(spec.algorithm.kind === "spsa" && spec.algorithm.clip, 2, name);
       assert.notEqual(runIdOf(spec), id, name);
       const { clip: _clip, ...rest } = PRESETS[name as "mnist-mlp-spsa"].algorithm;
-      assert.equal(runIdOf(parseRunSpec({ ...PRESETS[name as "mnist-mlp-spsa"], algorithm: rest })), id, `${name} without its clip`);
+      const { staleness: _staleness, ...unpipelined } = PRESETS[name as "mnist-mlp-spsa"];
+      assert.equal(runIdOf(parseRunSpec({ ...unpipelined, algorithm: rest })), id, `${name} without its clip and staleness`);
+      // Staleness 0 is no pipelining: written as absent, the same runId.
+      assert.equal(runIdOf(parseRunSpec({ ...unpipelined, staleness: 0, algorithm: rest })), id, `${name} at staleness 0`);
     }
     const clipped = withClip("tiny-spsa", 2);
     assert.equal(clipped.algorithm.kind === "spsa" && clipped.algorithm.clip, 2);
