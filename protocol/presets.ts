@@ -59,6 +59,8 @@ const TINY_SPSA = {
   seed: 1,
   iterations: 200,
   roundTimeoutMs: 500,
+  // Pipelined like mnist-mlp-spsa, so the swarm tests (kills, partitions, joins) run it.
+  staleness: 1,
 } as const;
 
 /** `base` with rank-1 low-rank directions (the only difference), under its own name. */
