@@ -10,9 +10,8 @@
  *        commit for t has arrived; any node does at (0.5 + 0.25 (n + 1)) x roundTimeout
  *
  * Nodes apply commits only, in chain order, so every honest node applies the same contributions
- * in the same (timestamp) order. A dead author is missing from commit t and so from the waits of
- * t + 1: it costs at most one 0.5 x roundTimeout wait; a dead primary proposer is replaced by rank
- * 1 at 0.75 x roundTimeout.
+ * in the same (timestamp) order. A dead or slow author costs at most one 0.5 x roundTimeout wait
+ * (proposer-schedule.ts); a dead primary is replaced by rank 1 at 0.75 x roundTimeout.
  *
  * The verified chain (issue 11; docs/security.md; docs/architecture.md "The verified chain"): a
  * commit is valid by local checks alone: signed contributions made on our chain, a signed commit
@@ -160,19 +159,13 @@ export class Rounds {
   }
 
   /** True when a commit this node applied excluded `peer` (a peer id string). */
-  isExcluded(peer: string): boolean {
-    return this.checks.isExcluded(peer);
-  }
+  isExcluded(peer: string): boolean { return this.checks.isExcluded(peer); }
 
   /** True when the commit with this hash was refused here for its exclusions (commit-checks.ts). */
-  refusedForExclusions(hash: Uint8Array): boolean {
-    return this.checks.refusedForExclusions(hash);
-  }
+  refusedForExclusions(hash: Uint8Array): boolean { return this.checks.refusedForExclusions(hash); }
 
   /** The commit of our chain for `iteration`, while kept. */
-  commitAt(iteration: number): ChainedCommit | undefined {
-    return this.history.commitAt(iteration);
-  }
+  commitAt(iteration: number): ChainedCommit | undefined { return this.history.commitAt(iteration); }
 
   /** Next iteration to apply. */
   get head(): number {
@@ -185,19 +178,13 @@ export class Rounds {
   }
 
   /** Our checksum after `iteration` applied iterations, while it is recent enough to be kept. */
-  checksumAt(iteration: number): string | undefined {
-    return this.history.checksumAt(iteration);
-  }
+  checksumAt(iteration: number): string | undefined { return this.history.checksumAt(iteration); }
 
   /** The last commit applied (none before the first, or right after a snapshot without anchor). */
-  lastApplied(): ChainedCommit | undefined {
-    return this.history.last();
-  }
+  lastApplied(): ChainedCommit | undefined { return this.history.last(); }
 
   /** The commits applied and kept, oldest first (a copy). */
-  appliedCommits(): readonly ChainedCommit[] {
-    return this.history.all();
-  }
+  appliedCommits(): readonly ChainedCommit[] { return this.history.all(); }
 
   /** The encoded commits from `from` on, at most `max` of them (what the commits protocol serves). */
   commitsFrom(from: number, max: number): Uint8Array[] {
@@ -292,9 +279,7 @@ export class Rounds {
   onContribution(c: SignedContribution, iteration: number, parentHash: Uint8Array): void {
     if (this.checks.isExcluded(c.author.id)) return;
     if (iteration < this.head) {
-      // Too late for its commit: wait for this author next round. A joiner, or a node that was
-      // behind, contributes for an iteration already committed; waiting for it once (at most
-      // 0.5 x roundTimeout) lets it catch up and be included, instead of chasing a fast swarm.
+      // Too late for its commit (a joiner, a node that was behind): waited for next round, once.
       this.noteLate(c.author.id, iteration);
       return;
     }
@@ -377,7 +362,7 @@ export class Rounds {
       return;
     }
     const t = this.head;
-    this.schedule.roundBegins();
+    this.schedule.roundBegins(t);
     this.inbox.dropContributionsBefore(t);
     if (!this.active) {
       for (const c of this.inbox.takePending(t)) if (this.head === t) this.onCommit(c);
@@ -420,7 +405,7 @@ export class Rounds {
   private maybeProposeEarly(): void {
     if (!this.isActive) return;
     const t = this.head;
-    if (this.schedule.mayProposeEarly(t, () => this.usable(t))) this.propose(t, 0);
+    if (this.schedule.mayProposeEarly(t, () => this.usable(t), () => this.propose(t, 0))) this.propose(t, 0);
   }
 
   /**
@@ -443,7 +428,9 @@ export class Rounds {
 
   /** A commit became the tip: late authors, the "applied" event, a stage switch. */
   private applied(commit: Commit, sum: string): void {
-    this.late.afterCommit(commit.iteration, new Set(this.tip.authors), this.inbox.authorsAt(commit.iteration));
+    const included = new Set(this.tip.authors);
+    this.late.afterCommit(commit.iteration, included, this.inbox.authorsAt(commit.iteration));
+    this.schedule.afterCommit(commit.iteration, included);
     this.onEvent({
       kind: "applied",
       iteration: this.replica.iteration,

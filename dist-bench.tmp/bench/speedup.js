@@ -1,0 +1,125 @@
+/**
+ * Does the swarm pay (issue 12)? Real processes through the CLI, one after the other on this
+ * machine: `seedswarm train` (one author) against `seedswarm swarm --nodes 2` to the same test
+ * accuracy, their iteration rates, and a 3-node swarm with one node on the pure-JS backend.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanup, jsonLines, runCli, tempDir } from "./cli-run.js";
+import { fmt } from "./report.js";
+const PRESET = "mnist-mlp-spsa";
+/** Test accuracy both sides race to (issue 12). */
+const TARGET = 0.88;
+/** Both evaluate every 50 iterations on all 10,000 test images (train --eval-limit, swarm --eval-limit). */
+const EVAL_EVERY = 50;
+const EVAL_LIMIT = 10_000;
+/** Rates are taken from this iteration on: start-up and the first rounds' peer discovery excluded. */
+const RATE_FROM = 100;
+/** Seconds from `startedAt` to the first evaluation at or above TARGET; NaN when never reached. */
+function secondsToTarget(evals, startedAt) {
+    const hit = evals.find((e) => e.accuracy >= TARGET);
+    return hit ? (hit.time - startedAt) / 1000 : Number.NaN;
+}
+/** Iterations per second between the first point at or past RATE_FROM and the last point. */
+function rate(points, from = RATE_FROM) {
+    const a = points.find((p) => p.iteration >= from);
+    const b = points[points.length - 1];
+    if (!a || !b || b.time <= a.time)
+        return Number.NaN;
+    return ((b.iteration - a.iteration) * 1000) / (b.time - a.time);
+}
+async function trainOnce() {
+    const dir = await tempDir();
+    const r = await runCli(["train", "--preset", PRESET, "--data-dir", dir, "--backend", "wasm", "--fresh", "--eval-every", String(EVAL_EVERY), "--eval-limit", String(EVAL_LIMIT), "--checkpoint-every", "0", "--log-level", "info"]);
+    const progress = r.lines.filter((l) => l.msg === "progress" && typeof l.time === "number");
+    const evals = progress.filter((l) => typeof l.testAccuracy === "number").map((l) => ({ time: l.time, accuracy: l.testAccuracy }));
+    const result = r.lines.find((l) => "testAccuracy" in l && "checksum" in l && l.msg === undefined);
+    return {
+        seconds: r.seconds,
+        toTarget: secondsToTarget(evals, r.startedAt),
+        itPerSec: rate(progress),
+        finalAccuracy: Number(result?.testAccuracy ?? Number.NaN),
+        bestEval: Math.max(...evals.map((e) => e.accuracy)),
+    };
+}
+/** A `swarm --nodes n` run; figures from node 0's log (every node applies the same commits). */
+async function swarmOnce(nodes, extra, stopAt) {
+    const dir = await tempDir();
+    const r = await runCli(["swarm", "--nodes", String(nodes), "--preset", PRESET, "--data-dir", dir, "--backend", "wasm", "--log-level", "info", "--eval-limit", String(EVAL_LIMIT), ...(stopAt ? ["--stop-at", String(stopAt)] : []), ...extra]);
+    const node0 = jsonLines(readFileSync(join(dir, "swarm", "node-0.log"), "utf8"));
+    const applied = node0.filter((l) => l.msg === "applied" && typeof l.time === "number");
+    const evals = node0.filter((l) => l.msg === "evaluated" && typeof l.accuracy === "number").map((l) => ({ time: l.time, accuracy: l.accuracy }));
+    const result = r.lines.find((l) => "agree" in l);
+    return {
+        seconds: r.seconds,
+        toTarget: secondsToTarget(evals, r.startedAt),
+        itPerSec: rate(applied, stopAt ? Math.min(RATE_FROM, Math.floor(stopAt / 4)) : RATE_FROM),
+        finalAccuracy: Number(result?.testAccuracy ?? Number.NaN),
+        bestEval: evals.length ? Math.max(...evals.map((e) => e.accuracy)) : Number.NaN,
+        agree: result?.agree === true,
+    };
+}
+const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(2)}%` : "-");
+const sec = (x) => (Number.isFinite(x) ? x.toFixed(1) : "not reached");
+export async function speedupSection() {
+    try {
+        const one = await trainOnce();
+        const two = await swarmOnce(2, []);
+        const speedup = one.toTarget / two.toTarget;
+        const efficiency = two.itPerSec / one.itPerSec;
+        return {
+            id: "speedup",
+            title: "Does the swarm pay: one `train` process against `swarm --nodes 2`",
+            command: "npm run bench -- --only speedup",
+            markdown: `\`${PRESET}\` for its full run (2,000 iterations), wasm backend, real processes through the CLI, run one after the other: \`seedswarm train\` (one author, one process) and \`seedswarm swarm --nodes 2\` (two node processes on loopback TCP). Both evaluate every ${EVAL_EVERY} iterations on all ${EVAL_LIMIT} test images (\`--eval-limit\`); time to ${100 * TARGET}% is wall clock from process start (start-up, MNIST load and peer discovery included) to the first such evaluation at or above it. Iterations/s from iteration ${RATE_FROM} to the end (node 0's applied commits for the swarm). Final accuracy on all 10,000 test images. The machine has 2 cores shared with other work, so the figures move with its load.
+
+| run | seconds | time to ${100 * TARGET}% (s) | iterations/s | best periodic accuracy | final test accuracy |
+|---|---|---|---|---|---|
+| \`train\` (1 author) | ${fmt(one.seconds)} | ${sec(one.toTarget)} | ${fmt(one.itPerSec)} | ${pct(one.bestEval)} | ${pct(one.finalAccuracy)} |
+| \`swarm --nodes 2\` | ${fmt(two.seconds)} | ${sec(two.toTarget)} | ${fmt(two.itPerSec)} | ${pct(two.bestEval)} | ${pct(two.finalAccuracy)} (checksums ${two.agree ? "agree" : "DIFFER"}) |
+
+Targets: \`swarm_speedup_n2\` (time to ${100 * TARGET}% of \`train\` / of the swarm) >= 1.7; \`swarm_step_efficiency_n2\` (iterations/s of the swarm / of \`train\`) >= 0.9. A run that never reaches ${100 * TARGET}% has no time to it, and the speedup is then NaN.`,
+            figures: {
+                swarm_speedup_n2: speedup,
+                swarm_step_efficiency_n2: efficiency,
+                train_seconds_to_88: one.toTarget,
+                swarm_n2_seconds_to_88: two.toTarget,
+                train_it_per_s: one.itPerSec,
+                swarm_n2_it_per_s: two.itPerSec,
+            },
+        };
+    }
+    finally {
+        await cleanup();
+    }
+}
+export async function stragglerSection() {
+    const stopAt = 120;
+    try {
+        const wasm = await swarmOnce(3, [], stopAt);
+        const mixed = await swarmOnce(3, ["--node-backends", "wasm,wasm,cpu"], stopAt);
+        return {
+            id: "straggler",
+            title: "A straggler: one node of three on the pure-JS cpu backend",
+            command: "npm run bench -- --only straggler",
+            markdown: `\`seedswarm swarm --nodes 3\` on \`${PRESET}\` to iteration ${stopAt}, all three nodes on wasm, then the same swarm with node 2 on the pure-JS cpu backend (\`--node-backends wasm,wasm,cpu\`; its forward passes are tens of times slower). Iterations/s of node 0 from iteration ${Math.floor(stopAt / 4)} to the end; 3 processes on 2 shared cores.
+
+| swarm | iterations/s | seconds | checksums |
+|---|---|---|---|
+| all wasm | ${fmt(wasm.itPerSec)} | ${fmt(wasm.seconds)} | ${wasm.agree ? "agree" : "DIFFER"} |
+| one node on cpu | ${fmt(mixed.itPerSec)} | ${fmt(mixed.seconds)} | ${mixed.agree ? "agree" : "DIFFER"} |
+
+Target: \`straggler_slowdown\` (mixed / all wasm) >= 0.85.`,
+            figures: {
+                straggler_slowdown: mixed.itPerSec / wasm.itPerSec,
+                straggler_all_wasm_it_per_s: wasm.itPerSec,
+                straggler_mixed_it_per_s: mixed.itPerSec,
+                straggler_checksums_agree: wasm.agree && mixed.agree ? 1 : 0,
+            },
+        };
+    }
+    finally {
+        await cleanup();
+    }
+}
+//# sourceMappingURL=speedup.js.map

@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+import "../node/polyfills.js";
+/**
+ * The seedswarm command line: parses flags and delegates to node/. One failure handler prints
+ * "✖ message" and exits non-zero (codes: see `describeFailure`; 130 on a second stop signal).
+ */
+import { buildProgram, describeFailure } from "./program.js";
+/** Turns any error into one clear line and an exit code; stack traces only with DEBUG. */
+function fail(err) {
+    const { exitCode, message } = describeFailure(err);
+    if (message !== null)
+        process.stderr.write(`${message}\n`);
+    if (message !== null && process.env.DEBUG && err.stack) {
+        process.stderr.write(`${err.stack}\n`);
+    }
+    process.exit(exitCode);
+}
+buildProgram().parseAsync(process.argv).catch(fail);
+//# sourceMappingURL=main.js.map

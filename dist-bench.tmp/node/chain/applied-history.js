@@ -1,0 +1,99 @@
+/**
+ * The recent history of what a node applied: the commits in chain order (what the commits
+ * protocol serves and fork choice compares against) and the checksum of the state after each
+ * iteration. Both keep the last CHAIN_KEEP iterations only.
+ */
+import { toHex } from "../../protocol/bytes.js";
+import { CHAIN_KEEP, chained } from "./commit.js";
+export class AppliedHistory {
+    /** Commits applied, oldest first. */
+    log = [];
+    /** Checksum of the state after `iteration` applied iterations, recent ones only. */
+    checksums = new Map();
+    /** Starts at the state after `iteration` applied iterations, with checksum `sum`. */
+    constructor(iteration, sum) {
+        this.checksums.set(iteration, sum);
+    }
+    checksumAt(iteration) {
+        return this.checksums.get(iteration);
+    }
+    /** The last commit applied (none before the first, or right after a snapshot without anchor). */
+    last() {
+        return this.log[this.log.length - 1];
+    }
+    /** The commits kept, oldest first (a copy). */
+    all() {
+        return [...this.log];
+    }
+    /** The commit kept for `iteration`, if any. */
+    commitAt(iteration) {
+        const last = this.last();
+        if (!last)
+            return undefined;
+        // Kept commits are consecutive except across a snapshot jump: try the direct index first.
+        const guess = this.log[this.log.length - 1 - (last.commit.iteration - iteration)];
+        if (guess?.commit.iteration === iteration)
+            return guess;
+        return this.log.find((l) => l.commit.iteration === iteration);
+    }
+    /**
+     * The authors excluded by the kept commits, each with the iteration of the commit that
+     * excluded it (the first, if several did).
+     */
+    excluded() {
+        const out = new Map();
+        for (const l of this.log)
+            for (const x of l.commit.exclusions ?? [])
+                if (!out.has(x.author))
+                    out.set(x.author, l.commit.iteration);
+        return out;
+    }
+    /** The encoded commits from `from` on, at most `max` of them. */
+    encodedFrom(from, max) {
+        return this.log
+            .filter((l) => l.commit.iteration >= from)
+            .slice(0, max)
+            .map((l) => l.encoded);
+    }
+    /** After a restart: commits read back from the commit log file, oldest first. */
+    restore(commits) {
+        for (const c of commits)
+            this.log.push(chained(c));
+    }
+    /** The checksum the state before applying iteration t must have: commit t-1's, or the one we started from. */
+    checksumBefore(t) {
+        const last = this.last();
+        if (last && last.commit.iteration === t - 1)
+            return toHex(last.commit.checksum);
+        return this.checksums.get(t);
+    }
+    /** Records commit `entry`, after which the state (at `iteration`) has checksum `sum`. */
+    record(entry, iteration, sum) {
+        this.log.push(entry);
+        if (this.log.length > CHAIN_KEEP)
+            this.log.shift();
+        this.checksums.set(iteration, sum);
+        this.checksums.delete(iteration - CHAIN_KEEP);
+    }
+    /** Forgets the last commit, which had brought the state to `iteration` (a one-step fork switch). */
+    undoLast(iteration) {
+        this.log.pop();
+        this.checksums.delete(iteration);
+    }
+    /**
+     * Jumps to a snapshot after `iteration` applied iterations with checksum `sum`: nothing from
+     * its anchor commit (iteration - 1) on can be served as our chain any more; `anchor`, when
+     * known, becomes the last commit.
+     */
+    jumpTo(iteration, sum, anchor) {
+        while (this.log.length > 0 && this.log[this.log.length - 1].commit.iteration >= iteration - 1)
+            this.log.pop();
+        for (const k of [...this.checksums.keys()])
+            if (k > iteration)
+                this.checksums.delete(k);
+        this.checksums.set(iteration, sum);
+        if (anchor)
+            this.log.push(anchor);
+    }
+}
+//# sourceMappingURL=applied-history.js.map

@@ -1,0 +1,195 @@
+/**
+ * The tip of the chain this node applied, and every way it moves: a commit applied, one of our
+ * own, a one-step fork switch, a resume or a snapshot jump. The tip is the last commit's hash
+ * (what the next commit chains to) and authors (the next round's expected contributors and
+ * proposers); the state before that commit is kept, so a one-step fork switch can roll it back.
+ *
+ * A commit is verified by applying it (docs/security.md): when our checksum differs, we check our
+ * pre-state against the previous commit's checksum. If that holds, the update is deterministic,
+ * so the proposer lied: the commit is rejected (state rolled back, proposer penalised) and the
+ * fallback rank commits; if not, we are the corrupted one ("diverged": repair).
+ *
+ * Which commit to apply, and when, is the rounds' decision (rounds.ts); this class only moves.
+ */
+import { equalBytes, toHex } from "../../protocol/bytes.js";
+import { betterBecause, chained, isBetter, ZERO_HASH, } from "./commit.js";
+import { commitEquivocation } from "./evidence.js";
+export class ChainTip {
+    run;
+    replica;
+    history;
+    checks;
+    stall;
+    hooks;
+    lastHash = ZERO_HASH;
+    /** Authors of the last applied commit: next round's expected contributors and proposers. */
+    lastAuthors = [];
+    /** State before the last applied commit (see rollBack). */
+    prev = null;
+    /** Audits by recomputation of the commits we apply (none: no audits). */
+    audits = null;
+    constructor(run, replica, history, checks, stall, hooks) {
+        this.run = run;
+        this.replica = replica;
+        this.history = history;
+        this.checks = checks;
+        this.stall = stall;
+        this.hooks = hooks;
+    }
+    useAudits(audits) {
+        this.audits = audits;
+    }
+    /** Hash of the last applied commit. */
+    get hash() {
+        return this.lastHash;
+    }
+    /** Authors of the last applied commit (replaced, never changed in place, on each commit). */
+    get authors() {
+        return this.lastAuthors;
+    }
+    /** Continue a chain after a snapshot or checkpoint: the state is at `head` after `hash`. */
+    resume(hash, authors) {
+        this.lastHash = hash;
+        this.lastAuthors = authors;
+    }
+    /**
+     * Jumps to a snapshot: the state after `iteration` applied iterations, produced by `anchor`
+     * (null: unknown, and then the first replayed commit sets the chain).
+     */
+    jumpTo(weights, iteration, checksum, anchor) {
+        this.replica.reset(weights, iteration);
+        // Nothing before the snapshot can be rolled back to or served as our chain any more.
+        this.prev = null;
+        const entry = anchor ? chained(anchor) : null;
+        this.history.jumpTo(iteration, checksum, entry);
+        if (anchor && entry) {
+            this.resume(entry.hash, anchor.commit.entries.map((e) => e.author.id));
+        }
+        else {
+            this.resume(ZERO_HASH, []);
+        }
+    }
+    /**
+     * Applies a commit whose rank holds and that chains to the tip, verifying its checksum by the
+     * result. False when it was rejected as a lie (state rolled back, nothing recorded).
+     */
+    apply(received) {
+        const { commit } = received;
+        if (!this.checks.parentsHold(received) || !this.checks.exclusionsHold(received))
+            return false;
+        this.remember();
+        // A stall is reported before the work that follows it, which then counts as work, not sleep.
+        this.stall.check();
+        const work = this.stall.begin();
+        this.replica.applyIteration(this.run.algorithm, commit.entries);
+        this.stall.worked(work);
+        const sum = this.replica.checksum();
+        if (toHex(commit.checksum) !== sum) {
+            const prev = this.prev;
+            if (prev && this.checks.proposerLied(commit.iteration, prev.weights)) {
+                // Our pre-state is the verified one and the update is deterministic: the proposer lied.
+                // Every honest node reaches this same verdict alone; the fallback rank commits instead.
+                this.rollBack(commit.iteration);
+                this.checks.reject(received, `checksum ${toHex(commit.checksum).slice(0, 12)} is not the result ${sum.slice(0, 12)}`);
+                return false;
+            }
+            // Our own state was wrong before this commit: we are the corrupted one. Repair.
+            this.record(chained(received), sum);
+            this.hooks.onEvent({
+                kind: "diverged",
+                iteration: commit.iteration,
+                reason: `checksum after applying ${sum.slice(0, 12)} != proposer's ${toHex(commit.checksum).slice(0, 12)}, and our state before it did not match the chain`,
+            });
+            return true;
+        }
+        const entry = chained(received);
+        this.record(entry, sum);
+        this.audit(entry);
+        return true;
+    }
+    /**
+     * Applies our own proposal: `entries` onto the tip, then `sign` makes the commit over the
+     * result, chained to the tip; it becomes the tip. Returns the signed commit to publish.
+     */
+    applyOwn(entries, sign) {
+        this.remember();
+        this.replica.applyIteration(this.run.algorithm, entries);
+        const sum = this.replica.checksum();
+        const signed = sign(this.lastHash, sum);
+        const entry = chained(signed);
+        this.record(entry, sum);
+        this.audit(entry);
+        return signed;
+    }
+    /**
+     * One-step fork choice, for a commit of the iteration we applied last. Two valid commits for
+     * one iteration can exist (two nodes that each believed they were the proposer at the start of
+     * a chain, or a fallback racing a slow primary). Every node keeps the better one by the same
+     * rule: lower verified rank, then lower hash. A node that applied the worse one rolls back one
+     * iteration and applies the better one (checked by applying like any other); deeper forks are
+     * never resolved here. True when it switched and applied a commit.
+     */
+    switchTo(received) {
+        const { commit } = received;
+        const last = this.history.last();
+        const prev = this.prev;
+        if (!last || !prev || last.commit.iteration !== commit.iteration || !equalBytes(commit.prevHash, prev.hash))
+            return false;
+        const hash = chained(received).hash;
+        if (equalBytes(hash, last.hash))
+            return false;
+        if (!this.checks.rankHolds(received, prev.authors))
+            return false;
+        if (commit.proposer === last.commit.proposer)
+            this.hooks.equivocation(commitEquivocation(last, received));
+        if (!isBetter(commit, hash, last.commit, last.hash))
+            return false;
+        this.hooks.rollingBack();
+        this.history.undoLast(this.replica.iteration);
+        this.rollBack(commit.iteration);
+        this.hooks.onEvent({
+            kind: "switched",
+            iteration: commit.iteration,
+            proposer: commit.proposer,
+            rank: commit.rank,
+            reason: betterBecause(commit, last.commit),
+        });
+        // The better commit's checksum is a lie: back to the commit we had (it verified before).
+        return this.apply(received) || this.apply(last);
+    }
+    /** Remembers the state before applying a commit, for a one-step fork switch. */
+    remember() {
+        if (this.prev)
+            this.prev.weights.set(this.replica.weights);
+        this.prev = { weights: this.prev?.weights ?? this.replica.weights.slice(), hash: this.lastHash, authors: this.lastAuthors };
+    }
+    /**
+     * Back to the state before the last applied commit (the replica at `iteration`, the tip it
+     * was at), once: the history is the caller's (a switch drops its last commit, a refused
+     * commit was never recorded).
+     */
+    rollBack(iteration) {
+        const prev = this.prev;
+        if (!prev)
+            return;
+        this.replica.reset(prev.weights, iteration);
+        this.lastHash = prev.hash;
+        this.lastAuthors = prev.authors;
+        this.prev = null;
+    }
+    /** Audits one entry of a commit just applied (verified), on the state it was applied to. */
+    audit(entry) {
+        if (this.audits && this.prev)
+            this.audits.afterApply(entry, this.prev.weights);
+    }
+    /** The commit is the tip now: the checks, the history and the rounds learn it. */
+    record(entry, sum) {
+        const { commit, hash } = entry;
+        this.checks.noteApplied(commit);
+        this.lastHash = hash;
+        this.lastAuthors = commit.entries.map((e) => e.author.id);
+        this.history.record(entry, this.replica.iteration, sum);
+        this.hooks.applied(commit, sum);
+    }
+}
+//# sourceMappingURL=chain-tip.js.map

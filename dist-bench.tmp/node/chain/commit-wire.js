@@ -1,0 +1,74 @@
+/**
+ * Commits between the rounds' form (peer id strings) and the wire's (peer id multihash bytes,
+ * signatures). A commit is hashed as the bytes it came as (see EncodedCommit); a commit this node
+ * makes is signed and encoded once, here. Every commit that comes in as bytes (gossip, the commits
+ * protocol, a fork resolution) passes the same stateless check, protocol/signing.ts checkCommit.
+ */
+import { decodeCommit, encodeCommit, encodeCommitBody, } from "../../protocol/codec.js";
+import { checkCommit, commitSignedBytes, peerIdString } from "../../protocol/signing.js";
+import { peerIdBytes } from "../network/peer-bytes.js";
+import { sharedVerifier } from "./signatures.js";
+function unsignedToWire(c) {
+    return {
+        runId: c.runId,
+        iteration: c.iteration,
+        prevHash: c.prevHash,
+        checksum: c.checksum,
+        rank: c.rank,
+        proposer: peerIdBytes(c.proposer),
+        entries: c.entries.map((e) => ({
+            author: peerIdBytes(e.author.id),
+            joinedAt: e.author.joinedAt,
+            payload: e.payload,
+            signature: e.signature,
+            ...(e.staleness ? { staleness: e.staleness } : {}),
+        })),
+        // Absent when empty: a commit without exclusions encodes as it did before they existed.
+        ...(c.exclusions?.length ? { exclusions: c.exclusions.map((x) => ({ author: peerIdBytes(x.author), iteration: x.iteration })) } : {}),
+        ...(c.olderParents?.length ? { olderParents: c.olderParents } : {}),
+    };
+}
+/**
+ * The wire form -> the chain's. Only for a message that passed checkCommit (gossip validation
+ * did, or commitFromBytes does): its authors and proposer are Ed25519 peer ids, distinct.
+ */
+export function commitFromWire(c) {
+    return {
+        runId: c.runId,
+        iteration: c.iteration,
+        prevHash: c.prevHash,
+        checksum: c.checksum,
+        rank: c.rank,
+        proposer: peerIdString(c.proposer),
+        entries: c.entries.map((e) => ({
+            author: { id: peerIdString(e.author), joinedAt: e.joinedAt },
+            payload: e.payload,
+            signature: e.signature,
+            ...(e.staleness ? { staleness: e.staleness } : {}),
+        })),
+        ...(c.exclusions?.length ? { exclusions: c.exclusions.map((x) => ({ author: peerIdString(x.author), iteration: x.iteration })) } : {}),
+        ...(c.olderParents?.length ? { olderParents: c.olderParents } : {}),
+    };
+}
+/**
+ * Encoded commit bytes (as served over the commits protocol, or read back) -> the chain's form,
+ * with those bytes kept, after the same signature checks gossip runs (with the process's shared
+ * verifier; one argument only, so `list.map(commitFromBytes)` stays right). Throws WireError or
+ * ChainCheckError.
+ */
+export function commitFromBytes(bytes) {
+    return checkedCommit(bytes, sharedVerifier.check);
+}
+/** commitFromBytes with a given signature check. */
+export function checkedCommit(bytes, check) {
+    const m = decodeCommit(bytes);
+    checkCommit(m, bytes, check);
+    return { commit: commitFromWire(m), encoded: bytes };
+}
+/** Signs a commit this node proposes (c.proposer must be the signer's id) and encodes it once. */
+export function signCommit(c, sign) {
+    const unsigned = unsignedToWire(c);
+    const signature = sign(commitSignedBytes(encodeCommitBody(unsigned)));
+    return { commit: c, encoded: encodeCommit({ ...unsigned, signature }) };
+}
+//# sourceMappingURL=commit-wire.js.map

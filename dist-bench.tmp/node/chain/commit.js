@@ -1,0 +1,81 @@
+/**
+ * The commit: what one iteration applied, signed by its proposer and chained by hash (brief
+ * section 5). This file holds its type and the orders every node computes the same way from
+ * verified data alone: who may propose an iteration at which rank, and which of two valid
+ * commits for one iteration wins.
+ */
+import { sha256Hex, toHex } from "../../protocol/bytes.js";
+import { commitHash } from "../../protocol/codec.js";
+/**
+ * Commits (and checksums) a node keeps in memory: served to joiners and checksum queries, and
+ * restored from the commit log after a restart.
+ */
+export const CHAIN_KEEP = 4096;
+/** The prevHash of the first commit of a chain. */
+export const ZERO_HASH = new Uint8Array(32);
+/** Adds the hash to an encoded commit. */
+export function chained(c) {
+    return { ...c, hash: commitHash(c.encoded) };
+}
+/**
+ * The fork choice between two valid commits for the same iteration and prevHash: lower rank,
+ * then lower hash. Never the entry count: entries cost a Sybil nothing, so "more" would let one
+ * win by padding. The ranks compared must be verified (rankOf), which is what makes this safe.
+ */
+export function isBetter(a, ha, b, hb) {
+    if (a.rank !== b.rank)
+        return a.rank < b.rank;
+    return toHex(ha) < toHex(hb);
+}
+/** Why `a` won isBetter over `b`, for the log line of the switch. */
+export function betterBecause(a, b) {
+    return a.rank !== b.rank ? `rank ${a.rank} beats rank ${b.rank}` : `both rank ${a.rank}: lower hash`;
+}
+/**
+ * Orders computed lately, by their exact arguments: the rounds ask for the same round's order on
+ * every contribution that arrives (is it our turn yet?), the rank check and the next round's tick
+ * again, and each costs one SHA-256 per candidate. A few rounds' worth, keyed unambiguously (JSON).
+ */
+const ORDERS = new Map();
+const ORDERS_KEEP = 16;
+/** Rank order of candidates for proposing iteration t: ascending H(runId, t, peer). */
+export function proposerOrder(runId, iteration, candidates) {
+    const list = [...candidates];
+    const memo = JSON.stringify([runId, iteration, list]);
+    const known = ORDERS.get(memo);
+    if (known)
+        return [...known];
+    const key = (p) => sha256Hex(`${runId}/${iteration}/${p}`);
+    const order = [...new Set(list)]
+        .map((p) => [key(p), p])
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([, p]) => p);
+    ORDERS.set(memo, order);
+    if (ORDERS.size > ORDERS_KEEP)
+        ORDERS.delete(ORDERS.keys().next().value);
+    return [...order];
+}
+/**
+ * The rank `proposer` holds for iteration t, or null when it may not propose t at all. Rank r is
+ * the r-th of `eligible` (the authors of the verified commit t-1) in proposerOrder. A proposer
+ * outside that set may still commit, at the "anyone" fallback rank |eligible| + 1, if it is an
+ * author of one of its own entries (it did the round's work; a stranger may not).
+ *
+ * Start of the chain (prevHash = ZERO_HASH): `eligible` is null, and the eligible set is the
+ * commit's own authors. That is the weakest point of the chain: whoever contributes first may
+ * rank; it lasts one iteration, after which ranks come from verified commits. (A node that does
+ * not know the predecessor's authors, after a snapshot without its anchor, cannot check a rank
+ * at all: see CommitChecks.rankHolds.)
+ */
+export function rankOf(runId, iteration, eligible, proposer, authors) {
+    if (eligible === null || eligible.length === 0) {
+        const r = proposerOrder(runId, iteration, authors).indexOf(proposer);
+        return r >= 0 ? r : null;
+    }
+    const order = proposerOrder(runId, iteration, eligible);
+    const r = order.indexOf(proposer);
+    if (r >= 0)
+        return r;
+    return authors.includes(proposer) ? order.length + 1 : null;
+}
+//# sourceMappingURL=commit.js.map

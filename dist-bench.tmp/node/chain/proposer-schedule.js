@@ -1,0 +1,165 @@
+/**
+ * Who may propose an iteration, and from when (brief section 5). The proposers of t are the
+ * authors of commit t-1 ranked by H(runId, t, peer); the primary (rank 0) commits as soon as every
+ * expected author has contributed. Otherwise tick k fires at (0.5 + 0.25 k) x roundTimeout after
+ * the round began, and from then on rank k and better may propose; any contributing node may once
+ * k is past the number of proposers.
+ *
+ * A slow author never holds the swarm twice (issue 12): an expected author missing from the
+ * commit its round waited for is next waited for only briefly (BRIEF_WAIT of a round timeout, so a
+ * node that was slow once but keeps pace again gets back in), and after each further miss not at
+ * all for 2, 4, ... 64 rounds before one more brief wait. An entry of it in a commit clears that.
+ * A straggler then costs the swarm one deadline wait and a brief wait every 64 rounds, instead of
+ * a deadline wait every round; its contributions still enter every commit they reach in time.
+ */
+import { proposerOrder } from "./commit.js";
+/** The brief wait for an author that missed its last commit, as a share of the round timeout. */
+export const BRIEF_WAIT = 0.01;
+/** The longest skip (in rounds) between brief waits for an author that keeps missing. */
+const MAX_SKIP = 64;
+/** Authors remembered as missing (each missed a commit it was expected in), oldest dropped first. */
+const MISSED_KEPT = 4096;
+export class ProposerSchedule {
+    opts;
+    tip;
+    late;
+    seen;
+    /** Authors that missed a commit they were waited for: consecutive misses, and from which round they are waited for (briefly) again. */
+    missed = new Map();
+    /** The authors round t waited for (or would have), as last computed: what a commit is compared with. */
+    waitedFor = null;
+    /** proposers(t) for the current author list (replaced, never changed in place, on each commit). */
+    order = null;
+    timers = [];
+    roundStart = 0;
+    constructor(opts, tip, late, 
+    /** The authors of the contributions for t made on the tip (who may propose at a chain's start). */
+    seen) {
+        this.opts = opts;
+        this.tip = tip;
+        this.late = late;
+        this.seen = seen;
+    }
+    /**
+     * Round t begins now: its ticks, and the time reported with its commit, count from here; whom it
+     * waits for is noted (a proposer notes it again on each contribution), for afterCommit.
+     */
+    roundBegins(t) {
+        this.roundStart = performance.now();
+        this.expected(t);
+    }
+    /** Milliseconds since the round began. */
+    elapsed() {
+        return performance.now() - this.roundStart;
+    }
+    /** Cancels the ticks scheduled. */
+    clear() {
+        for (const t of this.timers)
+            clearTimeout(t);
+        this.timers = [];
+    }
+    /**
+     * Tick k fires at (0.5 + 0.25 k) x roundTimeout: rank k and better may propose from then on.
+     * `open`: whether round t still runs; `propose(k)`: commits t at rank k or better, true when it did.
+     */
+    scheduleTick(t, k, open, propose) {
+        const due = (0.5 + 0.25 * k) * this.opts.roundTimeoutMs - this.elapsed();
+        this.timers.push(setTimeout(() => {
+            if (!open())
+                return;
+            const order = this.proposers(t);
+            const rank = order.indexOf(this.opts.self);
+            const mayPropose = (rank >= 0 && rank <= k) || (k > order.length && this.opts.contribute);
+            if (mayPropose && propose(k))
+                return;
+            this.scheduleTick(t, k + 1, open, propose);
+        }, Math.max(0, due)));
+    }
+    /**
+     * True when this node is the primary proposer of t (there is none at the start of a chain) and
+     * every expected author has contributed; `held` (the authors of the usable contributions) is
+     * asked only then.
+     */
+    mayProposeEarly(t, held, proposeNow) {
+        if (this.tip.authors.length === 0)
+            return false;
+        if (this.proposers(t)[0] !== this.opts.self)
+            return false;
+        const have = held();
+        const { full, brief } = this.expected(t);
+        if (!full.every((a) => have.has(a)))
+            return false;
+        if (brief.every((a) => have.has(a)))
+            return true;
+        // Everyone else is in: those that missed their last commit get a brief wait, once a round.
+        const due = BRIEF_WAIT * this.opts.roundTimeoutMs - this.elapsed();
+        if (due <= 0)
+            return true;
+        if (this.briefTimerFor !== t) {
+            this.briefTimerFor = t;
+            this.timers.push(setTimeout(proposeNow, due));
+        }
+        return false;
+    }
+    /** The round whose brief wait is scheduled (one timer a round). */
+    briefTimerFor = -1;
+    /**
+     * Commit t was applied with `included` as its authors: each author round t waited for that is
+     * not among them missed it (see the class comment); each included one is waited for in full again.
+     */
+    afterCommit(t, included) {
+        for (const a of included)
+            this.missed.delete(a);
+        if (this.waitedFor?.t !== t)
+            return;
+        for (const a of this.waitedFor.authors) {
+            if (included.has(a) || a === this.opts.self)
+                continue;
+            const misses = (this.missed.get(a)?.misses ?? 0) + 1;
+            this.missed.delete(a);
+            this.missed.set(a, { misses, from: t + 1 + (misses === 1 ? 0 : Math.min(MAX_SKIP, 2 ** (misses - 1))) });
+            if (this.missed.size > MISSED_KEPT)
+                this.missed.delete(this.missed.keys().next().value);
+        }
+    }
+    /**
+     * Authors round t waits for: last commit's authors, those whose contribution to the last
+     * iteration came too late to be included (a joiner), and this node; in full (`full`), or
+     * briefly (`brief`) for those that missed their last commit; skipped while they sit out.
+     */
+    expected(t) {
+        const set = new Set([...this.tip.authors, ...this.late.recent(t)]);
+        if (this.opts.contribute)
+            set.add(this.opts.self);
+        const full = [];
+        const brief = [];
+        for (const a of set) {
+            const m = this.missed.get(a);
+            if (!m)
+                full.push(a);
+            else if (t >= m.from)
+                brief.push(a);
+        }
+        this.waitedFor = { t, authors: [...full, ...brief] };
+        return { full, brief };
+    }
+    /**
+     * Who may propose iteration t, best first. Normally the authors of the last commit (a set
+     * every node agrees on); at the start of a chain, the contributors this node has seen.
+     */
+    proposers(t) {
+        const authors = this.tip.authors;
+        if (authors.length > 0) {
+            // Asked on every contribution that arrives: kept for (t, the last commit's author list).
+            const o = this.order;
+            if (o && o.t === t && o.authors === authors)
+                return o.order;
+            const order = proposerOrder(this.opts.runId, t, authors);
+            this.order = { t, authors, order };
+            return order;
+        }
+        const seen = [...this.seen(t)];
+        return proposerOrder(this.opts.runId, t, this.opts.contribute ? [...seen, this.opts.self] : seen);
+    }
+}
+//# sourceMappingURL=proposer-schedule.js.map

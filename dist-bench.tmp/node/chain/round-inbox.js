@@ -1,0 +1,169 @@
+/**
+ * What a node holds for rounds it has not applied yet: signed contributions (by iteration and
+ * parent) and verified commits that arrived before their turn. Everything here came from the
+ * network, so every collection is capped per signer and per iteration (ROUND_CAPS), and two
+ * different signed messages for one slot are reported as equivocation evidence.
+ */
+import { equalBytes, toHex } from "../../protocol/bytes.js";
+import { MAX_COMMIT_ENTRIES } from "../../protocol/limits.js";
+import { chained } from "./commit.js";
+import { commitEquivocation } from "./evidence.js";
+/**
+ * Memory bounds on what is held for iterations not yet applied (gossip accepts up to 1,024
+ * iterations ahead). An honest node contributes for its head and proposes one commit per
+ * iteration, and honest nodes differ by a few iterations at most, so these caps only bind on a
+ * flood: per signer, future contributions and pending commits; per iteration, contributions (a
+ * commit holds at most MAX_COMMIT_ENTRIES; twice that leaves room to choose in timestamp order)
+ * and competing commits (a primary, a fallback or two, and a fork).
+ */
+export const ROUND_CAPS = {
+    futureContributionsPerSigner: 16,
+    contributionsPerIteration: 2 * MAX_COMMIT_ENTRIES,
+    pendingCommitsPerSigner: 16,
+    pendingCommitsPerIteration: 4,
+    /** Hashes of commits rejected as lies or usurpations, so a replay is refused without applying. */
+    rejectedCommits: 256,
+    /** Authors remembered as excluded (each cost its owner a real, audited contribution). */
+    bannedAuthors: 10_000,
+};
+/** Key of a held contribution: one per author and parent (a re-contribution after a fork switch has another parent). */
+function heldKey(author, parent) {
+    return `${author}/${toHex(parent)}`;
+}
+export class RoundInbox {
+    onEquivocation;
+    contributions = new Map();
+    pendingCommits = new Map();
+    /** @param onEquivocation called with the evidence when one signer signed two messages for one slot. */
+    constructor(onEquivocation) {
+        this.onEquivocation = onEquivocation;
+    }
+    /**
+     * Holds a verified contribution for `iteration` (>= head) made on `parent`, within the caps.
+     * The same author and parent twice with other bytes is equivocation; with the same bytes, a
+     * duplicate.
+     */
+    addContribution(c, iteration, parent, head) {
+        let byKey = this.contributions.get(iteration);
+        const key = heldKey(c.author.id, parent);
+        const have = byKey?.get(key);
+        if (have) {
+            if (have.c.author.joinedAt !== c.author.joinedAt || !equalBytes(have.c.payload, c.payload))
+                this.onEquivocation({
+                    kind: "contribution",
+                    signer: c.author.id,
+                    iteration,
+                    parentHash: parent,
+                    first: { joinedAt: have.c.author.joinedAt, payload: have.c.payload, signature: have.c.signature },
+                    second: { joinedAt: c.author.joinedAt, payload: c.payload, signature: c.signature },
+                });
+            return "duplicate";
+        }
+        if ((byKey?.size ?? 0) >= ROUND_CAPS.contributionsPerIteration)
+            return "dropped";
+        if (iteration > head && this.futureContributions(c.author.id, head) >= ROUND_CAPS.futureContributionsPerSigner)
+            return "dropped";
+        if (!byKey) {
+            byKey = new Map();
+            this.contributions.set(iteration, byKey);
+        }
+        byKey.set(key, { c, parent });
+        return "held";
+    }
+    /**
+     * The contributions for `t` made on our chain, by author: `parents[k]` is the hash of our
+     * commit t - 1 - k, which a contribution of staleness k must be signed over (pipelined rounds;
+     * without them `parents` is the one commit t chains to). Of one author's, the freshest.
+     */
+    usable(t, parents) {
+        const out = new Map();
+        for (const h of this.contributions.get(t)?.values() ?? []) {
+            const k = h.c.staleness ?? 0;
+            const parent = parents[k];
+            if (!parent || !equalBytes(h.parent, parent))
+                continue;
+            const have = out.get(h.c.author.id);
+            if (!have || (have.staleness ?? 0) > k)
+                out.set(h.c.author.id, h.c);
+        }
+        return out;
+    }
+    /** The contributions of `author` held for `t`: each one's parent and staleness. */
+    heldFrom(t, author) {
+        return [...(this.contributions.get(t)?.values() ?? [])].filter((h) => h.c.author.id === author).map((h) => ({ parent: h.parent, staleness: h.c.staleness ?? 0 }));
+    }
+    /** Authors of every contribution held for `t`, whatever their parent. */
+    authorsAt(t) {
+        return [...(this.contributions.get(t)?.values() ?? [])].map((h) => h.c.author.id);
+    }
+    /** Forgets contributions for iterations before `t`. */
+    dropContributionsBefore(t) {
+        for (const old of this.contributions.keys())
+            if (old < t)
+                this.contributions.delete(old);
+    }
+    /**
+     * Holds a verified commit for an iteration past our head until its turn (its rank needs the
+     * commit before it). The same proposer on the same parent twice is equivocation.
+     */
+    addPendingCommit(received) {
+        const { commit } = received;
+        const list = this.pendingCommits.get(commit.iteration) ?? [];
+        const hash = chained(received).hash;
+        for (const p of list) {
+            if (equalBytes(chained(p).hash, hash))
+                return "duplicate";
+            if (p.commit.proposer === commit.proposer && equalBytes(p.commit.prevHash, commit.prevHash))
+                this.onEquivocation(commitEquivocation(p, received));
+        }
+        if (list.length >= ROUND_CAPS.pendingCommitsPerIteration)
+            return "dropped";
+        if (this.pendingFrom(commit.proposer) >= ROUND_CAPS.pendingCommitsPerSigner)
+            return "dropped";
+        list.push(received);
+        this.pendingCommits.set(commit.iteration, list);
+        return "held";
+    }
+    /** Removes and returns the commits held for `t`. */
+    takePending(t) {
+        const early = this.pendingCommits.get(t) ?? [];
+        this.pendingCommits.delete(t);
+        return early;
+    }
+    /** Forgets pending commits for iterations before `t`. */
+    dropPendingBefore(t) {
+        for (const k of [...this.pendingCommits.keys()])
+            if (k < t)
+                this.pendingCommits.delete(k);
+    }
+    /** How much is held (bounded by ROUND_CAPS). */
+    held() {
+        let contributions = 0;
+        for (const byAuthor of this.contributions.values())
+            contributions += byAuthor.size;
+        let commits = 0;
+        for (const list of this.pendingCommits.values())
+            commits += list.length;
+        return { contributions, commits };
+    }
+    /** Contributions held from `author` for iterations past `head`. */
+    futureContributions(author, head) {
+        let n = 0;
+        for (const [t, byKey] of this.contributions)
+            if (t > head)
+                for (const h of byKey.values())
+                    if (h.c.author.id === author)
+                        n++;
+        return n;
+    }
+    /** Commits held from `proposer`. */
+    pendingFrom(proposer) {
+        let n = 0;
+        for (const list of this.pendingCommits.values())
+            for (const p of list)
+                if (p.commit.proposer === proposer)
+                    n++;
+        return n;
+    }
+}
+//# sourceMappingURL=round-inbox.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=rounds-event.js.map

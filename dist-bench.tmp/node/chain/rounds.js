@@ -1,0 +1,401 @@
+/**
+ * Rounds and agreement (brief section 5). One iteration t:
+ *
+ *   every node at head t ──contribution(t)──▶ gossip
+ *   proposer of t (lowest H(runId, t, peer) among the authors of commit t-1)
+ *        waits until it holds a contribution from each of them, or until 0.5 x roundTimeout,
+ *        then applies and publishes commit(t) = {prevHash, entries in timestamp order, checksum}
+ *   every node applies commit(t) when its prevHash is the hash of the commit it applied last
+ *   fallback: rank r (r >= 1) publishes its own commit at (0.5 + 0.25 r) x roundTimeout when no
+ *        commit for t has arrived; any node does at (0.5 + 0.25 (n + 1)) x roundTimeout
+ *
+ * Nodes apply commits only, in chain order, so every honest node applies the same contributions
+ * in the same (timestamp) order. A dead or slow author costs at most one 0.5 x roundTimeout wait
+ * (proposer-schedule.ts); a dead primary is replaced by rank 1 at 0.75 x roundTimeout.
+ *
+ * The verified chain (issue 11; docs/security.md; docs/architecture.md "The verified chain"): a
+ * commit is valid by local checks alone: signed contributions made on our chain, a signed commit
+ * whose rank and exclusions hold (commit-checks.ts), its checksum verified by applying it
+ * (chain-tip.ts); fork choice by lower rank, then lower hash; a later commit is only a hint.
+ * Pipelined rounds (RunSpec `staleness`, contribution-slots.ts): a node also fills the slots up to
+ * `staleness` iterations past its head, measured on its tip, while commits are in flight.
+ *
+ * This class owns no sockets: the daemon feeds it decoded, validated messages and gives it the
+ * publish functions, so it can be driven in tests without a network. Out of it: the chain's tip
+ * and its moves (chain-tip.ts), who may propose and when (proposer-schedule.ts), our own commit
+ * (proposer.ts), the events it reports (rounds-event.ts).
+ */
+import { equalBytes, toHex } from "../../protocol/bytes.js";
+import { chained } from "./commit.js";
+import { ChainTip } from "./chain-tip.js";
+import { CommitChecks } from "./commit-checks.js";
+import { Contributor } from "./contributor.js";
+import { LateAuthors } from "./late-authors.js";
+import { EvidenceStore } from "./evidence.js";
+import { AppliedHistory } from "./applied-history.js";
+import { Proposer } from "./proposer.js";
+import { ProposerSchedule } from "./proposer-schedule.js";
+import { RoundInbox } from "./round-inbox.js";
+import { ContributionSlots } from "./contribution-slots.js";
+import { StallWatch } from "./stall-watch.js";
+export class Rounds {
+    self;
+    run;
+    replica;
+    transport;
+    opts;
+    logger;
+    onEvent;
+    /** Authors whose contribution missed its commit: waited for in the next two rounds. */
+    late = new LateAuthors();
+    /** Contributions and early commits for rounds not applied yet (bounded). */
+    inbox = new RoundInbox((e) => this.equivocation(e));
+    /** Equivocation evidence this node holds (bounded). */
+    evidence = new EvidenceStore();
+    /**
+     * The highest iteration some peer is known to have applied (heartbeats, early commits). While
+     * it is past our head, commits for our head exist: proposing one would fork the chain.
+     */
+    peersHead = 0;
+    stopped = false;
+    active = false;
+    /** Commits applied and the checksums after them (the commit log served to joiners). */
+    history;
+    /** Whether this process slept past a deadline since it last ran (checked before proposing). */
+    stall;
+    /** Our contribution, signed once per (iteration, parent) slot. */
+    contributor;
+    /** The chain's rules on what a commit may hold; what they refused. */
+    checks;
+    /** The last applied commit's hash and authors, the state before it; applying moves it. */
+    tip;
+    /** Who may propose the open iteration, and from when. */
+    schedule;
+    /** Our own commit, when the schedule says we may propose. */
+    proposer;
+    /** Which states a contribution may be measured on, and which slot we fill next. */
+    slots;
+    constructor(self, run, replica, transport, opts, logger, onEvent = () => { }) {
+        this.self = self;
+        this.run = run;
+        this.replica = replica;
+        this.transport = transport;
+        this.opts = opts;
+        this.logger = logger;
+        this.onEvent = onEvent;
+        this.history = new AppliedHistory(replica.iteration, replica.checksum());
+        this.checks = new CommitChecks(run.runId, this.history, logger, onEvent, opts.staleness ?? 0);
+        this.contributor = new Contributor(self, run, replica, transport.sign, opts.tamper);
+        this.stall = new StallWatch(opts.roundTimeoutMs, (gapMs) => {
+            if (this.isActive)
+                this.onEvent({ kind: "stalled", iteration: this.head, gapMs });
+        });
+        this.tip = new ChainTip(run, replica, this.history, this.checks, this.stall, {
+            applied: (c, sum) => this.applied(c, sum),
+            rollingBack: () => this.schedule.clear(),
+            equivocation: (e) => this.equivocation(e),
+            onEvent,
+        });
+        this.schedule = new ProposerSchedule({ runId: run.runId, self: self.id, roundTimeoutMs: opts.roundTimeoutMs, contribute: opts.contribute }, this.tip, this.late, (t) => this.usable(t).keys());
+        this.slots = new ContributionSlots(opts.staleness ?? 0, {
+            head: () => this.head,
+            tipHash: () => this.tip.hash,
+            hashAt: (i) => this.history.commitAt(i)?.hash,
+        });
+        this.proposer = new Proposer({
+            self: self.id,
+            run,
+            replica,
+            history: this.history,
+            checks: this.checks,
+            tip: this.tip,
+            sign: transport.sign,
+            publish: (encoded) => transport.publishCommit(encoded),
+            logger,
+            onEvent,
+        });
+    }
+    /** Audits this node's applied commits and checks the exclusions commits record. */
+    useAudits(audits) {
+        this.tip.useAudits(audits);
+        this.checks.useAudits(audits);
+    }
+    /** True when a commit this node applied excluded `peer` (a peer id string). */
+    isExcluded(peer) { return this.checks.isExcluded(peer); }
+    /** True when the commit with this hash was refused here for its exclusions (commit-checks.ts). */
+    refusedForExclusions(hash) { return this.checks.refusedForExclusions(hash); }
+    /** The commit of our chain for `iteration`, while kept. */
+    commitAt(iteration) { return this.history.commitAt(iteration); }
+    /** Next iteration to apply. */
+    get head() {
+        return this.replica.iteration;
+    }
+    /** Hash of the last applied commit. */
+    get headHash() {
+        return this.tip.hash;
+    }
+    /** Our checksum after `iteration` applied iterations, while it is recent enough to be kept. */
+    checksumAt(iteration) { return this.history.checksumAt(iteration); }
+    /** The last commit applied (none before the first, or right after a snapshot without anchor). */
+    lastApplied() { return this.history.last(); }
+    /** The commits applied and kept, oldest first (a copy). */
+    appliedCommits() { return this.history.all(); }
+    /** The encoded commits from `from` on, at most `max` of them (what the commits protocol serves). */
+    commitsFrom(from, max) {
+        return this.history.encodedFrom(from, max);
+    }
+    /** After a restart: the commits before our head, read back from the commit log file. */
+    restoreLog(commits) {
+        this.history.restore(commits);
+    }
+    /** Continue a chain after a snapshot or checkpoint: the state is at `head` after `hash`. */
+    resumeChain(hash, authors) {
+        this.tip.resume(hash, authors);
+    }
+    /**
+     * Jumps to a snapshot: the state after `iteration` applied iterations. `anchor` is the commit
+     * that produced it (its hash is what the next commit chains to); null when no peer served it,
+     * and then the first replayed commit sets the chain (see resumeChain).
+     */
+    jumpTo(weights, iteration, checksum, anchor) {
+        this.schedule.clear();
+        this.tip.jumpTo(weights, iteration, checksum, anchor);
+        this.inbox.dropPendingBefore(iteration);
+    }
+    /** What is held for iterations not yet applied (bounded by ROUND_CAPS). */
+    held() {
+        return this.inbox.held();
+    }
+    /**
+     * This node holds a verified commit past `iteration - 1`: some peer applied it. Only for
+     * proof (a commit that verified against our chain), never for a claim such as a heartbeat.
+     */
+    notePeerHead(iteration) {
+        if (iteration > this.peersHead)
+            this.peersHead = iteration;
+    }
+    /** Forgets what peers reported (after a catch-up): later heartbeats report afresh. */
+    forgetPeersHead() {
+        this.peersHead = 0;
+    }
+    /** True when some peer is known to be past our head: we are behind and must not propose. */
+    get behind() {
+        return this.peersHead > this.head;
+    }
+    /** Begins the round at the current head: contributes and proposes from now on. */
+    start() {
+        this.stopped = false;
+        this.active = true;
+        this.stall.start();
+        this.beginRound();
+    }
+    /** Applies commits fed to it without contributing or proposing (catching up). */
+    follow() {
+        this.stopped = false;
+        this.active = false;
+        this.schedule.clear();
+    }
+    /** True while contributing and proposing. */
+    get isActive() {
+        return this.active && !this.stopped;
+    }
+    stop() {
+        this.stopped = true;
+        this.active = false;
+        this.stall.stop();
+        this.schedule.clear();
+    }
+    /**
+     * `author` contributed for `iteration`, already committed: wait for it in the next two rounds
+     * (if it is not a member already and not hopelessly far behind).
+     */
+    noteLate(author, iteration) {
+        this.late.note(author, iteration, this.head, this.tip.authors);
+    }
+    /**
+     * A contribution whose signature verified (gossip validation), made for `iteration` on the
+     * commit `parentHash`. Only those made on the commit we chain to can enter our commit; others
+     * are kept (bounded) in case a one-step fork switch makes their parent ours. Two valid ones
+     * from one author for one (iteration, parent) that differ are equivocation.
+     */
+    onContribution(c, iteration, parentHash) {
+        if (this.checks.isExcluded(c.author.id))
+            return;
+        if (iteration < this.head) {
+            // Too late for its commit (a joiner, a node that was behind): waited for next round, once.
+            this.noteLate(c.author.id, iteration);
+            return;
+        }
+        if (this.inbox.addContribution(c, iteration, parentHash, this.head) !== "held")
+            return;
+        const ours = iteration === this.head ? this.slots.parentsFor(iteration)[c.staleness ?? 0] : undefined;
+        if (ours !== undefined && !(ours && equalBytes(parentHash, ours)))
+            this.logger.debug({ iteration, author: c.author.id, parent: toHex(parentHash).slice(0, 12), ours: ours && toHex(ours).slice(0, 12) }, "contribution on another parent");
+        if (iteration === this.head)
+            this.maybeProposeEarly();
+    }
+    /** The contributions for `t` made on our chain (the commit it chains to, or pipelined, earlier), by author. */
+    usable(t) {
+        return this.inbox.usable(t, this.slots.parentsFor(t));
+    }
+    equivocation(evidence) {
+        if (!this.evidence.add(evidence))
+            return;
+        this.logger.warn({ kind: evidence.kind, signer: evidence.signer, iteration: evidence.iteration, parent: toHex(evidence.parentHash).slice(0, 12) }, "equivocation: two signed messages for one slot");
+        this.onEvent({ kind: "equivocation", evidence });
+    }
+    /**
+     * A commit whose signatures verified (gossip validation, or commitFromBytes for the commits
+     * protocol and fork resolution: the same check). Here, what needs the chain: its run, its
+     * rank against the authors of the commit it chains to, and its checksum, by applying it.
+     */
+    onCommit(received) {
+        if (this.stopped)
+            return;
+        const { commit } = received;
+        // Another run's commit (served over /commits: gossip validation already drops them) is no
+        // fault of its signer, who may be honest in that run: ignored, nobody charged.
+        if (commit.runId !== this.run.runId)
+            return;
+        if (this.checks.refused(chained(received).hash))
+            return;
+        if (commit.iteration === this.head - 1) {
+            // A rival of the commit we applied last: the better one of the two stays (chain-tip.ts).
+            if (this.tip.switchTo(received))
+                this.nextRound();
+            return;
+        }
+        if (commit.iteration < this.head)
+            return;
+        if (commit.iteration > this.head) {
+            // A commit for a later iteration cannot be verified yet (its rank needs the commit before
+            // it): kept for its turn, and a hint to fetch what leads to it. Never "behind" on it.
+            if (this.inbox.addPendingCommit(received) !== "held")
+                return;
+            this.onEvent({ kind: "ahead", iteration: commit.iteration, proposer: commit.proposer });
+            return;
+        }
+        if (!equalBytes(commit.prevHash, this.tip.hash)) {
+            this.onEvent({
+                kind: "diverged",
+                iteration: commit.iteration,
+                reason: "commit chained to a commit this node did not apply",
+                unchained: received,
+            });
+            return;
+        }
+        if (!this.checks.rankHolds(received, this.tip.authors))
+            return;
+        // Verified by applying it (chain-tip.ts); a lie is refused and the fallback rank commits.
+        if (this.tip.apply(received))
+            this.nextRound();
+    }
+    /**
+     * Starts the next round on a later tick: a lone node would otherwise recurse round after round
+     * (contribute -> propose -> apply -> contribute) without ever yielding to I/O.
+     */
+    nextRound() {
+        const t = this.head;
+        setImmediate(() => {
+            if (this.head === t)
+                this.beginRound();
+        });
+    }
+    beginRound() {
+        this.schedule.clear();
+        if (this.stopped)
+            return;
+        if (this.head >= this.opts.stopAt) {
+            this.onEvent({ kind: "done", iteration: this.head });
+            return;
+        }
+        const t = this.head;
+        this.schedule.roundBegins(t);
+        this.inbox.dropContributionsBefore(t);
+        if (!this.active) {
+            for (const c of this.inbox.takePending(t))
+                if (this.head === t)
+                    this.onCommit(c);
+            return;
+        }
+        this.schedule.scheduleTick(t, 0, () => !this.stopped && this.head === t, (k) => this.propose(t, k));
+        // Commits that arrived early for this iteration; then, pipelined, a commit whose
+        // contributions are all in goes out before we measure anything (it is what others wait for).
+        for (const c of this.inbox.takePending(t))
+            if (this.head === t)
+                this.onCommit(c);
+        if (this.head === t)
+            this.maybeProposeEarly();
+        if (this.head === t)
+            this.fill();
+    }
+    /** Contributes to our next open slots, one per tick (contribution-slots.ts). */
+    fill() {
+        if (this.isActive && this.opts.contribute)
+            this.slots.fill(this.opts.stopAt, (t) => this.inbox.heldFrom(t, this.self.id), (t, k) => this.contribute(t, k), () => this.isActive);
+    }
+    /**
+     * Computes, signs (over the commit we chain to, the tip) and publishes this node's contribution
+     * for t, measured on the tip `staleness` iterations early.
+     */
+    contribute(t, staleness) {
+        this.stall.check();
+        const work = this.stall.begin();
+        const m = this.contributor.contribute(t, this.tip.hash, staleness);
+        if (!m) {
+            this.logger.debug({ iteration: t }, "already contributed to this slot; not signing another");
+            return;
+        }
+        this.onContribution({ author: this.self, payload: m.payload, signature: m.signature, ...(staleness > 0 ? { staleness } : {}) }, t, m.parentHash);
+        this.transport
+            .publishContribution(m)
+            .catch((err) => this.logger.warn({ err, iteration: t }, "contribution publish failed"));
+        this.stall.worked(work);
+    }
+    /** The primary proposer commits as soon as every expected author has contributed. */
+    maybeProposeEarly() {
+        if (!this.isActive)
+            return;
+        const t = this.head;
+        if (this.schedule.mayProposeEarly(t, () => this.usable(t), () => this.propose(t, 0)))
+            this.propose(t, 0);
+    }
+    /**
+     * Commits iteration t with the usable contributions held, at the rank this node holds (never
+     * above `maxRank`, the tick's); false when it holds none or may not propose.
+     */
+    propose(t, maxRank) {
+        if (!this.isActive || this.head !== t || this.proposer.busy)
+            return false;
+        // Slept past a deadline: t may be committed already; the daemon checks with peers first.
+        if (this.stall.check())
+            return false;
+        if (this.behind) {
+            // A verified commit past t exists: a commit of ours would fork. The daemon catches up instead.
+            this.onEvent({ kind: "behind", iteration: t, peersHead: this.peersHead });
+            return false;
+        }
+        if (!this.proposer.commit(t, maxRank, this.usable(t).values(), this.slots.parentsFor(t)))
+            return false;
+        this.nextRound();
+        return true;
+    }
+    /** A commit became the tip: late authors, the "applied" event, a stage switch. */
+    applied(commit, sum) {
+        const included = new Set(this.tip.authors);
+        this.late.afterCommit(commit.iteration, included, this.inbox.authorsAt(commit.iteration));
+        this.schedule.afterCommit(commit.iteration, included);
+        this.onEvent({
+            kind: "applied",
+            iteration: this.replica.iteration,
+            checksum: sum,
+            contributions: commit.entries.length,
+            rank: commit.rank,
+            ms: this.schedule.elapsed(),
+        });
+        const stageAt = this.run.algorithm.stageAt?.bind(this.run.algorithm);
+        if (stageAt && commit.iteration > 0 && stageAt(commit.iteration) !== stageAt(commit.iteration - 1))
+            this.logger.info({ iteration: commit.iteration, stage: stageAt(commit.iteration) }, "stage switched");
+    }
+}
+//# sourceMappingURL=rounds.js.map

@@ -1,0 +1,35 @@
+/**
+ * What the daemon does with each validated gossip message (network/gossip.ts validates): the
+ * contributions and commits go to the rounds, a heartbeat to the sync checks: a checksum that
+ * differs from ours for the same iteration starts a check with peers, a head far ahead a pull.
+ */
+import { toHex } from "../protocol/bytes.js";
+import { commitFromWire } from "./chain/commit-wire.js";
+/** Validated gossip -> the rounds (contributions, commits) and the sync checks (heartbeats). */
+export function listenToGossip(p) {
+    const { rounds } = p;
+    /** When a heartbeat last triggered a checksum check (at most one a second). */
+    let heartbeatCheckAt = 0;
+    p.gossip.listen({
+        contribution: (m, author) => rounds.onContribution({ author: { id: author, joinedAt: m.joinedAt }, payload: m.payload, signature: m.signature, ...(m.staleness ? { staleness: m.staleness } : {}) }, m.iteration, m.parentHash),
+        // A copy: gossip hands a view into its frame, and these bytes are kept and served. The
+        // validator ran checkCommit (signatures); the rounds check rank and checksum.
+        commit: (m, _signer, data) => rounds.onCommit({ commit: commitFromWire(m), encoded: data.slice() }),
+        leave: (_m, author) => p.log.info({ peer: author }, "peer left"),
+        heartbeat: (h, author) => {
+            // Same iteration, other weights: a fork or a fault; find out now, not at the next check.
+            const mine = rounds.checksumAt(h.iteration);
+            const now = Date.now();
+            if (mine !== undefined && mine !== toHex(h.checksum) && !p.repair().busy && now - heartbeatCheckAt > 1000) {
+                heartbeatCheckAt = now;
+                p.detach(p.repair().verifyWithPeers(h.iteration, "a peer's heartbeat checksum differs"), "heartbeat check");
+            }
+            // A peer claims to be two or more iterations ahead: a hint, not proof. Fetch its commits
+            // (at most once a round) and apply those that chain onto ours; the claim itself neither
+            // stops our proposing nor starts a catch-up.
+            if (h.iteration > rounds.head + 1)
+                p.events.pullOnHint(author, "commits pulled on a heartbeat hint");
+        },
+    }, (author, iteration) => rounds.noteLate(author, iteration));
+}
+//# sourceMappingURL=gossip-handlers.js.map

@@ -1,0 +1,137 @@
+/**
+ * `seedswarm swarm --nodes N`: N real `seedswarm node` processes on this machine (loopback TCP),
+ * the first one bootstrapping the others, with one combined progress view. At the end it
+ * evaluates the shared model (every node holds the same bytes) on the test set.
+ */
+import { spawn } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { useBackend } from "../../training/engine.js";
+import { loadCheckpoint } from "../store/checkpoint.js";
+import { checkpointPath } from "../store/data-dir.js";
+import { openTrainingRun } from "../store/training-run.js";
+/** Runs the swarm to `stopAt` and reports. Node logs go to <dataDir>/swarm/node-i.log. */
+export async function runLocalSwarm(opts, log) {
+    const started = performance.now();
+    const base = join(opts.dataDir, "swarm");
+    await mkdir(base, { recursive: true });
+    const members = [];
+    const { createWriteStream } = await import("node:fs");
+    const spawnNode = (index, bootstrap) => {
+        const dir = join(base, `node-${index}`);
+        const args = [
+            opts.cli,
+            "node",
+            ...opts.specArgs,
+            "--data-dir",
+            dir,
+            "--listen",
+            "/ip4/127.0.0.1/tcp/0",
+            "--no-mdns",
+            "--backend",
+            opts.nodeBackends?.[index] ?? opts.backend,
+            "--stop-at",
+            String(opts.stopAt),
+            ...(opts.evalLimit === undefined ? [] : ["--eval-limit", String(opts.evalLimit)]),
+            ...sourceArgs(opts.sources ?? {}),
+            // The first node waits for the others, so the whole swarm trains from iteration 0.
+            ...(opts.httpBasePort == null ? [] : ["--http", `127.0.0.1:${opts.httpBasePort && opts.httpBasePort + index}`]),
+            ...(bootstrap ? ["--bootstrap", bootstrap] : ["--join-wait", "30000", "--min-peers", String(opts.nodes - 1)]),
+        ];
+        const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+        const m = { index, child, head: 0, checksum: "", loss: Number.NaN };
+        const file = createWriteStream(`${dir}.log`);
+        let buf = "";
+        child.stdout?.on("data", (d) => {
+            file.write(d);
+            buf += d.toString();
+            for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+                const text = buf.slice(0, i);
+                buf = buf.slice(i + 1);
+                try {
+                    const l = JSON.parse(text);
+                    if (l.msg === "applied") {
+                        m.head = l.iteration;
+                        m.checksum = l.checksum;
+                        if (typeof l.loss === "number")
+                            m.loss = l.loss;
+                    }
+                    else if (l.msg === "http listening") {
+                        m.url = l.url;
+                        log.info({ node: index, url: l.url }, "node dashboard");
+                    }
+                    else if (l.msg === "node started") {
+                        m.peerId = l.peerId;
+                        m.addr = l.addrs?.[0];
+                    }
+                }
+                catch {
+                    // not JSON
+                }
+            }
+        });
+        child.stderr?.on("data", (d) => file.write(d));
+        child.on("exit", (code) => {
+            m.exit = code;
+        });
+        members.push(m);
+        return m;
+    };
+    const first = spawnNode(0);
+    // Up to 60 s: loading the backend and MNIST takes over 10 s on a loaded 2-core machine.
+    for (let i = 0; i < 1200 && !first.addr && first.exit === undefined; i++)
+        await new Promise((r) => setTimeout(r, 50));
+    if (!first.addr)
+        throw new Error(`first node did not start; see ${join(base, "node-0.log")}`);
+    for (let i = 1; i < opts.nodes; i++)
+        spawnNode(i, first.addr);
+    log.info({ nodes: opts.nodes, logs: base, bootstrap: first.addr }, "swarm started");
+    const onAbort = () => {
+        for (const m of members)
+            if (m.exit === undefined)
+                m.child.kill("SIGTERM");
+    };
+    opts.signal?.addEventListener("abort", onAbort);
+    let lastHead = 0;
+    let lastTime = performance.now();
+    const timer = setInterval(() => {
+        const heads = members.map((m) => m.head);
+        const head = Math.min(...heads);
+        const now = performance.now();
+        const rate = ((head - lastHead) * 1000) / (now - lastTime);
+        lastHead = head;
+        lastTime = now;
+        const atHead = members.filter((m) => m.head === Math.max(...heads));
+        const agree = new Set(atHead.map((m) => m.checksum)).size === 1;
+        const losses = members.map((m) => m.loss).filter(Number.isFinite);
+        const loss = losses.length ? losses.reduce((a, b) => a + b, 0) / losses.length : Number.NaN;
+        log.info({ iteration: head, total: opts.stopAt, itPerSec: Math.round(rate * 10) / 10, loss: Math.round(loss * 1000) / 1000, nodes: members.filter((m) => m.exit === undefined).length, checksumsAgree: agree }, "swarm progress");
+    }, 2000);
+    await Promise.all(members.map((m) => new Promise((r) => (m.exit !== undefined ? r(null) : m.child.on("exit", r)))));
+    clearInterval(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+    const failed = members.filter((m) => m.exit !== 0);
+    if (failed.length > 0)
+        throw new Error(`node(s) ${failed.map((m) => m.index).join(", ")} exited with an error; see ${base}/node-*.log`);
+    // Every node's checkpoint holds the final state; they must be identical.
+    await useBackend(opts.backend, log);
+    const run = await openTrainingRun(opts.spec, opts.sources ?? {});
+    const cps = await Promise.all(members.map((m) => loadCheckpoint(checkpointPath(join(base, `node-${m.index}`), run.runId))));
+    const checksums = cps.map((c) => c.checksum);
+    const agree = new Set(checksums).size === 1 && new Set(cps.map((c) => c.iteration)).size === 1;
+    const replica = run.replicaAt(cps[0].weights, cps[0].iteration);
+    const test = run.heldOut(replica.backend.tensors);
+    replica.dispose();
+    const seconds = (performance.now() - started) / 1000;
+    log.info({ iteration: cps[0].iteration, agree, checksum: checksums[0], testAccuracy: test.accuracy, testLoss: test.loss, seconds: Math.round(seconds) }, "swarm done");
+    return { iteration: cps[0].iteration, checksums, agree, testAccuracy: test.accuracy, testLoss: test.loss, seconds };
+}
+/** The node flags that hand it the run's files. */
+function sourceArgs(s) {
+    return [
+        ...(s.modelDir === undefined ? [] : ["--model-dir", s.modelDir]),
+        ...(s.dataFile === undefined ? [] : ["--data-file", s.dataFile]),
+        ...(s.idxDir === undefined ? [] : ["--idx-dir", s.idxDir]),
+    ];
+}
+//# sourceMappingURL=local-swarm.js.map

@@ -1,0 +1,297 @@
+import { equalBytes, toHex } from "../../protocol/bytes.js";
+import { decodeCommit } from "../../protocol/codec.js";
+import { detach } from "../observe/logger.js";
+import { PENALTY } from "../chain/penalties.js";
+import { joinerReference, verifiedReply } from "./anchor-run.js";
+import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
+import { fetchVerifiedSnapshot, MAX_SNAPSHOT_HOLDERS, } from "./snapshot-fetch.js";
+/** How long a joiner looks for a snapshot plan in the DHT before asking its peers. */
+const PLAN_TIMEOUT_MS = 3000;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Snapshot iterations a repair tries (newest first), from the commits of our own chain. */
+const REPAIR_CANDIDATES = 4;
+export class CatchUp {
+    s;
+    opts;
+    signal;
+    /** A joiner's DHT snapshot lookup, started while it still hears its peers' heads. */
+    joinPlan = null;
+    constructor(s, opts, 
+    /** Aborted when the daemon stops: ends the join wait. */
+    signal) {
+        this.s = s;
+        this.opts = opts;
+        this.signal = signal;
+    }
+    get head() {
+        return this.s.replica.iteration;
+    }
+    /** At start: catch up with peers if there are any, then contribute. */
+    async join() {
+        const { peers, rounds, log } = this.s;
+        const deadline = Date.now() + this.opts.joinWaitMs;
+        const waiting = () => Date.now() < deadline && !this.signal.aborted;
+        // Bootstrap peers are dialled again while we know nobody (one may still be starting).
+        const enough = await peers.waitFor(Math.max(1, this.opts.minPeers), deadline, this.signal);
+        // Look for a snapshot in the DHT meanwhile, in case we turn out to be far behind.
+        if (enough)
+            this.joinPlan = this.s.planner.plan(this.head + 1).catch(() => null);
+        // Hear every connected peer's head before deciding we are not behind: a peer still starting
+        // (its sync protocols not yet registered) may hold commits we lack, and proposing those
+        // iterations again would fork the chain.
+        while (waiting()) {
+            const connected = peers.connected();
+            if ((await this.peersHead(connected)).answered >= connected.length)
+                break;
+            await sleep(200);
+        }
+        if (peers.connected().length > 0) {
+            await this.catchUp("joining");
+            // Peers, but no chain yet: leave starting it to the node that waits for its quorum
+            // (--min-peers), or to whoever's join wait ends first, instead of racing ahead alone.
+            if (this.opts.minPeers === 0 && this.head === 0 && rounds.lastApplied() === undefined) {
+                const until = Date.now() + this.opts.joinWaitMs;
+                while (Date.now() < until && this.head === 0 && !this.signal.aborted)
+                    await sleep(50);
+            }
+        }
+        else {
+            log.info({ iteration: this.head }, "no peers found; starting the chain");
+        }
+        this.joinPlan = null;
+        rounds.start();
+    }
+    /** Gets to the connected peers' head: a snapshot first when far behind, then their commits. */
+    async catchUp(reason) {
+        const { fix, peers, rounds, log } = this.s;
+        if (fix.busy)
+            return;
+        const connected = peers.connected();
+        const { head: best, peer: ahead } = await this.peersHead(connected);
+        if (best <= this.head) {
+            // Nobody we can ask is ahead after all (a stale report): we may propose again.
+            rounds.forgetPeersHead();
+            return;
+        }
+        log.info({ reason, head: this.head, peersHead: best }, "catching up");
+        // A node that was training goes back to training afterwards; at start-up, join does.
+        await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
+            try {
+                // Far behind (more than two snapshot periods): download the snapshot, then replay the
+                // few commits after it. Close by, or when peers hold no snapshot ahead of us: replay.
+                const farBehind = best - this.head > 2 * this.opts.checkEvery;
+                const probe = farBehind
+                    ? []
+                    : await fetchCommits(this.s.libp2p, ahead ?? connected[0], this.s.runId, this.head).catch(() => []);
+                if (probe.length === 0 || decodeCommit(probe[0]).iteration !== this.head) {
+                    const snap = await this.downloadSnapshot(this.head + 1);
+                    if (snap.iteration > this.head)
+                        await this.adoptSnapshot(snap, "snapshot downloaded", `${best - this.head} iterations behind the peers (${reason})`);
+                }
+                await this.replayCommits(best);
+                log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "caught up");
+                detach(this.dialAuthors(), log, "author dials");
+            }
+            catch (err) {
+                log.error({ err: err.message }, "catch-up failed; starting from our own state");
+            }
+        });
+    }
+    /** A commits reply, verified exactly like gossip (anchor-run.ts); the rounds check rank and checksum. */
+    verifiedReply(peer, got) {
+        return verifiedReply(this.s, peer, got);
+    }
+    /**
+     * Feeds verified commits to the rounds in chain order from our head; returns how many applied.
+     * A commit for our head must chain onto the one we applied last and pass the rounds' checks
+     * (rank, checksum by applying), or nothing moves.
+     */
+    applyReply(commits) {
+        const before = this.head;
+        for (const received of commits) {
+            if (received.commit.iteration < this.head)
+                continue;
+            if (received.commit.iteration > this.head)
+                break;
+            if (!equalBytes(received.commit.prevHash, this.s.rounds.headHash))
+                break;
+            const at = this.head;
+            this.s.rounds.onCommit(received);
+            if (this.head === at)
+                break;
+        }
+        return this.head - before;
+    }
+    /**
+     * A hint (a heartbeat, a commit past our head) that `peer` is ahead: fetch its commits from our
+     * head and apply those that verify and chain onto ours. The claim alone changes nothing: no
+     * passive mode, no snapshot; only verified commits chained by hash to ours move us. Returns
+     * how many applied.
+     */
+    async pullFrom(peer) {
+        if (this.s.fix.busy)
+            return 0;
+        // A claimant that serves nothing (a liar, or a peer not ready) costs one failed request.
+        const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, this.head).catch(() => []);
+        return this.applyReply(this.verifiedReply(peer, got));
+    }
+    /**
+     * After this process slept past a round deadline (SIGSTOP, a frozen VM): follow, fetch and
+     * apply what peers committed meanwhile, then contribute and propose again. Only verified
+     * commits chained onto ours move us; with no peer to ask (a lone node) the round goes on.
+     */
+    async afterStall() {
+        if (this.s.fix.busy)
+            return;
+        await this.s.fix.run({ restart: "if-active", forgetPeersHead: false }, async () => {
+            if (this.s.peers.connected().length === 0)
+                await this.dialAuthors();
+            const before = this.head;
+            await this.replayCommits(Number.MAX_SAFE_INTEGER);
+            this.s.log.info({ from: before, to: this.head }, "caught up after a stall");
+        });
+    }
+    /**
+     * Fetches and applies commits from peers until our head reaches `target` (the peers' head when
+     * we started): chasing a moving head would never end on a fast swarm, and gossip delivers what
+     * comes after.
+     */
+    async replayCommits(target) {
+        while (this.head < target) {
+            const connected = this.s.peers.connected();
+            if (connected.length === 0)
+                return;
+            let got = [];
+            for (const p of connected) {
+                const bytes = await fetchCommits(this.s.libp2p, p, this.s.runId, this.head).catch(() => []);
+                got = this.verifiedReply(p, bytes);
+                if (got.length > 0)
+                    break;
+            }
+            if (got.length === 0)
+                return;
+            // Nothing applied (the commits do not chain onto our head): stop; gossip or repair goes on.
+            if (this.applyReply(got) === 0)
+                return;
+        }
+    }
+    /**
+     * A snapshot the verified chain vouches for (snapshot-fetch.ts): never chosen by how many peers
+     * serve it. A joiner or a node catching up (minIteration set) asks the holders the DHT's expert
+     * records plan (hints only, looked for at most PLAN_TIMEOUT_MS) together with its connected
+     * peers, and checks the snapshot against our own commit at that iteration or, past our chain,
+     * against an anchor run (anchorRun). A repair (minIteration null) asks only for snapshots at
+     * iterations of our own chain, checked against our own verified commits.
+     */
+    async downloadSnapshot(minIteration) {
+        const { peers } = this.s;
+        const lookup = minIteration === null ? null : (this.joinPlan ?? this.s.planner.plan(minIteration));
+        this.joinPlan = null;
+        const found = lookup === null
+            ? null
+            : await Promise.race([lookup.catch(() => null), sleep(PLAN_TIMEOUT_MS).then(() => null)]);
+        const parts = this.fetchParts((iteration, holders) => minIteration === null ? Promise.resolve(this.ownReference(iteration)) : this.reference(iteration, holders));
+        if (minIteration === null) {
+            const snap = await fetchVerifiedSnapshot(parts, peers.connected(), { iterations: this.repairCandidates() });
+            return { ...snap, via: "connected peers" };
+        }
+        // A planned holder is one more peer to ask, no more: records are anyone's to write, so they
+        // never crowd connected peers out of the MAX_SNAPSHOT_HOLDERS asked.
+        const connected = peers.connected();
+        const half = MAX_SNAPSHOT_HOLDERS / 2;
+        const holders = [...connected.slice(0, half), ...(found?.peers ?? []).slice(0, half), ...connected.slice(half)];
+        const snap = await fetchVerifiedSnapshot(parts, holders, { minIteration, ...(found ? { plan: found.plan } : {}) });
+        return { ...snap, via: found ? "dht experts" : "connected peers" };
+    }
+    /** What snapshot-fetch.ts needs, with `reference` as the verified commits that vouch. */
+    fetchParts(reference) {
+        const { libp2p, runId, log } = this.s;
+        return {
+            node: libp2p,
+            runId,
+            log,
+            opts: defaultSyncOptions,
+            weightCount: this.s.weightCount,
+            decode: this.s.decode,
+            blame: (peer, reason) => this.s.blame?.(peer, reason, PENALTY.badSnapshot),
+            reference,
+        };
+    }
+    /**
+     * A snapshot on a chain other than ours (a deep fork we lose, older than the snapshots we keep):
+     * vouched for by `run`, a linked run of verified commits from the commit both chains share (see
+     * Repair.linkedRun), asked from `holders` at the snapshot iterations the run covers, newest first.
+     */
+    async downloadOnRun(run, holders) {
+        const every = Math.max(1, this.opts.checkEvery);
+        const byAfter = new Map(run.map((c) => [c.commit.iteration + 1, c]));
+        const iterations = [...byAfter.keys()].filter((after) => after % every === 0).sort((a, b) => b - a).slice(0, REPAIR_CANDIDATES);
+        if (iterations.length === 0)
+            throw new Error("the winning chain's run covers no snapshot iteration yet");
+        const parts = this.fetchParts(async (iteration) => {
+            const c = byAfter.get(iteration);
+            return c ? { checksum: toHex(c.commit.checksum), anchor: c } : null;
+        });
+        const snap = await fetchVerifiedSnapshot(parts, holders, { iterations });
+        return { ...snap, via: "the winning fork's holders" };
+    }
+    /** Iterations of our chain that snapshots are taken at (multiples of checkEvery), newest first. */
+    repairCandidates() {
+        const every = Math.max(1, this.opts.checkEvery);
+        const out = [];
+        const applied = this.s.rounds.appliedCommits();
+        for (let k = applied.length - 1; k >= 0 && out.length < REPAIR_CANDIDATES; k--) {
+            const after = applied[k].commit.iteration + 1;
+            if (after % every === 0 && after <= this.head)
+                out.push(after);
+        }
+        if (out.length === 0)
+            throw new Error("no commit of our chain to check a snapshot against");
+        return out;
+    }
+    /** Our own verified commit producing the state after `iteration` iterations. */
+    ownReference(iteration) {
+        const own = this.s.rounds.appliedCommits().find((c) => c.commit.iteration === iteration - 1);
+        return own ? { checksum: toHex(own.commit.checksum), anchor: own } : null;
+    }
+    /**
+     * The verified commit for `iteration` - 1: ours when our chain holds it, else the head of an
+     * anchor run served by a connected peer (anchor-run.ts).
+     */
+    async reference(iteration, holders) {
+        return this.ownReference(iteration) ?? (await joinerReference(this.s, iteration, holders, null));
+    }
+    /**
+     * Takes a verified snapshot as our state, with the verified commit that produced it as the
+     * chain's anchor, so the next commit chains onto it and its rank is checked.
+     */
+    async adoptSnapshot(snap, message, reason) {
+        this.s.rounds.jumpTo(snap.weights, snap.iteration, snap.checksum, snap.anchor);
+        const { iteration, checksum, via, blamed, holders } = snap;
+        // The peer: the first holder that served verified chunks (the others are counted).
+        const ctx = { iteration, peer: holders[0] ?? null, reason, holders: holders.length, checksum, via, blamed: blamed.length };
+        this.s.faults("snapshotAdopted", message, ctx);
+    }
+    /** The highest head among peers (-1 when none answers) and a peer at it. */
+    async peersHead(peers) {
+        const heads = await Promise.allSettled(peers.map((p) => fetchChecksum(this.s.libp2p, p, this.s.runId)));
+        let best = { head: -1 };
+        let answered = 0;
+        heads.forEach((h, i) => {
+            if (h.status === "fulfilled")
+                answered++;
+            if (h.status === "fulfilled" && h.value.known && h.value.iteration > best.head) {
+                best = { head: h.value.iteration, peer: peers[i] };
+            }
+        });
+        return { ...best, answered };
+    }
+    /** Dials the authors of the last applied commit that we are not connected to. */
+    async dialAuthors() {
+        const last = this.s.rounds.lastApplied();
+        if (!last)
+            return;
+        await this.s.peers.dialAuthors(last.commit.entries.map((e) => e.author.id), this.s.self);
+    }
+}
+//# sourceMappingURL=catch-up.js.map

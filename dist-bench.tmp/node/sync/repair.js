@@ -1,0 +1,361 @@
+/**
+ * Keeping our state right (brief section 5, invariant 4) with the verified chain as the only
+ * truth, never a head count (issue 11, attack 6). Peers' checksums are hints: a disagreement
+ * makes us check our own state against the verified commit for our head (a self-check: no peer
+ * needed), and try the fork choice against the dissenter. We repair only when our own state fails
+ * the chain (that self-check, or the rounds' own verdict "diverged"), and then from a snapshot that
+ * matches a verified commit of our chain (snapshot-fetch.ts) plus verified commits replayed. Two
+ * honest nodes on different valid forks settle by the fork choice, one step back (a lost commit)
+ * or deeper (from a snapshot both chains share).
+ */
+import { randomInt } from "node:crypto";
+import { equalBytes, toHex } from "../../protocol/bytes.js";
+import { commitHash, decodeCommit } from "../../protocol/codec.js";
+import { chained, rankOf, ZERO_HASH } from "../chain/commit.js";
+import { preferredBecause, prefers } from "../chain/fork-choice.js";
+import { PENALTY } from "../chain/penalties.js";
+import { fetchChecksum, fetchCommits } from "./protocols.js";
+/** Pages of /commits a fork switch follows the winning side for (256 commits each). */
+const MAX_RUN_PAGES = 64;
+/** Bytes of the winner's commits held at once: a peer serving huge commits cannot grow it past this. */
+const MAX_RUN_BYTES = 32 * 1024 * 1024;
+export class Repair {
+    s;
+    catchUp;
+    snapshots;
+    metrics;
+    resolvingFork = false;
+    /** True while a deep fork is being resolved (resolveDeepFork). */
+    deepForkBusy = false;
+    constructor(s, catchUp, snapshots, metrics) {
+        this.s = s;
+        this.catchUp = catchUp;
+        this.snapshots = snapshots;
+        this.metrics = metrics;
+    }
+    /** True while a repair, catch-up or fork resolution runs. */
+    get busy() {
+        return this.s.fix.busy || this.resolvingFork;
+    }
+    get head() {
+        return this.s.replica.iteration;
+    }
+    /**
+     * Our state against the verified chain, no peer asked: the checksum of our weights now must be
+     * the checksum field of the verified commit we applied last (or, with none, the one we started
+     * from). A flipped bit, or a state a diverged commit left, fails it.
+     */
+    stateHolds() {
+        const { rounds, replica } = this.s;
+        const last = rounds.lastApplied();
+        const expected = last && last.commit.iteration === replica.iteration - 1 ? toHex(last.commit.checksum) : rounds.checksumAt(replica.iteration);
+        return expected === undefined || replica.checksum() === expected;
+    }
+    /**
+     * Checks our state after `iteration`: first against the verified chain (repair if it fails),
+     * then asks peers for theirs. A peer that disagrees is a hint, never a vote: the fork choice
+     * against its chain decides (resolveDeepFork); our state is never replaced on its word.
+     */
+    async verifyWithPeers(iteration, reason) {
+        const { fix, peers, rounds, libp2p, runId, log } = this.s;
+        if (fix.busy)
+            return;
+        if (!this.stateHolds()) {
+            await this.repair("our state fails the verified chain; repairing", `state fails the verified chain (${reason})`);
+            return;
+        }
+        if (reason !== "periodic" && peers.connected().length < 3)
+            await this.catchUp.dialAuthors();
+        const connected = peers.connected();
+        if (connected.length === 0)
+            return;
+        const mine = rounds.checksumAt(iteration);
+        // A random sample (Fisher-Yates with the CSPRNG: which peer we ask is not replicated state).
+        for (let i = connected.length - 1; i > 0; i--) {
+            const j = randomInt(i + 1);
+            [connected[i], connected[j]] = [connected[j], connected[i]];
+        }
+        const pick = connected.slice(0, reason === "periodic" ? 1 : 3);
+        const answers = await Promise.allSettled(pick.map((p) => fetchChecksum(libp2p, p, runId, iteration)));
+        const dissenters = pick.filter((_, i) => {
+            const a = answers[i];
+            return a.status === "fulfilled" && a.value.known && toHex(a.value.checksum) !== mine;
+        });
+        const known = answers.filter((a) => a.status === "fulfilled" && a.value.known).length;
+        this.metrics?.checksumChecks.inc(known);
+        this.metrics?.checksumMismatches.inc(dissenters.length);
+        if (dissenters.length === 0) {
+            if (known > 0)
+                log.debug({ iteration, peers: known }, "checksum verified");
+            return;
+        }
+        // Each in turn: after switching to a better chain, a still better one wins over that.
+        let switched = false;
+        for (const peer of dissenters)
+            switched = (await this.resolveDeepFork(peer)) || switched;
+        if (switched)
+            return;
+        log.warn({ iteration, mine, peers: known, dissenting: dissenters.length }, "checksum disagreement is only a hint: our state holds on the verified chain; keeping it");
+    }
+    /**
+     * Replaces our state with a snapshot that a verified commit of our own chain vouches for (no
+     * vote: see snapshot-fetch.ts), then replays verified commits from peers.
+     */
+    async repair(message, reason) {
+        const { fix, peers, log } = this.s;
+        if (fix.busy)
+            return;
+        this.metrics?.repairs.inc();
+        this.s.faults("repair", message, { iteration: this.head, peer: null, reason });
+        await fix.run({ restart: "always", forgetPeersHead: false }, async () => {
+            try {
+                const snap = await this.catchUp.downloadSnapshot(null);
+                await this.catchUp.adoptSnapshot(snap, "state repaired from snapshot", reason);
+                await this.catchUp.replayCommits(Math.max(snap.iteration + 1, (await this.catchUp.peersHead(peers.connected())).head));
+                log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "repaired");
+            }
+            catch (err) {
+                log.error({ err: err.message }, "repair failed; will retry at the next check");
+            }
+        });
+    }
+    /**
+     * A commit that does not chain onto ours: usually a one-step fork whose other commit gossip
+     * lost. Fetch the peers' commit for the previous iteration over the commits protocol and let
+     * the fork choice decide; if we switch, the new commit chains and applies. Otherwise compare
+     * checksums with peers (hints; repair only if our own state fails the chain).
+     */
+    async resolveFork(unchained) {
+        if (this.busy)
+            return;
+        const { peers, rounds, libp2p, runId, log } = this.s;
+        const { iteration, prevHash, proposer } = unchained.commit;
+        // Resolved only when the commit's parent is on our chain: our head passing `iteration` is
+        // not proof (while we fetch, we may go on committing alone on our own side of the fork; that
+        // once ended the fork search with "fork resolved" and left the node on a losing fork).
+        const resolved = () => rounds.appliedCommits().some((c) => equalBytes(c.hash, prevHash));
+        // The proposer first: it holds the commit's parent. Then the others (some may be hostile and
+        // only answer at the request timeout).
+        const connected = peers.connected();
+        const order = [...connected.filter((p) => p.toString() === proposer), ...connected.filter((p) => p.toString() !== proposer)];
+        this.resolvingFork = true;
+        try {
+            for (const peer of order) {
+                if (resolved())
+                    break;
+                const got = await fetchCommits(libp2p, peer, runId, iteration - 1).catch(() => []);
+                const prev = this.catchUp.verifiedReply(peer, got).find((c) => c.commit.iteration === iteration - 1);
+                if (!prev)
+                    continue;
+                rounds.onCommit(prev);
+                if (this.head === iteration)
+                    rounds.onCommit(unchained);
+            }
+            if (resolved()) {
+                log.info({ iteration }, "fork resolved");
+                return;
+            }
+            for (const peer of order)
+                if (await this.resolveDeepFork(peer))
+                    return;
+            await this.verifyWithPeers(this.head, "unresolved fork");
+        }
+        finally {
+            this.resolvingFork = false;
+        }
+    }
+    /**
+     * A fork deeper than one step with `peer`: find the first iteration t where its chain and ours
+     * differ (findFork), and let the fork choice decide between its commit t and ours, over the
+     * authors of commit t-1 that both chains share. When its side wins, rewind to a snapshot of ours
+     * from before the fork and replay its commits, each checked against the checksum we compute
+     * ourselves; when the fork is older than every snapshot we keep (a long partition), download its
+     * side's state, vouched for by its linked run of verified commits from commit t-1 on. The peer's
+     * word is never taken for the state. Both sides apply the same rule, so they converge on the
+     * same chain. True when we switched.
+     */
+    async resolveDeepFork(peer) {
+        // One at a time: checks started together would each find the same fork and switch again.
+        if (this.deepForkBusy)
+            return false;
+        this.deepForkBusy = true;
+        try {
+            return await this.tryDeepFork(peer);
+        }
+        finally {
+            this.deepForkBusy = false;
+        }
+    }
+    async tryDeepFork(peer) {
+        const { rounds, runId } = this.s;
+        const found = await this.findFork(peer).catch(() => null);
+        // Another fix (a switch found by a concurrent check) ran meanwhile: what we found is stale.
+        if (!found || this.s.fix.busy)
+            return false;
+        const { t, common, fork, next, afterNext } = found;
+        // A side whose commit carries a false accusation (or an excluded author's entry) never wins.
+        if (rounds.refusedForExclusions(fork.hash))
+            return false;
+        const ours = new Map(rounds.appliedCommits().map((l) => [l.commit.iteration, l]));
+        const mine = ours.get(t);
+        if (!mine)
+            return false;
+        // Both sides share commit t-1 (or the chain's start): its authors rank proposers of t and
+        // are the only ones whose building on a side counts (see fork-choice.ts).
+        const eligible = common ? common.commit.entries.map((e) => e.author.id) : null;
+        const rank = rankOf(runId, t, eligible, fork.commit.proposer, fork.commit.entries.map((e) => e.author.id));
+        if (rank !== fork.commit.rank) {
+            this.s.blame?.(peer.toString(), `served a fork commit at ${t} claiming rank ${fork.commit.rank}, holding ${rank}`, PENALTY.usurp);
+            return false;
+        }
+        const theirSide = { at: fork, next: next?.commit, afterNext: afterNext?.commit };
+        const mySide = { at: mine, next: ours.get(t + 1)?.commit, afterNext: ours.get(t + 2)?.commit };
+        const endorsers = new Set(eligible ?? []);
+        if (!prefers(theirSide, mySide, endorsers))
+            return false;
+        // A snapshot of ours on the shared part of the chain: its anchor (commit base-1) is ours and theirs.
+        const base = this.snapshots.all().find((x) => x.iteration <= t && (x.iteration === 0 || ours.has(x.iteration - 1)));
+        if (!base && !common)
+            return false;
+        const reason = preferredBecause(theirSide, mySide, endorsers);
+        this.s.faults("forkSwitch", "switching to a better fork", { iteration: t, peer: peer.toString(), reason, base: base?.iteration ?? null, head: this.head });
+        if (base)
+            await this.replayFrom(peer, base, base.iteration > 0 ? (ours.get(base.iteration - 1) ?? null) : null);
+        else if (common)
+            await this.adoptWinningSide(peer, common, mine);
+        return true;
+    }
+    /**
+     * Where `peer`'s chain and ours part: the first iteration t whose commits differ, by a binary
+     * search over pages of its /commits. Only hashes are compared there (a hash equal to one of our
+     * verified commits proves the bytes are ours); what decides is verified: commit t-1 both chains
+     * share, and the peer's commits t and t+1 as served over /commits. Null when there is no fork
+     * within the commits we keep, or the peer does not serve what is needed.
+     */
+    async findFork(peer) {
+        const { rounds, libp2p, runId } = this.s;
+        const applied = rounds.appliedCommits();
+        if (applied.length === 0)
+            return null;
+        const ours = new Map(applied.map((l) => [l.commit.iteration, l]));
+        const oldest = applied[0].commit.iteration;
+        const newest = applied[applied.length - 1].commit.iteration;
+        // The first differing iteration lies in [lo, hi]; hi = newest + 1: none within our commits.
+        let lo = oldest;
+        let hi = newest + 1;
+        for (let probes = 0; lo < hi && probes < 32; probes++) {
+            const k = Math.floor((lo + hi) / 2);
+            const raw = await fetchCommits(libp2p, peer, runId, k);
+            // Unverified bytes: only their hashes are compared with ours, and where the page starts.
+            if (raw.length === 0 || decodeCommit(raw[0]).iteration !== k)
+                return null;
+            const page = raw.map((bytes) => commitHash(bytes));
+            let i = 0;
+            while (i < page.length && k + i <= newest && equalBytes(page[i], ours.get(k + i)?.hash ?? ZERO_HASH))
+                i++;
+            if (i === 0)
+                hi = k;
+            else if (i < page.length && k + i <= newest)
+                lo = hi = k + i;
+            else
+                lo = k + i;
+        }
+        const t = lo;
+        if (t > newest || (t === oldest && t > 0))
+            return null;
+        const common = t > 0 ? (ours.get(t - 1) ?? null) : null;
+        const got = this.catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, Math.max(0, t - 1))).map(chained);
+        const from = common ? 1 : 0;
+        if (common && (got[0]?.commit.iteration !== t - 1 || !equalBytes(got[0].hash, common.hash)))
+            return null;
+        const fork = got[from];
+        if (!fork || fork.commit.iteration !== t || !equalBytes(fork.commit.prevHash, common?.hash ?? ZERO_HASH))
+            return null;
+        const [next, afterNext] = [got[from + 1], got[from + 2]];
+        return { t, common, fork, ...(next ? { next } : {}), ...(afterNext ? { afterNext } : {}) };
+    }
+    /** Rewinds to our snapshot `base` (before the fork) and replays `peer`'s verified commits from it. */
+    async replayFrom(peer, base, anchor) {
+        const { fix, rounds, libp2p, runId, log } = this.s;
+        const from = Math.max(0, base.iteration - 1);
+        const served = this.catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, from).catch(() => []));
+        const replay = base.iteration > 0 ? served.slice(1) : served;
+        await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
+            rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, anchor);
+            for (const t of replay) {
+                if (t.commit.iteration !== this.head)
+                    break;
+                rounds.onCommit(t);
+                if (rounds.checksumAt(this.head) !== toHex(t.commit.checksum)) {
+                    fix.busy = false;
+                    await this.repair("replayed fork does not check out; repairing", `the fork's commit ${t.commit.iteration} from ${peer.toString()} did not give its checksum`);
+                    return;
+                }
+            }
+            // One page replayed: the rest of the winner's chain, so we do not start proposing hundreds
+            // of iterations behind it (a new fork) before a later check finds it again.
+            await this.catchUp.replayCommits((await this.catchUp.peersHead([peer])).head);
+            log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "fork switched");
+        });
+    }
+    /**
+     * The fork is older than every snapshot we keep: take the winning side's state as a snapshot
+     * that its linked run of verified commits from `common` on vouches for, then replay its commits.
+     */
+    async adoptWinningSide(peer, common, mine) {
+        const { fix, peers, rounds, log } = this.s;
+        const run = await this.linkedRun(peer, common).catch((err) => {
+            log.warn({ err: err.message }, "fork switch failed; will retry at the next check");
+            return null;
+        });
+        // Our chain moved meanwhile (a repair, a catch-up): the choice was made on what no longer holds.
+        const still = rounds.appliedCommits().find((c) => c.commit.iteration === mine.commit.iteration);
+        if (!run || fix.busy || !still || !equalBytes(still.hash, mine.hash))
+            return;
+        await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
+            try {
+                const holders = [peer, ...peers.connected().filter((p) => !p.equals(peer))];
+                const snap = await this.catchUp.downloadOnRun(run, holders);
+                await this.catchUp.adoptSnapshot(snap, "fork switched to the winning side's snapshot", `the fork at ${mine.commit.iteration} is older than every snapshot kept`);
+                await this.catchUp.replayCommits(Math.max(snap.iteration + 1, run[run.length - 1].commit.iteration + 1));
+                log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "fork switched");
+            }
+            catch (err) {
+                log.warn({ err: err.message }, "fork switch failed; will retry at the next check");
+            }
+        });
+    }
+    /**
+     * `peer`'s chain after `common` as a linked run, page by page up to its head: each commit
+     * verified as gossip verifies, consecutive, chained by hash to the one before, at the rank its
+     * proposer holds among the previous commit's authors. It stops at the first that is not.
+     */
+    async linkedRun(peer, common) {
+        const { libp2p, runId } = this.s;
+        const run = [];
+        let prev = common;
+        let bytes = 0;
+        for (let pages = 0; pages < MAX_RUN_PAGES && bytes < MAX_RUN_BYTES; pages++) {
+            const page = this.catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, prev.commit.iteration + 1).catch(() => []));
+            let moved = 0;
+            for (const next of page) {
+                const { commit } = next;
+                if (commit.iteration !== prev.commit.iteration + 1 || !equalBytes(commit.prevHash, prev.hash))
+                    break;
+                const eligible = prev.commit.entries.map((e) => e.author.id);
+                if (rankOf(runId, commit.iteration, eligible, commit.proposer, commit.entries.map((e) => e.author.id)) !== commit.rank)
+                    break;
+                prev = chained(next);
+                run.push(prev);
+                bytes += next.encoded.byteLength;
+                moved++;
+            }
+            if (moved < page.length || moved === 0)
+                break;
+        }
+        if (run.length === 0)
+            throw new Error("the winning side served no linked commits after the fork");
+        return run;
+    }
+}
+//# sourceMappingURL=repair.js.map

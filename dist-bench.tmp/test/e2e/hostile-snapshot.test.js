@@ -1,0 +1,194 @@
+/**
+ * Issue 11, attacks 5 and 6, against real node processes: hostile peers that speak the real sync
+ * protocols. (5) Snapshot holders serving a joiner a fake state (self-consistent but wrong
+ * weights) and a corrupt chunk: the joiner adopts only the state a verified commit vouches for,
+ * ends bit-identical with the honest nodes and charges both holders. (6) Three Sybil identities
+ * answering every checksum request with one made-up checksum (and serving a matching fake
+ * snapshot), and gossiping heartbeats that carry it, against two honest nodes: the honest nodes
+ * take the disagreement as a hint, never repair, and stay bit-identical.
+ */
+import "../../node/polyfills.js";
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, describe, it } from "node:test";
+import { peerIdFromString } from "@libp2p/peer-id";
+import { lpStream } from "@libp2p/utils";
+import { defaultSyncOptions, fetchChecksum, fetchChunk } from "../../node/sync/protocols.js";
+import { sha256 } from "../../protocol/bytes.js";
+import { encodeHeartbeat } from "../../protocol/codec.js";
+import { decodeChecksumRequest, decodeSnapshotRequest, encodeChecksumResponse, encodeSnapshotResponse, } from "../../protocol/sync-codec.js";
+import { MAX_REQUEST_BYTES } from "../../protocol/limits.js";
+import { PRESETS } from "../../protocol/presets.js";
+import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
+import { PROTOCOLS, stringifyTopic } from "../../protocol/topics.js";
+import { startAttacker } from "./attacker.js";
+import { cleanup, Node, startSwarm, tempDir } from "./node-process.js";
+after(cleanup);
+const spec = parseRunSpec({ ...PRESETS["tiny-spsa"], iterations: 100000 });
+const runId = runIdOf(spec);
+const commitTopic = stringifyTopic({ runId, kind: "commit" });
+const heartbeatTopic = stringifyTopic({ runId, kind: "heartbeat" });
+/** The checksum every Sybil reports, for every iteration. */
+const FAKE_SUM = new Uint8Array(32).fill(0xee);
+/** Serves `protocol` on the attacker: reads one request, writes what `answer` returns. */
+async function handle(a, protocol, answer) {
+    await a.node.handle(protocol, async (stream) => {
+        try {
+            const lp = lpStream(stream, { maxDataLength: MAX_REQUEST_BYTES });
+            const req = await lp.read({ signal: AbortSignal.timeout(5000) });
+            await lp.write(await answer(req.subarray()));
+            await stream.close();
+        }
+        catch (err) {
+            stream.abort(err);
+        }
+    });
+}
+/**
+ * The snapshot protocol, answered by asking an honest node the same question, a second later, and
+ * falsifying its answer with `falsify`. The delay keeps the hostile answer at the honest holders'
+ * iteration or newer: the joiner downloads the newest claims first, and a lie at an older
+ * iteration than a verified download would never be tried, nor charged (the test asserts both
+ * liars charged; without the delay one honest node a snapshot ahead of the other made it flaky).
+ */
+async function relaySnapshots(a, honest, falsify) {
+    await handle(a, PROTOCOLS.snapshot, async (bytes) => {
+        const req = decodeSnapshotRequest(bytes);
+        await sleep(1000);
+        const real = await fetchChunk(a.node, honest, runId, req.chunk, { ...defaultSyncOptions, chunkBytes: req.chunkSize }, req.iteration);
+        return encodeSnapshotResponse(falsify(real));
+    });
+}
+/** Other weights, self-consistent: the chunk hash (and, one chunk being the whole, the checksum) are the fake bytes'. */
+function fakeState(r) {
+    const data = r.data.slice();
+    for (let i = 0; i < data.byteLength; i += 4)
+        data[i] ^= 0x5a;
+    return { ...r, data, chunkHash: sha256(data), checksum: r.totalChunks === 1 ? sha256(data) : r.checksum };
+}
+/** The honest bytes with one corrupted byte, under the honest chunk hash. */
+function corruptChunk(r) {
+    const data = r.data.slice();
+    data[Math.floor(data.byteLength / 2)] ^= 0xff;
+    return { ...r, data };
+}
+const attackerAddr = (a) => `${a.node.getMultiaddrs()[0].toString().split("/p2p/")[0]}/p2p/${a.id}`;
+describe("hostile snapshots and Sybil checksums (real nodes)", () => {
+    it("a joiner adopts only the snapshot a verified commit vouches for, ends bit-identical, and charges the fake and corrupt holders", async () => {
+        const long = ["--iterations", "100000", "--stop-at", "100000"];
+        const nodes = await startSwarm(2, long);
+        const [a] = nodes;
+        const honest = peerIdFromString(String((await a.waitFor((l) => l.msg === "node started")).peerId));
+        // The hostile holders come up while the honest nodes train.
+        const [faker, corrupter] = await Promise.all([startAttacker(nodes, [commitTopic]), startAttacker(nodes, [commitTopic])]);
+        try {
+            await relaySnapshots(faker, honest, fakeState);
+            await relaySnapshots(corrupter, honest, corruptChunk);
+            // Their checksum answers are the honest node's (a joiner hears every peer's head before it decides).
+            for (const x of [faker, corrupter])
+                await handle(x, PROTOCOLS.checksum, async (bytes) => {
+                    const req = decodeChecksumRequest(bytes);
+                    const it = req.iteration === Number.MAX_SAFE_INTEGER ? undefined : req.iteration;
+                    return encodeChecksumResponse(await fetchChecksum(x.node, honest, runId, it));
+                });
+            // The joiner knows the attackers first. It waits its whole join wait (for a fifth peer that
+            // never comes), so the honest nodes are well past two snapshot periods when it joins: it
+            // must download a snapshot.
+            const joiner = new Node(await tempDir(), [
+                ...long, "--min-peers", "5", "--join-wait", "3000",
+                "--bootstrap", attackerAddr(faker), "--bootstrap", attackerAddr(corrupter),
+                "--bootstrap", await a.address(), "--bootstrap", await nodes[1].address(),
+            ]);
+            const adopted = await joiner.waitFor((l) => l.msg === "snapshot downloaded", 45_000, "snapshot downloaded");
+            const at = adopted.iteration ?? -1;
+            assert.ok(at >= 20, `snapshot at ${at}`);
+            await joiner.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= at + 15, 30_000, `joiner at ${at + 15}`);
+            await a.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= at + 15, 30_000, `a at ${at + 15}`);
+            // The state adopted is the honest nodes' state at that iteration, and from there on the
+            // joiner applies what they apply, bit for bit.
+            assert.equal(adopted.checksum, a.applied(at)?.checksum, "the adopted snapshot is the honest state");
+            const [mine, theirs] = [joiner.checksums(), a.checksums()];
+            const common = [...mine.keys()].filter((it) => it > at && theirs.has(it));
+            assert.ok(common.length >= 10, `${common.length} common iterations`);
+            for (const it of common)
+                assert.equal(mine.get(it), theirs.get(it), `iteration ${it}`);
+            for (const n of [...nodes, joiner])
+                n.child.kill("SIGTERM");
+            for (const e of await Promise.all([...nodes, joiner].map((n) => n.exit)))
+                assert.equal(e.code, 0);
+            // Both hostile holders were charged by the joiner, nobody else.
+            const charged = new Set(joiner.lines.filter((l) => l.msg === "peer penalised").map((l) => String(l.peer)));
+            assert.deepEqual(charged, new Set([faker.id, corrupter.id]));
+            const blamed = joiner.lines.filter((l) => l.msg === "snapshot holder blamed").map((l) => String(l.reason));
+            assert.ok(blamed.some((r) => /does not match its own hash/.test(r)), `corrupt chunk blamed: ${blamed.join("; ")}`);
+            assert.ok(blamed.some((r) => /verified (commit's checksum|state)/.test(r)), `fake state blamed: ${blamed.join("; ")}`);
+            // Honest nodes never took a snapshot from anyone.
+            for (const n of nodes)
+                assert.ok(!n.lines.some((l) => l.msg === "state repaired from snapshot"));
+        }
+        finally {
+            await Promise.all([faker, corrupter].map((x) => x.stop()));
+        }
+    });
+    it("3 Sybils lying about checksums against 2 honest nodes: disagreement is a hint, no honest node repairs", async () => {
+        const nodes = await startSwarm(2, ["--iterations", "100000", "--stop-at", "100000"]);
+        const [a, b] = nodes;
+        await a.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= 5, 30_000, "iteration 5");
+        const honest = peerIdFromString(String((await a.waitFor((l) => l.msg === "node started")).peerId));
+        const sybils = await Promise.all([0, 1, 2].map(() => startAttacker(nodes, [commitTopic, heartbeatTopic])));
+        let sent = 0;
+        let stop = false;
+        try {
+            for (const s of sybils) {
+                await relaySnapshots(s, honest, fakeState);
+                await handle(s, PROTOCOLS.checksum, async (bytes) => {
+                    const req = decodeChecksumRequest(bytes);
+                    return encodeChecksumResponse({ iteration: req.iteration, checksum: FAKE_SUM, known: true });
+                });
+            }
+            // Heartbeats at the honest head with the made-up checksum: each makes an honest node check now.
+            const beat = (async () => {
+                while (!stop) {
+                    const head = await fetchChecksum(sybils[0].node, honest, runId).catch(() => null);
+                    if (head?.known) {
+                        const hb = encodeHeartbeat({ runId, iteration: head.iteration, checksum: FAKE_SUM, joinedAt: 1 });
+                        for (const s of sybils)
+                            await s.publish(heartbeatTopic, hb);
+                        sent++;
+                    }
+                    await new Promise((r) => setTimeout(r, 100));
+                }
+            })();
+            // Each honest node heard the lie and kept its state.
+            const hint = (n) => n.waitFor((l) => l.msg === "checksum disagreement is only a hint: our state holds on the verified chain; keeping it", 30_000, "hint");
+            const [ha, hb] = await Promise.all([hint(a), hint(b)]);
+            assert.ok(ha.dissenting >= 1 && hb.dissenting >= 1);
+            const target = Math.max(...[a, b].map((n) => n.lines.filter((l) => l.msg === "applied").at(-1)?.iteration ?? 0)) + 10;
+            await Promise.all([a, b].map((n) => n.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= target, 30_000, `iteration ${target}`)));
+            stop = true;
+            await beat;
+            assert.ok(sent >= 3, `attack ran (${sent} heartbeat rounds)`);
+            const sybilIds = new Set(sybils.map((s) => s.id));
+            for (const n of nodes) {
+                for (const msg of ["state repaired from snapshot", "repaired", "repair failed; will retry at the next check", "our state fails the verified chain; repairing"])
+                    assert.ok(!n.lines.some((l) => l.msg === msg), `an honest node logged "${msg}"`);
+                // Two honest nodes may settle a fork of their own by the fork choice; never towards a Sybil.
+                assert.ok(!n.lines.some((l) => l.msg === "switching to a better fork" && sybilIds.has(String(l.peer))), "switched to a Sybil's fork");
+            }
+            const [sa, sb] = [a, b].map((n) => n.checksums());
+            const common = [...sa.keys()].filter((it) => sb.has(it));
+            assert.ok(common.length >= 10);
+            for (const it of common)
+                assert.equal(sa.get(it), sb.get(it), `iteration ${it}`);
+            for (const n of nodes)
+                n.child.kill("SIGTERM");
+            for (const e of await Promise.all(nodes.map((n) => n.exit)))
+                assert.equal(e.code, 0);
+        }
+        finally {
+            stop = true;
+            await Promise.all(sybils.map((s) => s.stop()));
+        }
+    });
+});
+//# sourceMappingURL=hostile-snapshot.test.js.map

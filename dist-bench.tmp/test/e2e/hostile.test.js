@@ -1,0 +1,107 @@
+/**
+ * A hostile peer on the gossip topics: malformed, oversized, wrong-run, invalid-payload,
+ * duplicate and equivocating messages. The nodes must neither crash nor change state.
+ */
+import "../../node/polyfills.js";
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { encodeContribution } from "../../protocol/codec.js";
+import { contributionSignedBytes } from "../../protocol/signing.js";
+import { PRESETS } from "../../protocol/presets.js";
+import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
+import { stringifyTopic } from "../../protocol/topics.js";
+import { startAttacker } from "./attacker.js";
+import { cleanup, startSwarm } from "./node-process.js";
+after(cleanup);
+/** A join time inside the bounds validation checks (protocol/signing.ts checkJoinedAt). */
+const JOINED_AT = Date.now();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+describe("hostile gossip", () => {
+    it("malformed, oversized, wrong-run, bad, duplicate and equivocating messages change nothing", async () => {
+        const args = ["--iterations", "100000", "--stop-at", "150", "--log-level", "debug"];
+        const nodes = await startSwarm(2, args);
+        const spec = parseRunSpec({ ...PRESETS["tiny-spsa"], iterations: 100000 });
+        const runId = runIdOf(spec);
+        const topic = stringifyTopic({ runId, kind: "contribution" });
+        const commitTopic = stringifyTopic({ runId, kind: "commit" });
+        const attacker = await startAttacker(nodes, [topic, commitTopic]);
+        const rejecter = await startAttacker(nodes, [topic, commitTopic]);
+        const oversized = await startAttacker(nodes, [topic, commitTopic]);
+        const forger = await startAttacker(nodes, [topic, commitTopic]);
+        try {
+            await nodes[0].waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= 10, 30_000, "iteration 10");
+            // Beyond the acceptance window (head + 1024): ignored. Iterations 600 and 601 are inside it but
+            // past the end of this run (150): checked, stored when valid, never applied. (An iteration
+            // the nodes may already have passed would be ignored as old before its payload is checked.)
+            const future = 100_000 - 10;
+            const payload = new Uint8Array(8).fill(90);
+            // Signed by an attacker over the start of the chain's parent, as its own contributions.
+            const signed = (by, iteration, p, run = runId) => {
+                const m = { runId: run, iteration, joinedAt: JOINED_AT, payload: p, parentHash: new Uint8Array(32), signature: new Uint8Array(0) };
+                return { ...m, signature: by.sign(contributionSignedBytes(m)) };
+            };
+            const ok = encodeContribution(signed(attacker, 600, payload));
+            const other = encodeContribution(signed(attacker, 600, new Uint8Array(8).fill(91)));
+            // Four identities: after a few rejects gossipsub graylists a sender and drops what it sends
+            // next before validation sees (and logs) it (when depends on its score heartbeat), and an
+            // oversized frame can cost the sender its stream; so the ignored kinds, the rejected kinds,
+            // the forged signature and the oversized one each have their own.
+            const rounds = [
+                [attacker, [ok, ok, other, encodeContribution(signed(attacker, future, payload))]],
+                [
+                    rejecter,
+                    [
+                        Uint8Array.from([0xff, 0xff, 0xff, 0x01, 0x02]),
+                        encodeContribution(signed(rejecter, 601, payload, "ab".repeat(32))),
+                        encodeContribution(signed(rejecter, 601, new Uint8Array(8).fill(0x80))),
+                        encodeContribution(signed(rejecter, 601, new Uint8Array(3))),
+                    ],
+                ],
+                [forger, [encodeContribution({ ...signed(forger, 602, payload), signature: new Uint8Array(64).fill(3) })]],
+                [oversized, [new Uint8Array(200_000).fill(7)]],
+            ];
+            for (const [by, list] of rounds) {
+                for (const data of list) {
+                    await by.publish(topic, data);
+                    await sleep(30);
+                }
+            }
+            await attacker.publish(commitTopic, Uint8Array.from([1, 2, 3]));
+            const exits = await Promise.all(nodes.map((n) => n.exit));
+            for (const e of exits)
+                assert.equal(e.code, 0, "no node crashed");
+            const results = nodes.map((n) => n.result());
+            assert.equal(results[0].checksum, results[1].checksum);
+            assert.equal(results[0].iteration, 150);
+            const attackerId = attacker.id;
+            const hostileIds = new Set([attacker.id, rejecter.id, oversized.id, forger.id]);
+            for (const n of nodes) {
+                assert.ok(n.commits().every((c) => c.entries.every((e) => !hostileIds.has(e.author))), "attacker never included");
+            }
+            const codes = new Set(nodes.flatMap((n) => n.lines
+                .filter((l) => l.msg === "gossip not accepted" && hostileIds.has(String(l.from)))
+                .map((l) => `${l.code}:${l.verdict}`)));
+            for (const want of [
+                "MALFORMED:reject",
+                "TOO_LARGE:reject",
+                "WRONG_RUN:reject",
+                "BAD_PAYLOAD:reject",
+                "DUPLICATE:ignore",
+                "BAD_SIGNATURE:reject",
+                "FUTURE_ITERATION:ignore",
+            ]) {
+                assert.ok(codes.has(want), `expected ${want}; saw ${[...codes].join(", ")}`);
+            }
+            // The equivocation is no reject (that would charge relayers): each node holds the pair as
+            // evidence and charges the attacker, its signer.
+            for (const n of nodes) {
+                assert.ok(n.lines.some((l) => l.msg === "equivocation: two signed messages for one slot" && l.signer === attackerId && l.iteration === 600), "evidence held against the attacker");
+                assert.ok(n.lines.some((l) => l.msg === "peer penalised" && l.peer === attackerId), "the attacker is penalised");
+            }
+        }
+        finally {
+            await Promise.all([attacker, rejecter, oversized, forger].map((a) => a.stop()));
+        }
+    });
+});
+//# sourceMappingURL=hostile.test.js.map

@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createLogger } from "../../../node/observe/logger.js";
+import { commitFromBytes } from "../../../node/chain/commit-wire.js";
+import { ROUND_CAPS } from "../../../node/chain/round-inbox.js";
+import { Rounds } from "../../../node/chain/rounds.js";
+import { Audits } from "../../../node/chain/audits.js";
+import { MAX_COMMIT_ENTRIES } from "../../../protocol/limits.js";
+import { PRESETS } from "../../../protocol/presets.js";
+import { parseRunSpec } from "../../../protocol/run-spec.js";
+import { compareAuthors } from "../../../training/algorithms/algorithm.js";
+import { useBackend } from "../../../training/engine.js";
+import { imageTrainingRun, initialReplica, openRun } from "../../../training/run-context.js";
+import { signedCommit, signedContribution, TEST_JOINED_AT, testKeys } from "../../helpers/chain-keys.js";
+const log = createLogger({ level: "silent" });
+/** In-memory gossip: every message reaches every other live node on a later tick. */
+class Bus {
+    nodes = new Map();
+    dead = new Set();
+    /** Per sender: milliseconds its contributions take to arrive (a straggler). */
+    slow = new Map();
+    deliver(from, fn, contribution = false) {
+        const send = () => {
+            if (this.dead.has(from))
+                return;
+            for (const [id, r] of this.nodes)
+                if (id !== from && !this.dead.has(id))
+                    fn(r);
+        };
+        const delay = contribution ? this.slow.get(from) : undefined;
+        if (delay === undefined)
+            setImmediate(send);
+        else
+            setTimeout(send, delay);
+    }
+}
+/** Nodes on a Bus speaking the real wire: signed contributions, signed commits checked by commitFromBytes. */
+async function swarm(run, keys, stopAt, bus = new Bus(), roundTimeoutMs = 200, pipelined = { staleness: 0, audits: [] }) {
+    const events = new Map();
+    const done = keys.map(({ author: self, sign }) => new Promise((resolve) => {
+        const replica = initialReplica(run);
+        const evs = [];
+        events.set(self.id, evs);
+        const rounds = new Rounds(self, run, replica, {
+            publishContribution: async (m) => bus.deliver(self.id, (r) => r.onContribution({ author: { id: self.id, joinedAt: m.joinedAt }, payload: m.payload, signature: m.signature, ...(m.staleness ? { staleness: m.staleness } : {}) }, m.iteration, m.parentHash), true),
+            publishCommit: async (bytes) => bus.deliver(self.id, (r) => r.onCommit(commitFromBytes(bytes))),
+            sign,
+        }, { roundTimeoutMs, stopAt, contribute: true, staleness: pipelined.staleness }, log, (e) => {
+            evs.push(e);
+            if (e.kind === "done")
+                resolve(rounds);
+        });
+        bus.nodes.set(self.id, rounds);
+        if (pipelined.staleness > 0) {
+            const chain = { commitAt: (t) => rounds.commitAt(t), checksumAt: (t) => rounds.checksumAt(t), snapshots: () => [] };
+            const audits = new Audits(self.id, imageTrainingRun(run), chain, { budget: 1, staleness: pipelined.staleness }, log);
+            rounds.useAudits(audits);
+            pipelined.audits.push(audits);
+        }
+    }));
+    for (const r of bus.nodes.values())
+        r.start();
+    return { done, events, bus };
+}
+describe("rounds (in-memory transport)", () => {
+    it("3 nodes apply the same commits and match a single-process replay", async () => {
+        await useBackend("wasm");
+        const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
+        const authors = await testKeys(3);
+        // A generous deadline: the three nodes share one thread here, and on a loaded machine a 100 ms
+        // wait for the others' contributions was sometimes shorter than computing them.
+        const { done, events } = await swarm(run, authors, 30, new Bus(), 600);
+        const rounds = await Promise.all(done);
+        const sums = rounds.map((r) => r.checksumAt(30));
+        assert.equal(new Set(sums).size, 1, `checksums differ: ${sums}`);
+        for (const evs of events.values())
+            assert.equal(evs.filter((e) => e.kind === "diverged").length, 0);
+        // Replay every commit in one process: same checksum.
+        const replay = initialReplica(run);
+        for (const { commit } of rounds[0].appliedCommits())
+            replay.applyIteration(run.algorithm, commit.entries);
+        assert.equal(replay.checksum(), sums[0]);
+        // Everyone contributed to (nearly) every iteration.
+        const included = rounds[0].appliedCommits().reduce((s, l) => s + l.commit.entries.length, 0);
+        assert.ok(included >= 3 * 30 - 3, `only ${included} contributions included`);
+        for (const r of rounds)
+            r.stop();
+    });
+    for (const staleness of [1, 2])
+        it(`pipelined rounds, staleness ${staleness}: stale entries are committed, replicas agree with a replay, audits recompute them`, async () => {
+            await useBackend("wasm");
+            const run = await openRun(parseRunSpec({ ...PRESETS["tiny-spsa"], staleness }));
+            const authors = await testKeys(3);
+            const audits = [];
+            const { done, events } = await swarm(run, authors, 30, new Bus(), 600, { staleness, audits });
+            const rounds = await Promise.all(done);
+            const sums = rounds.map((r) => r.checksumAt(30));
+            assert.equal(new Set(sums).size, 1, `checksums differ: ${sums}`);
+            for (const evs of events.values())
+                assert.equal(evs.filter((e) => e.kind === "diverged" || e.kind === "rejected").length, 0);
+            const commits = rounds[0].appliedCommits().map((c) => c.commit);
+            const replay = initialReplica(run);
+            for (const commit of commits)
+                replay.applyIteration(run.algorithm, commit.entries);
+            assert.equal(replay.checksum(), sums[0]);
+            // Nodes measure ahead of the head: most entries are stale, each signed over the commit its staleness names.
+            const entries = commits.flatMap((c) => c.entries);
+            const stale = entries.filter((e) => (e.staleness ?? 0) > 0);
+            assert.ok(entries.length >= 3 * 30 - 6, `only ${entries.length} contributions included`);
+            assert.ok(stale.length >= entries.length / 2, `${stale.length} of ${entries.length} entries stale`);
+            assert.ok(entries.every((e) => (e.staleness ?? 0) <= staleness));
+            for (const c of commits) {
+                const stalest = Math.max(0, ...c.entries.map((e) => e.staleness ?? 0));
+                assert.equal(c.olderParents?.length ?? 0, stalest, `commit ${c.iteration}`);
+                c.olderParents?.forEach((h, i) => assert.deepEqual(h, c.iteration - 2 - i < 0 ? new Uint8Array(32) : rounds[0].commitAt(c.iteration - 2 - i)?.hash));
+            }
+            // Audits recompute stale entries on the states their parents name: all honest.
+            const audited = audits.reduce((n, a) => n + a.counts.audited, 0);
+            assert.ok(audited >= 30, `${audited} audits`);
+            assert.equal(audits.reduce((n, a) => n + a.counts.frauds, 0), 0);
+            for (const r of rounds)
+                r.stop();
+        });
+    it("a straggler holds the swarm once, then briefly every few rounds, and still follows the chain", async () => {
+        await useBackend("wasm");
+        const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
+        const authors = await testKeys(3);
+        const bus = new Bus();
+        // Its contributions arrive 1.5 deadlines late: never in time for their commit.
+        bus.slow.set(authors[2].author.id, 150);
+        const { done, events } = await swarm(run, authors, 60, bus, 200, { staleness: 1, audits: [] });
+        const rounds = await Promise.all(done);
+        assert.equal(new Set(rounds.map((r) => r.checksumAt(60))).size, 1);
+        const applied = (events.get(authors[0].author.id) ?? []).filter((e) => e.kind === "applied");
+        // A round that waited for it in full takes the 0.5 x 200 ms deadline; before the rule, each did.
+        const held = applied.filter((e) => e.ms >= 0.5 * 200);
+        assert.ok(held.length <= 4, `${held.length} of 60 rounds held: ${held.map((e) => `${e.iteration}:${Math.round(e.ms)}`)}`);
+        for (const r of rounds)
+            r.stop();
+    });
+    it("a node that dies stalls the others for at most about one deadline", async () => {
+        await useBackend("wasm");
+        const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
+        const authors = await testKeys(3);
+        const bus = new Bus();
+        const { done, events } = await swarm(run, authors, 20, bus);
+        // After 5 iterations one node stops answering: the survivors must go on.
+        const victim = authors[1].author.id;
+        const evs0 = events.get(authors[0].author.id) ?? [];
+        await new Promise((resolve) => {
+            const check = setInterval(() => {
+                if (evs0.filter((e) => e.kind === "applied").length >= 5) {
+                    bus.dead.add(victim);
+                    bus.nodes.get(victim)?.stop();
+                    clearInterval(check);
+                    resolve();
+                }
+            }, 5);
+        });
+        const [r0, r2] = await Promise.all([done[0], done[2]]);
+        assert.equal(r0.head, 20);
+        assert.equal(r0.checksumAt(20), r2.checksumAt(20));
+        const applied = evs0.filter((e) => e.kind === "applied");
+        const slow = applied.filter((e) => e.ms > 0.5 * 200 + 60);
+        assert.ok(slow.length <= 2, `${slow.length} slow rounds: ${slow.map((e) => Math.round(e.ms))}`);
+        r0.stop();
+        r2.stop();
+    });
+});
+describe("rounds under a flood", () => {
+    it("more than MAX_COMMIT_ENTRIES contributions: the proposer commits the first ones in timestamp order, no throw", async () => {
+        await useBackend("wasm");
+        const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
+        // Some share a join time, so the peer id breaks ties in the order.
+        const [self, ...others] = await testKeys(MAX_COMMIT_ENTRIES + 77, (i) => TEST_JOINED_AT + (i % 7));
+        const published = [];
+        const events = [];
+        const rounds = new Rounds(self.author, run, initialReplica(run), {
+            publishContribution: async () => { },
+            publishCommit: async (bytes) => {
+                published.push(bytes);
+            },
+            sign: self.sign,
+        }, { roundTimeoutMs: 10_000, stopAt: 1, contribute: true }, log, (e) => events.push(e));
+        // This node is the only author of the last commit: it proposes as soon as it contributed.
+        rounds.resumeChain(new Uint8Array(32), [self.author.id]);
+        const payload = new Uint8Array(run.algorithm.maxPayloadBytes);
+        for (const k of others)
+            rounds.onContribution(signedContribution(k, run.runId, 0, payload).c, 0, new Uint8Array(32));
+        rounds.start();
+        rounds.stop();
+        assert.equal(published.length, 1, "one commit published");
+        // The real wire check: every entry's signature, the proposer's, the order.
+        const commit = commitFromBytes(published[0]).commit;
+        assert.equal(commit.entries.length, MAX_COMMIT_ENTRIES);
+        const first = [self, ...others].map((k) => k.author).sort(compareAuthors).slice(0, MAX_COMMIT_ENTRIES);
+        assert.deepEqual(commit.entries.map((e) => e.author.id), first.map((a) => a.id));
+        const applied = events.find((e) => e.kind === "applied");
+        assert.equal(applied?.kind === "applied" && applied.contributions, MAX_COMMIT_ENTRIES);
+    });
+    it("caps what one signer and one iteration may hold for later iterations", async () => {
+        const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
+        const [self, flooder, ...signers] = await testKeys(22);
+        const transport = { publishContribution: async () => { }, publishCommit: async () => { }, sign: self.sign };
+        const rounds = new Rounds(self.author, run, initialReplica(run), transport, { roundTimeoutMs: 1000, stopAt: 10, contribute: false }, log);
+        const payload = new Uint8Array(run.algorithm.maxPayloadBytes);
+        const parent = new Uint8Array(32);
+        // One signer, a contribution for each of the next 100 iterations.
+        for (let t = 1; t <= 100; t++)
+            rounds.onContribution(signedContribution(flooder, run.runId, t, payload).c, t, parent);
+        assert.equal(rounds.held().contributions, ROUND_CAPS.futureContributionsPerSigner);
+        // Many signers for one iteration (signatures are the validator's: not checked here).
+        const many = ROUND_CAPS.contributionsPerIteration + 50;
+        const sig = new Uint8Array(64);
+        for (let i = 0; i < many; i++)
+            rounds.onContribution({ author: { id: `a${i}`, joinedAt: 2 }, payload, signature: sig }, 0, parent);
+        assert.equal(rounds.held().contributions, ROUND_CAPS.futureContributionsPerSigner + ROUND_CAPS.contributionsPerIteration);
+        const commitAt = (proposer, iteration, rank) => signedCommit(proposer, { runId: run.runId, iteration, checksum: new Uint8Array(32), rank }, [{ key: proposer, payload }]);
+        // One proposer, commits for 100 later iterations.
+        for (let t = 1; t <= 100; t++)
+            rounds.onCommit(commitAt(flooder, t, 0));
+        assert.equal(rounds.held().commits, ROUND_CAPS.pendingCommitsPerSigner);
+        // Many proposers, competing commits for one later iteration (200 is past the flooder's).
+        for (const [i, k] of signers.entries())
+            rounds.onCommit(commitAt(k, 200, i));
+        assert.equal(rounds.held().commits, ROUND_CAPS.pendingCommitsPerSigner + ROUND_CAPS.pendingCommitsPerIteration);
+    });
+});
+//# sourceMappingURL=rounds.test.js.map

@@ -1,0 +1,443 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { decodeCommit, decodeLeave, encodeCommit, encodeContribution, encodeHeartbeat, encodeLeave, } from "../../../protocol/codec.js";
+import { signCommit } from "../../../node/chain/commit-wire.js";
+import { gradientPayloadProblem } from "../../../protocol/gradient-byte.js";
+import { MAX_MESSAGE_BYTES } from "../../../protocol/limits.js";
+import { checkSignature, MAX_JOINED_AT_AHEAD_MS, MIN_JOINED_AT, peerIdString } from "../../../protocol/signing.js";
+import { TOPIC_KINDS } from "../../../protocol/topics.js";
+import { checkMember, GOSSIP_VALIDATORS, GossipValidationError, toVerdict, validateCommit, validateContribution, validateHeartbeat, validateLeave, } from "../../../protocol/validation.js";
+import { signedCommit, signedContribution, TEST_JOINED_AT, testKeys } from "../../helpers/chain-keys.js";
+import { filled, OTHER_RUN, PEER_A, PEER_B, RUN } from "./fixtures.js";
+const [KEY_A, KEY_B] = await testKeys(2);
+/** Authors whose join times are out of bounds: the epoch, and 2^53-1 (both once accepted into commits). */
+const [KEY_EPOCH] = await testKeys(1, () => 0);
+const [KEY_FAR] = await testKeys(1, () => Number.MAX_SAFE_INTEGER);
+/** The metric label of a verdict (null when accepted). */
+/** A fixed clock for the join-time bounds. */
+const NOW = Date.UTC(2026, 5, 1);
+const codeOf = (v) => (v.verdict === "accept" ? null : v.code);
+describe("gossip validation", () => {
+    const HEAD = 10;
+    const SIZE = 4;
+    const AUTHOR = KEY_A.author.id;
+    /** A context whose dedupe store is a real map, so "same" and "different" come from data. */
+    function context(over = {}) {
+        const store = new Map();
+        return {
+            runId: RUN,
+            head: HEAD,
+            window: 2,
+            maxPayloadBytes: SIZE,
+            payloadProblem: (p) => gradientPayloadProblem(p, SIZE),
+            checkSignature,
+            seen: (kind, signer, iteration, data) => {
+                const key = `${kind}/${signer}/${iteration}`;
+                const hex = Buffer.from(data).toString("hex");
+                const prev = store.get(key);
+                if (prev === undefined) {
+                    store.set(key, [hex]);
+                    return "new";
+                }
+                if (prev.includes(hex))
+                    return "same";
+                if (prev.length >= 3)
+                    return "again";
+                prev.push(hex);
+                return "different";
+            },
+            ...over,
+        };
+    }
+    /** A contribution signed by KEY_A (or `key`) over its own fields. */
+    const contribution = (over = {}, key = KEY_A) => {
+        const m = { runId: RUN, iteration: HEAD, joinedAt: TEST_JOINED_AT, payload: Uint8Array.of(1, 0xff, 0, 127), parentHash: filled(32, 0), ...over };
+        const signed = signedContribution({ ...key, author: { ...key.author, joinedAt: m.joinedAt } }, m.runId, m.iteration, m.payload, m.parentHash, m.staleness ?? 0).m;
+        return encodeContribution({ ...signed, ...(over.signature ? { signature: over.signature } : {}) });
+    };
+    /** A commit by KEY_A with entries signed by KEY_A and KEY_B (or the given payloads). */
+    const commit = (over = {}, payloads = [filled(SIZE, 1), filled(SIZE, 2)]) => signedCommit(KEY_A, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, ...over }, payloads.map((payload, i) => ({ key: i === 0 ? KEY_A : KEY_B, payload }))).encoded;
+    /** A commit whose KEY_B entry was measured one iteration early, on the commit before prevHash. */
+    const staleCommit = () => signedCommit(KEY_A, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, olderParents: [filled(32, 4)] }, [
+        { key: KEY_A, payload: filled(SIZE, 1) },
+        { key: KEY_B, payload: filled(SIZE, 2), staleness: 1 },
+    ]).encoded;
+    /** A commit re-encoded with one change (signatures kept as they were). */
+    const tampered = (change) => encodeCommit(change(decodeCommit(commit())));
+    /** Validates each of `first` (which must be accepted) then `data`, in one context. */
+    function after(first, data, kind) {
+        const ctx = context();
+        const validate = kind === "contribution" ? validateContribution : validateCommit;
+        for (const f of first)
+            assert.equal(toVerdict(() => validate(f, AUTHOR, ctx)).verdict, "accept");
+        return toVerdict(() => validate(data, AUTHOR, ctx));
+    }
+    const twice = (first, data, kind) => after([first], data, kind);
+    // Typed over every code: a new code without a case does not compile.
+    const cases = {
+        WRONG_RUN: [
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(contribution({ runId: OTHER_RUN }), AUTHOR, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(commit({ runId: OTHER_RUN }), AUTHOR, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateLeave(encodeLeave({ runId: OTHER_RUN, iteration: 1 }), AUTHOR, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateHeartbeat(encodeHeartbeat({
+                    runId: OTHER_RUN,
+                    iteration: 1,
+                    checksum: filled(32, 1),
+                    joinedAt: TEST_JOINED_AT,
+                }), AUTHOR, context())),
+            },
+        ],
+        MALFORMED: [
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(filled(10, 0xff), AUTHOR, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(contribution(), AUTHOR, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateHeartbeat(new Uint8Array(0), AUTHOR, context())),
+            },
+        ],
+        TOO_LARGE: [
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(filled(MAX_MESSAGE_BYTES.contribution + 1, 0), AUTHOR, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateLeave(filled(MAX_MESSAGE_BYTES.leave + 1, 0), AUTHOR, context())),
+            },
+        ],
+        OLD_ITERATION: [
+            {
+                verdict: "ignore",
+                run: () => toVerdict(() => validateContribution(contribution({ iteration: HEAD - 1 }), AUTHOR, context())),
+            },
+            {
+                verdict: "ignore",
+                run: () => toVerdict(() => validateCommit(commit({ iteration: 0 }), AUTHOR, context())),
+            },
+        ],
+        FUTURE_ITERATION: [
+            {
+                verdict: "ignore",
+                run: () => toVerdict(() => validateContribution(contribution({ iteration: HEAD + 3 }), AUTHOR, context())),
+            },
+            {
+                verdict: "ignore",
+                run: () => toVerdict(() => validateCommit(commit({ iteration: HEAD + 3 }), AUTHOR, context())),
+            },
+            {
+                verdict: "ignore",
+                run: () => toVerdict(() => validateLeave(encodeLeave({ runId: RUN, iteration: HEAD + 3 }), AUTHOR, context())),
+            },
+        ],
+        BAD_PAYLOAD: [
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(contribution({ payload: filled(SIZE - 1, 1) }), AUTHOR, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(contribution({ payload: filled(SIZE + 1, 1) }), AUTHOR, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(contribution({ payload: Uint8Array.of(1, 2, 0x80, 4) }), AUTHOR, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(commit({}, [Uint8Array.of(0x80, 0, 0, 0)]), AUTHOR, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(commit({}, [filled(1, 1)]), AUTHOR, context())),
+            },
+        ],
+        DUPLICATE: [
+            { verdict: "ignore", run: () => twice(contribution(), contribution(), "contribution") },
+            { verdict: "ignore", run: () => twice(commit(), commit(), "commit") },
+        ],
+        EQUIVOCATION: [
+            {
+                // Two further different ones are let through (the rounds hold the pair); past that, ignored.
+                verdict: "ignore",
+                run: () => after([contribution(), contribution({ payload: filled(SIZE, 9) }), contribution({ joinedAt: TEST_JOINED_AT - 1 })], contribution({ parentHash: filled(32, 5) }), "contribution"),
+            },
+            {
+                verdict: "ignore",
+                run: () => after([commit(), commit({ rank: 1 }), commit({ rank: 2 })], commit({ rank: 3 }), "commit"),
+            },
+        ],
+        // A member run whose only member is AUTHOR: a stranger's message of any kind is refused before
+        // it is decoded (garbage included), and so is a member's commit naming a non-member author.
+        NOT_MEMBER: [
+            ...TOPIC_KINDS.map((kind) => ({
+                verdict: "reject",
+                run: () => toVerdict(() => {
+                    const ctx = context({ admits: (p) => p === AUTHOR });
+                    checkMember("12D3KooWStranger", ctx);
+                    return GOSSIP_VALIDATORS[kind](filled(10, 0xff), "12D3KooWStranger", ctx);
+                }),
+            })),
+            {
+                verdict: "reject",
+                run: () => {
+                    // KEY_B, the author of the commit's second entry, is no member.
+                    const admits = (p) => p === AUTHOR;
+                    const ctx = context({ admits });
+                    return toVerdict(() => {
+                        checkMember(AUTHOR, ctx);
+                        return validateCommit(commit(), AUTHOR, ctx);
+                    });
+                },
+            },
+        ],
+        DUPLICATE_AUTHOR: [
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(signedCommit(KEY_A, { runId: RUN, iteration: HEAD, checksum: filled(32, 3), rank: 0 }, [
+                    { key: KEY_A, payload: filled(SIZE, 1) },
+                    { key: KEY_A, payload: filled(SIZE, 2) },
+                ]).encoded, AUTHOR, context())),
+            },
+        ],
+        NOT_ED25519: [
+            {
+                // A contribution signed by a peer whose id carries no Ed25519 key (a sha2-256 id).
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(contribution(), peerIdString(PEER_B), context())),
+            },
+            {
+                // An entry author that is an identity multihash of non-key bytes.
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(tampered((m) => ({ ...m, entries: [{ ...m.entries[0], author: PEER_A }] })), AUTHOR, context())),
+            },
+        ],
+        BAD_SIGNATURE: [
+            {
+                // KEY_A's contribution, delivered as KEY_B's.
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(contribution(), KEY_B.author.id, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(contribution({ signature: filled(64, 7) }), AUTHOR, context())),
+            },
+            {
+                // An entry's payload altered after its author signed it.
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(tampered((m) => ({ ...m, entries: [{ ...m.entries[0], payload: filled(SIZE, 4) }, m.entries[1]] })), AUTHOR, context())),
+            },
+            {
+                // The commit's rank changed after the proposer signed.
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(tampered((m) => ({ ...m, rank: 1 })), AUTHOR, context())),
+            },
+        ],
+        NOT_CANONICAL: [
+            {
+                // A field sent twice: protobuf takes the last, so it decodes, but the bytes differ.
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(Uint8Array.from([...contribution(), 0x10, HEAD]), AUTHOR, context())),
+            },
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(Uint8Array.from([...commit(), 0x10, HEAD]), AUTHOR, context())),
+            },
+        ],
+        BAD_JOINED_AT: [
+            ...[0, 1, MIN_JOINED_AT - 1, Number.MAX_SAFE_INTEGER].map((joinedAt) => ({
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(contribution({ joinedAt }), AUTHOR, context())),
+            })),
+            {
+                // More than an hour ahead of our clock (clock skew between honest hosts is less).
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(contribution({ joinedAt: NOW + MAX_JOINED_AT_AHEAD_MS + 1 }), AUTHOR, context({ now: NOW }))),
+            },
+            ...[KEY_EPOCH, KEY_FAR].map((key) => ({
+                // A commit entry signed by its author over an out-of-bounds join time: the commit path checks it too.
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(signedCommit(KEY_A, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0 }, [
+                    { key: KEY_A, payload: filled(SIZE, 1) },
+                    { key, payload: filled(SIZE, 2) },
+                ]).encoded, AUTHOR, context())),
+            })),
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => validateHeartbeat(encodeHeartbeat({ runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: 0 }), AUTHOR, context())),
+            },
+        ],
+        BAD_PARENTS: [
+            {
+                // A contribution measured a step early, in a run without pipelined rounds.
+                verdict: "reject",
+                run: () => toVerdict(() => validateContribution(contribution({ staleness: 1 }), AUTHOR, context())),
+            },
+            {
+                // The same entry in a commit, parents and all: the run still does not pipeline.
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(staleCommit(), AUTHOR, context())),
+            },
+            {
+                // A proposer padding its commit with an older parent no entry names.
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(signedCommit(KEY_A, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, olderParents: [filled(32, 5)] }, [{ key: KEY_A, payload: filled(SIZE, 1) }]).encoded, AUTHOR, context({ maxStaleness: 2 }))),
+            },
+        ],
+        BAD_EXCLUSION: [
+            {
+                // KEY_B has an entry in the very commit that excludes it.
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(signedCommit(KEY_A, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, exclusions: [{ author: KEY_B.author.id, iteration: HEAD - 1 }] }, [filled(SIZE, 1), filled(SIZE, 2)].map((payload, i) => ({ key: i === 0 ? KEY_A : KEY_B, payload }))).encoded, AUTHOR, context())),
+            },
+            {
+                // An offence not before the excluding commit (the window's other end is in codec.test).
+                verdict: "reject",
+                run: () => toVerdict(() => validateCommit(signedCommit(KEY_A, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, exclusions: [{ author: KEY_B.author.id, iteration: HEAD }] }, [{ key: KEY_A, payload: filled(SIZE, 1) }]).encoded, AUTHOR, context())),
+            },
+        ],
+        ENTRY_ORDER: [
+            {
+                verdict: "reject",
+                run: () => toVerdict(() => {
+                    const m = decodeCommit(commit());
+                    // Re-signed by the proposer over the swapped order: only the order check can catch it.
+                    const entries = [m.entries[1], m.entries[0]].map((e) => ({
+                        author: { id: peerIdString(e.author), joinedAt: e.joinedAt },
+                        payload: e.payload,
+                        signature: e.signature,
+                    }));
+                    const resigned = signCommit({ runId: RUN, iteration: HEAD, prevHash: m.prevHash, checksum: m.checksum, rank: 0, proposer: AUTHOR, entries }, KEY_A.sign);
+                    return validateCommit(resigned.encoded, AUTHOR, context());
+                }),
+            },
+        ],
+    };
+    for (const [code, list] of Object.entries(cases)) {
+        it(`${code} -> ${list[0].verdict}`, () => {
+            for (const [i, { verdict, run }] of list.entries()) {
+                const r = run();
+                if (r.verdict === "accept")
+                    assert.fail(`case ${i} accepted`);
+                assert.equal(r.verdict, verdict, `case ${i}`);
+                assert.equal(r.code, code, `case ${i}: ${r.error.message}`);
+                assert.ok(r.error instanceof GossipValidationError);
+            }
+        });
+    }
+    it("accepts what an honest node sends", () => {
+        const ctx = context();
+        const c = toVerdict(() => validateContribution(contribution(), AUTHOR, ctx));
+        assert.equal(c.verdict, "accept");
+        assert.equal(c.verdict === "accept" && c.value.iteration, HEAD);
+        // Up to the edge of the window, from another author, and a commit with no entries.
+        assert.equal(toVerdict(() => validateContribution(contribution({ iteration: HEAD + 2 }), AUTHOR, ctx))
+            .verdict, "accept");
+        assert.equal(toVerdict(() => validateContribution(contribution({}, KEY_B), KEY_B.author.id, ctx)).verdict, "accept");
+        // The same author's commit is a different kind from its contribution: not equivocation.
+        assert.equal(toVerdict(() => validateCommit(commit(), AUTHOR, ctx)).verdict, "accept");
+        assert.equal(toVerdict(() => validateCommit(commit({ iteration: HEAD + 1 }, []), AUTHOR, ctx))
+            .verdict, "accept");
+        // A lagging node leaving, a heartbeat at the edge of the window.
+        assert.equal(toVerdict(() => validateLeave(encodeLeave({ runId: RUN, iteration: 0 }), AUTHOR, ctx))
+            .verdict, "accept");
+        const hb = encodeHeartbeat({
+            runId: RUN,
+            iteration: HEAD + 2,
+            checksum: filled(32, 1),
+            joinedAt: TEST_JOINED_AT,
+        });
+        assert.equal(toVerdict(() => validateHeartbeat(hb, AUTHOR, ctx)).verdict, "accept");
+    });
+    it("a pipelined run accepts contributions and commit entries measured up to its staleness early", () => {
+        const ctx = context({ maxStaleness: 1 });
+        const c = toVerdict(() => validateContribution(contribution({ staleness: 1 }), AUTHOR, ctx));
+        assert.equal(c.verdict === "accept" && c.value.staleness, 1);
+        const commit = toVerdict(() => validateCommit(staleCommit(), AUTHOR, ctx));
+        assert.deepEqual(commit.verdict === "accept" && commit.value.entries.map((e) => e.staleness ?? 0).sort(), [0, 1]);
+        assert.equal(codeOf(toVerdict(() => validateContribution(contribution({ staleness: 2, iteration: HEAD + 1 }), AUTHOR, ctx))), "BAD_PARENTS");
+    });
+    it("dedupe runs last: a message that fails another check is never recorded", () => {
+        let calls = 0;
+        const ctx = context({
+            seen: () => {
+                calls++;
+                return "new";
+            },
+        });
+        toVerdict(() => validateContribution(contribution({ iteration: HEAD - 1 }), AUTHOR, ctx));
+        toVerdict(() => validateContribution(contribution({ payload: filled(SIZE, 0x80) }), AUTHOR, ctx));
+        toVerdict(() => validateContribution(contribution({ runId: OTHER_RUN }), AUTHOR, ctx));
+        assert.equal(calls, 0);
+        toVerdict(() => validateContribution(contribution(), AUTHOR, ctx));
+        assert.equal(calls, 1);
+    });
+    it("join times at the bounds: 2024-01-01 and our clock + 1 h are accepted, one ms beyond is not", () => {
+        const at = (joinedAt) => toVerdict(() => validateContribution(contribution({ joinedAt }), AUTHOR, context({ now: NOW })));
+        assert.equal(at(MIN_JOINED_AT).verdict, "accept");
+        assert.equal(at(NOW + MAX_JOINED_AT_AHEAD_MS).verdict, "accept");
+        assert.equal(codeOf(at(MIN_JOINED_AT - 1)), "BAD_JOINED_AT");
+        assert.equal(codeOf(at(NOW + MAX_JOINED_AT_AHEAD_MS + 1)), "BAD_JOINED_AT");
+    });
+    it("GOSSIP_VALIDATORS covers every topic kind", () => {
+        assert.deepEqual(Object.keys(GOSSIP_VALIDATORS).sort(), [...TOPIC_KINDS].sort());
+    });
+    it("toVerdict: a WireError thrown directly is a reject, a bug is an INTERNAL ignore", () => {
+        const wire = toVerdict(() => decodeLeave(filled(MAX_MESSAGE_BYTES.leave + 1, 0)));
+        assert.deepEqual([wire.verdict, wire.verdict !== "accept" && wire.code], ["reject", "TOO_LARGE"]);
+        const bug = toVerdict(() => {
+            throw new TypeError("oops");
+        });
+        assert.deepEqual([bug.verdict, bug.verdict !== "accept" && bug.code], ["ignore", "INTERNAL"]);
+    });
+    it("a heartbeat claiming an iteration beyond the window is ignored, not forwarded", () => {
+        const hb = (iteration) => encodeHeartbeat({ runId: RUN, iteration, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT });
+        const ctx = context();
+        assert.equal(toVerdict(() => validateHeartbeat(hb(HEAD + ctx.window), AUTHOR, ctx)).verdict, "accept");
+        const far = toVerdict(() => validateHeartbeat(hb(HEAD + 1000), AUTHOR, ctx));
+        assert.equal(far.verdict, "ignore");
+        assert.equal(codeOf(far), "FUTURE_ITERATION");
+    });
+    it("a second and third different message from one signer are let through to the rounds", () => {
+        const ctx = context();
+        for (const data of [contribution(), contribution({ parentHash: filled(32, 1) }), contribution({ payload: filled(SIZE, 3) })])
+            assert.equal(toVerdict(() => validateContribution(data, AUTHOR, ctx)).verdict, "accept");
+    });
+    it("a member run accepts its members' messages, the commit entries of members included", () => {
+        const members = new Set([AUTHOR, KEY_B.author.id]);
+        const admits = (p) => members.has(p);
+        const ctx = context({ admits });
+        const gossiped = (kind, data) => toVerdict(() => {
+            checkMember(AUTHOR, ctx);
+            return GOSSIP_VALIDATORS[kind](data, AUTHOR, ctx);
+        }).verdict;
+        assert.equal(gossiped("contribution", contribution()), "accept");
+        assert.equal(gossiped("commit", commit()), "accept");
+        // Dropping KEY_B from the members turns the same commit (a new iteration: no dedupe) away.
+        members.delete(KEY_B.author.id);
+        assert.equal(gossiped("commit", commit({ iteration: HEAD + 1 })), "reject");
+    });
+    it("a commit is deduped by its proposer, not by whoever relayed it", () => {
+        const ctx = context();
+        assert.equal(toVerdict(() => validateCommit(commit(), "12D3KooWRelayOne", ctx)).verdict, "accept");
+        const again = toVerdict(() => validateCommit(commit(), "12D3KooWRelayTwo", ctx));
+        assert.equal(codeOf(again), "DUPLICATE");
+    });
+});
+//# sourceMappingURL=validation.test.js.map

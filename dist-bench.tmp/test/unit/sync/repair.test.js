@@ -1,0 +1,155 @@
+/**
+ * Fork resolution (node/sync/repair.ts) on two real libp2p hosts over TCP, with real signed
+ * commits and real training state (tiny-spsa): our node holds one side of a fork, the peer serves
+ * the other over /commits.
+ *
+ * The case the wire fuzz found (issue 11): a node on the losing side of a fork kept committing
+ * alone while it fetched the peer's side; its head passing the unchained commit's iteration was
+ * taken for "fork resolved", and it finished the run on its own fork (replicas disagreed at the
+ * last iterations).
+ */
+// The polyfill must be evaluated before any libp2p module (Node 20).
+import "../../../node/polyfills.js";
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { generateKeyPair } from "@libp2p/crypto/keys";
+import { peerIdFromPrivateKey } from "@libp2p/peer-id";
+import { chained, proposerOrder, ZERO_HASH } from "../../../node/chain/commit.js";
+import { Rounds } from "../../../node/chain/rounds.js";
+import { signerOf } from "../../../node/chain/signatures.js";
+import { createSwarmNode } from "../../../node/network/libp2p.js";
+import { defaultNetworkOptions } from "../../../node/network/network-options.js";
+import { Gossip } from "../../../node/network/gossip.js";
+import { Peers } from "../../../node/network/peers.js";
+import { createLogger } from "../../../node/observe/logger.js";
+import { CatchUp } from "../../../node/sync/catch-up.js";
+import { ChainFix } from "../../../node/sync/chain-fix.js";
+import { serveSync } from "../../../node/sync/protocols.js";
+import { Repair } from "../../../node/sync/repair.js";
+import { SnapshotPlanner } from "../../../node/sync/snapshot-plan.js";
+import { SnapshotStore } from "../../../node/sync/snapshot-store.js";
+import { fromHex, toHex } from "../../../protocol/bytes.js";
+import { Membership } from "../../../protocol/membership.js";
+import { PRESETS } from "../../../protocol/presets.js";
+import { canonicalJson, parseRunSpec } from "../../../protocol/run-spec.js";
+import { compareAuthors } from "../../../training/algorithms/contribution.js";
+import { useBackend } from "../../../training/engine.js";
+import { initialReplica, openRun } from "../../../training/run-context.js";
+import { signedCommit, signedContribution, testKeys } from "../../helpers/chain-keys.js";
+const log = createLogger({ level: "silent" });
+const spec = parseRunSpec(PRESETS["tiny-spsa"]);
+const netOpts = { ...defaultNetworkOptions, listen: ["/ip4/127.0.0.1/tcp/0"], bootstrap: [], mdns: false };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let run;
+let keys;
+let ours;
+let theirs;
+const byId = new Map();
+before(async () => {
+    await useBackend("wasm");
+    run = await openRun(spec);
+    keys = await testKeys(3);
+    for (const k of keys)
+        byId.set(k.author.id, k);
+    [ours, theirs] = await Promise.all([0, 1].map(async () => createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log)));
+});
+after(async () => {
+    await Promise.all([ours, theirs].filter((n) => n !== undefined).map((n) => n.stop()));
+});
+const payloadOf = (k, t) => new Uint8Array(run.algorithm.maxPayloadBytes).fill(((keys.indexOf(k) * 7 + t) % 100) + 1);
+/**
+ * The commit for `t` on `parent` (with the state `state` after it, advanced here) by the proposer
+ * of rank `rank` over `eligible` (the authors of the parent; the entries' own authors at the start).
+ */
+function next(state, t, parent, eligible, rank, authors) {
+    const entries = authors
+        .map((k) => signedContribution(k, run.runId, t, payloadOf(k, t), parent).c)
+        .sort((a, b) => compareAuthors(a.author, b.author));
+    state.applyIteration(run.algorithm, entries);
+    const proposer = byId.get(proposerOrder(run.runId, t, eligible.map((k) => k.author.id))[rank]);
+    return signedCommit(proposer, { runId: run.runId, iteration: t, prevHash: parent, checksum: fromHex(state.checksum()), rank }, authors.map((key) => ({ key, payload: payloadOf(key, t) })));
+}
+describe("fork resolution", () => {
+    it("a node that commits alone on the losing side while it fetches the other side still switches to the winning fork", async () => {
+        const [a, b, c] = keys;
+        // Shared commit 0, then the fork at 1: ours by rank 0 (all three authors), theirs by rank 1
+        // (a and b). At 2, a and b (authors of commit 0) built on theirs; only c on ours.
+        const shared = initialReplica(run);
+        const c0 = next(shared, 0, ZERO_HASH, [a, b, c], 0, [a, b, c]);
+        const afterC0 = shared.weights.slice();
+        const sumC0 = shared.checksum();
+        const mine = initialReplica(run);
+        mine.reset(afterC0.slice(), 1);
+        const x1 = next(mine, 1, chained(c0).hash, [a, b, c], 0, [a, b, c]);
+        const x2 = next(mine, 2, chained(x1).hash, [a, b, c], 0, [c]);
+        const other = initialReplica(run);
+        other.reset(afterC0.slice(), 1);
+        const y1 = next(other, 1, chained(c0).hash, [a, b, c], 1, [a, b]);
+        const y2 = next(other, 2, chained(y1).hash, [a, b], 0, [a, b]);
+        const theirChain = [c0, y1, y2];
+        // Our node: applied commit 0 and our commit 1; a snapshot after commit 0 (the base both share).
+        const replica = initialReplica(run);
+        const self = { id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(), joinedAt: Date.UTC(2025, 0, 2) };
+        const transport = { publishContribution: async () => { }, publishCommit: async () => { }, sign: c.sign };
+        const rounds = new Rounds(self, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: false }, log);
+        rounds.onCommit(c0);
+        rounds.onCommit(x1);
+        assert.equal(rounds.head, 2);
+        const snapshots = new SnapshotStore();
+        snapshots.take(1, sumC0, afterC0);
+        // The peer serves its side; while it answers, our node commits alone (x2): its head passes 2.
+        let fetches = 0;
+        await serveSync(theirs, {
+            runId: run.runId,
+            specJson: canonicalJson(spec),
+            snapshot: () => null,
+            commitsFrom: (from, max) => {
+                if (fetches++ === 0)
+                    rounds.onCommit(x2);
+                return theirChain.filter((x) => x.commit.iteration >= from).slice(0, max).map((x) => x.encoded);
+            },
+            checksumAt: () => null,
+            admits: () => true,
+        }, log);
+        const topics = Gossip.topicsOf(run.runId);
+        for (const n of [ours, theirs])
+            n.services.pubsub.subscribe(topics.commit);
+        await ours.dial(theirs.getMultiaddrs()[0]);
+        const abort = new AbortController();
+        const peers = new Peers(ours, run.runId, topics.commit, [], log, abort.signal, () => true);
+        for (let i = 0; i < 100 && peers.connected().length === 0; i++)
+            await sleep(50);
+        assert.equal(peers.connected().length, 1, "the peer takes part in the run");
+        const reported = [];
+        const parts = {
+            libp2p: ours,
+            runId: run.runId,
+            self: self.id,
+            rounds,
+            replica,
+            peers,
+            planner: new SnapshotPlanner(ours, run.runId, snapshots, peers, replica.weights.length, log, Membership.OPEN, signerOf(await generateKeyPair("Ed25519"))),
+            fix: new ChainFix(rounds),
+            log,
+            decode: () => {
+                throw new Error("no snapshot download in this test");
+            },
+            weightCount: replica.weights.length,
+            faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }),
+        };
+        const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 10 }, abort.signal);
+        const repair = new Repair(parts, catchUp, snapshots, null);
+        await repair.resolveFork(y2);
+        abort.abort();
+        assert.ok(fetches >= 2, `the peer's side was fetched for the deep fork too (${fetches} fetches)`);
+        assert.equal(rounds.head, 3);
+        assert.equal(toHex(rounds.headHash), toHex(chained(y2).hash), "on the winning fork (theirs: endorsed by 2 authors of commit 0, ours by 1)");
+        assert.equal(replica.checksum(), other.checksum());
+        assert.deepEqual(rounds.appliedCommits().map((x) => toHex(x.hash)), theirChain.map((x) => toHex(chained(x).hash)));
+        // The switch is one fault line: where the chains part, the peer whose side won, and why.
+        const switches = reported.filter((r) => r.kind === "forkSwitch");
+        assert.equal(switches.length, 1, JSON.stringify(reported));
+        assert.deepEqual([switches[0].msg, switches[0].iteration, switches[0].peer, switches[0].reason], ["switching to a better fork", 1, theirs.peerId.toString(), "endorsed by 2 authors of the shared commit, the other side by 1"]);
+    });
+});
+//# sourceMappingURL=repair.test.js.map

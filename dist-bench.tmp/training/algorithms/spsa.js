@@ -1,0 +1,220 @@
+/**
+ * SPSA / MeZO with shared randomness, one byte per projected gradient.
+ *
+ * contribute: for each of k perturbations j, seed_j = H(run, t, author, joinedAt, j) picks a
+ *   minibatch and a Rademacher direction z_j (one Philox stream per tensor); the author measures
+ *   g_j = (L(w + eps z_j) - L(w - eps z_j)) / (2 eps) and sends byte_j = quantize(g_j).
+ * apply: all m bytes of the iteration (zero bytes counted in m, applied as no step) in ONE pass
+ *   over the weights, by the canonical rule of spsa-update.ts (exact integer sums per mantissa
+ *   class, then a fixed sequence of float32 operations), in WebAssembly SIMD where the kernels
+ *   load (spsa-kernels.ts) and in the JavaScript reference otherwise: the same bytes either way.
+ * perturbation "lowrank" (lowrank.ts): z_j is A B^T / sqrt(rank) per weight matrix; an MLP
+ *   measures its k pairs in one batched forward (lowrank-forward.ts), other models materialise
+ *   w +/- eps z_j; the update is the JavaScript rule of lowrank.ts on every backend.
+ * fitness "sign": byte_j encodes only sign(L+ - L-) (+/-88, or 0 on a tie).
+ * audit: recomputes an author's pairs and accepts the bytes honest machines could have sent.
+ * clip (RunSpec): apply clamps every byte to the largest code within the run's bound before the
+ *   steps are planned, so no author's byte steps further than the bound; the kernels never see it.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import { clampGradientByte, gradientCodeBound, gradientPayloadProblem, quantizeGradient, } from "../../protocol/gradient-byte.js";
+import { algorithmOf } from "../../protocol/run-spec.js";
+import { backendCopiesValues, floatWeights, tensorOf, toTensors } from "../params.js";
+import { contributionSeed, contributionSeeds } from "../rng/seeds.js";
+import { lrAt, lrScale } from "../schedule.js";
+import { AUDIT_LOSS_TOLERANCE } from "./audit-tolerance.js";
+import { updateKernels } from "./update-kernels.js";
+import { applyUpdateJs, perturbTensorJs, planPasses } from "./spsa-update.js";
+import { applyLowRankJs, perturbLowRankJs } from "./lowrank.js";
+/** The byte of a sign fitness +1: magnitude 1 (protocol/gradient-byte.ts). */
+const SIGN_BYTE = quantizeGradient(1);
+export class Spsa {
+    runId;
+    spec;
+    model;
+    task;
+    pairs;
+    kind = "spsa";
+    maxPayloadBytes;
+    cfg;
+    /** The largest code a byte steps by: 127, or the code of the run's `clip`. */
+    maxCode;
+    /** One tensor's perturbed values on backends that copy them (see perturbedTensors). */
+    scratch = null;
+    /** The selected kernels (WebAssembly by default, or WGSL), or null: the JS reference runs. */
+    kernels = updateKernels();
+    /** The measurements of the last `contribute` call. */
+    lastMeasurements = [];
+    get lastLoss() {
+        const ms = this.lastMeasurements;
+        if (ms.length === 0)
+            return Number.NaN;
+        return ms.reduce((s, m) => s + (m.lossPlus + m.lossMinus) / 2, 0) / ms.length;
+    }
+    /**
+     * @param model what the canonical weights are the parameters of (any model kind: only its layout is used)
+     * @param task where the minibatch and loss of each perturbation come from
+     */
+    constructor(runId, spec, model, task, 
+    /** Measures low-rank pairs in one batched forward; null: materialise each perturbation. */
+    pairs = null) {
+        this.runId = runId;
+        this.spec = spec;
+        this.model = model;
+        this.task = task;
+        this.pairs = pairs;
+        this.cfg = algorithmOf(spec, "spsa");
+        this.maxPayloadBytes = this.cfg.perturbations;
+        this.maxCode = this.cfg.clip === undefined ? 127 : gradientCodeBound(this.cfg.clip);
+    }
+    /**
+     * Backend tensors of w + sign * eps * z for the seed's direction, made one tensor at a time
+     * (MeZO's memory point): the host holds one tensor's perturbed values at a time (the backend
+     * copies them, or keeps them as its copy), never a perturbed copy of the whole model. Low-rank
+     * directions are made whole (they serve MLP-sized models).
+     */
+    perturbedTensors(weights, seed, sign) {
+        const eps = Math.fround(this.cfg.eps);
+        const p = this.cfg.perturbation;
+        const layout = this.model.layout;
+        if (p?.kind === "lowrank") {
+            const out = new Float32Array(layout.size);
+            perturbLowRankJs(out, weights, layout, seed, eps, p.rank, sign);
+            return toTensors(layout, out);
+        }
+        // Where the backend copies (tfjs-wasm), one scratch array serves every tensor: a fresh 0.5 GB
+        // per perturbation of GPT-2 small cost 3 s of allocation and collection against 0.2 s of noise.
+        const reuse = backendCopiesValues();
+        if (reuse && this.scratch === null)
+            this.scratch = new Float32Array(Math.max(...layout.tensors.map((t) => t.size)));
+        return layout.tensors.map((t, ti) => {
+            const values = reuse && this.scratch ? this.scratch.subarray(0, t.size) : new Float32Array(t.size);
+            if (this.kernels)
+                this.kernels.perturbTensor(values, 0, weights, t, ti, seed, eps, sign);
+            else
+                perturbTensorJs(values, weights, t, ti, seed, eps, sign, 0);
+            return tensorOf(t, values);
+        });
+    }
+    /** The byte a measured pair sends, by the run's fitness. */
+    measured(lossPlus, lossMinus) {
+        const gradient = (lossPlus - lossMinus) / (2 * Math.fround(this.cfg.eps));
+        const byte = quantizeGradient(this.cfg.fitness === "sign" ? Math.sign(lossPlus - lossMinus) : gradient);
+        return { lossPlus, lossMinus, gradient, byte };
+    }
+    contribute(replica, author, iteration = replica.iteration) {
+        this.lastMeasurements = this.measure(replica, author, iteration);
+        const payload = new Int8Array(this.cfg.perturbations);
+        this.lastMeasurements.forEach((m, j) => (payload[j] = m.byte));
+        return new Uint8Array(payload.buffer);
+    }
+    /**
+     * Passes when every claimed byte is one an honest author could have sent from these losses
+     * measured on another machine: the byte of some loss difference within AUDIT_LOSS_TOLERANCE
+     * (relative to each loss, at least 1) of ours, widened by one code for the author's floating
+     * log (bytes are ordered as signed integers, the order `quantizeGradient` keeps). A byte outside
+     * is a contribution no honest measurement gives: sign flipped, inflated, from another batch or
+     * direction, or random.
+     */
+    audit(replica, author, claimed) {
+        const ms = this.measure(replica, author, replica.iteration);
+        if (claimed.length !== ms.length)
+            return `payload of ${claimed.length} bytes, ${ms.length} recomputed`;
+        for (let j = 0; j < ms.length; j++) {
+            const b = (claimed[j] << 24) >> 24;
+            const [lo, hi] = this.honestBytes(ms[j]);
+            if (b < lo || b > hi)
+                return `byte ${j} is ${b}; recomputed ${ms[j].byte}, honest ${lo}..${hi}`;
+        }
+        return null;
+    }
+    /** The bytes (signed, lowest and highest) an honest author may send for measurement `m`. */
+    honestBytes(m) {
+        const slack = AUDIT_LOSS_TOLERANCE * (Math.max(1, Math.abs(m.lossPlus)) + Math.max(1, Math.abs(m.lossMinus)));
+        const d = m.lossPlus - m.lossMinus;
+        if (!Number.isFinite(d))
+            return [m.byte, m.byte];
+        const byteOf = (diff) => this.measured(m.lossMinus + diff, m.lossMinus).byte;
+        const [lo, hi] = [byteOf(d - slack), byteOf(d + slack)];
+        if (this.cfg.fitness === "sign")
+            return [lo, hi];
+        return [Math.max(-127, lo - 1), Math.min(127, hi + 1)];
+    }
+    /**
+     * The measured pairs of `author`'s contribution for `iteration` (its seeds: batches and
+     * directions) on the replica's weights, which are those of `iteration` or, pipelined, older.
+     */
+    measure(replica, author, iteration) {
+        const k = this.cfg.perturbations;
+        const p = this.cfg.perturbation;
+        const out = [];
+        if (p?.kind === "lowrank" && this.pairs) {
+            const seeds = contributionSeeds(this.runId, iteration, author, k);
+            const { plus, minus } = this.pairs.losses(floatWeights(replica.weights), seeds, this.cfg.batchSize, this.cfg.eps, p.rank);
+            for (let j = 0; j < k; j++)
+                out.push(this.measured(plus[j], minus[j]));
+        }
+        else {
+            for (let j = 0; j < k; j++) {
+                const seed = contributionSeed(this.runId, iteration, author, j);
+                const batch = this.task.batch(seed, this.cfg.batchSize);
+                const w = floatWeights(replica.weights);
+                const wp = this.perturbedTensors(w, seed, 1);
+                const lossPlus = batch.loss(wp);
+                tf.dispose(wp);
+                const wm = this.perturbedTensors(w, seed, -1);
+                const lossMinus = batch.loss(wm);
+                tf.dispose(wm);
+                batch.dispose();
+                out.push(this.measured(lossPlus, lossMinus));
+            }
+        }
+        return out;
+    }
+    payloadProblem(payload) {
+        const problem = gradientPayloadProblem(payload, this.maxPayloadBytes);
+        if (problem || this.cfg.fitness !== "sign")
+            return problem;
+        // A sign byte is +/-1 or 0: anything else would step further than an honest author can.
+        for (const b of payload)
+            if (b !== 0 && b !== SIGN_BYTE && b !== 256 - SIGN_BYTE)
+                return `byte ${(b << 24) >> 24} is not a sign (-88, 0 or 88)`;
+        return null;
+    }
+    apply(state, iteration, contributions) {
+        const weights = floatWeights(state);
+        let m = 0;
+        for (const c of contributions) {
+            const problem = this.payloadProblem(c.payload);
+            if (problem)
+                throw new RangeError(`contribution of ${c.author.id}: ${problem}`);
+            m += c.payload.length;
+        }
+        const scale = lrScale(this.cfg.lrScaling, m, this.cfg.perturbations);
+        const lr = Math.fround(lrAt(this.cfg.schedule, iteration, this.spec.iterations) * scale);
+        // Within a pass the bytes' order does not change the result (integer sums); zero bytes are
+        // no step. More than MAX_STEPS non-zero bytes take several passes, in canonical order.
+        // The run's clip acts here, on the codes, the one place bytes become steps.
+        const steps = [];
+        for (const c of contributions) {
+            const seeds = contributionSeeds(this.runId, iteration, c.author, c.payload.length);
+            for (let j = 0; j < c.payload.length; j++) {
+                const byte = clampGradientByte((c.payload[j] << 24) >> 24, this.maxCode);
+                if (byte !== 0)
+                    steps.push({ byte, seed: seeds[j] });
+            }
+        }
+        if (m === 0)
+            return;
+        const p = this.cfg.perturbation;
+        for (const plans of planPasses(steps, m, lr)) {
+            if (p?.kind === "lowrank")
+                applyLowRankJs(weights, this.model.layout, plans, p.rank);
+            else if (this.kernels)
+                this.kernels.apply(weights, this.model.layout, plans);
+            else
+                applyUpdateJs(weights, this.model.layout, plans);
+        }
+    }
+}
+//# sourceMappingURL=spsa.js.map

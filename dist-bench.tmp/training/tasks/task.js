@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=task.js.map
