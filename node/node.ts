@@ -78,10 +78,7 @@ export interface NodeResult {
   readonly checkpointed: boolean;
 }
 
-/**
- * Where the daemon is: starting (building), joining (catching up with peers), running (training
- * or following), finishing (run length reached: last checks), stopping, stopped.
- */
+/** Where the daemon is: starting, joining (catching up), running (training or following), finishing (last checks), stopping, stopped. */
 export type DaemonStatus = "starting" | "joining" | "running" | "finishing" | "stopping" | "stopped";
 
 /** A running swarm node. `stopped` resolves when it has left and closed. */
@@ -120,9 +117,7 @@ export class SwarmDaemon {
   private http?: HttpServer;
   private stopping: Promise<NodeResult> | null = null;
   private resolveDone!: (r: NodeResult) => void;
-  readonly stopped = new Promise<NodeResult>((r) => {
-    this.resolveDone = r;
-  });
+  readonly stopped = new Promise<NodeResult>((r) => (this.resolveDone = r));
 
   constructor(
     private readonly opts: NodeOptions,
@@ -376,10 +371,7 @@ export class SwarmDaemon {
       this.detach(this.libp2p.hangUp(peerIdFromString(peer)), "disconnect a penalised peer");
   }
 
-  /**
-   * At the end of the run: wait briefly for slower peers, make sure we agree with them (repairing
-   * if a majority says otherwise), keep answering their final checks for a moment, then leave.
-   */
+  /** At the run's end: agree with the slower peers (repairing if need be), answer their final checks a moment, leave. */
   private async finish(): Promise<void> {
     if (this.status === "finishing" || this.status === "stopping" || this.status === "stopped") return;
     this.status = "finishing";
@@ -387,6 +379,12 @@ export class SwarmDaemon {
     const pause = Math.min(1000, this.spec.roundTimeoutMs);
     await sleep(pause);
     await this.repair.verifyWithPeers(this.head, "final").catch(() => {});
+    // The check moved us onto the swarm's chain behind the run's end (a healed partition): train on.
+    if (this.head < Math.min(this.opts.stopAt, this.spec.iterations)) {
+      this.log.info({ iteration: this.head }, "the final check moved us back; training on");
+      this.status = "running";
+      return;
+    }
     await sleep(pause);
     await this.stop("done");
   }

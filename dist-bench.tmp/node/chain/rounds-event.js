@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=rounds-event.js.map
