@@ -11,6 +11,9 @@
  * all for 2, 4, ... 64 rounds before one more brief wait. An entry of it in a commit clears that.
  * A straggler then costs the swarm one deadline wait and a brief wait every 64 rounds, instead of
  * a deadline wait every round; its contributions still enter every commit they reach in time.
+ * Only while those waited for in full are a strict majority of the expected authors. And once a
+ * strict majority has contributed, the rest are waited for as long again as that took (at least
+ * the brief wait), not the whole deadline: a node far slower than the others holds no round.
  */
 import { proposerOrder } from "./commit.js";
 import type { ChainTip } from "./chain-tip.js";
@@ -101,10 +104,21 @@ export class ProposerSchedule {
     if (this.proposers(t)[0] !== this.opts.self) return false;
     const have = held();
     const { full, brief } = this.expected(t);
-    if (!full.every((a) => have.has(a))) return false;
-    if (brief.every((a) => have.has(a))) return true;
-    // Everyone else is in: those that missed their last commit get a brief wait, once a round.
-    const due = BRIEF_WAIT * this.opts.roundTimeoutMs - this.elapsed();
+    const all = [...full, ...brief];
+    const present = all.filter((a) => have.has(a)).length;
+    if (present === all.length) return true;
+    let dueAt: number;
+    if (full.every((a) => have.has(a))) {
+      // Everyone else is in: those that missed their last commit get a brief wait.
+      dueAt = BRIEF_WAIT * this.opts.roundTimeoutMs;
+    } else {
+      // A strict majority is in: the rest get as long again as the majority took (at least the
+      // brief wait), not the whole deadline. A node much slower than the others holds no round.
+      if (2 * present <= all.length) return false;
+      if (this.quorumAt?.t !== t) this.quorumAt = { t, ms: this.elapsed() };
+      dueAt = Math.max(BRIEF_WAIT * this.opts.roundTimeoutMs, 2 * this.quorumAt.ms);
+    }
+    const due = dueAt - this.elapsed();
     if (due <= 0) return true;
     if (this.briefTimerFor !== t) {
       this.briefTimerFor = t;
@@ -112,6 +126,9 @@ export class ProposerSchedule {
     }
     return false;
   }
+
+  /** When round t first held contributions from a strict majority of its expected authors. */
+  private quorumAt: { t: number; ms: number } | null = null;
 
   /** The round whose brief wait is scheduled (one timer a round). */
   private briefTimerFor = -1;
@@ -147,8 +164,12 @@ export class ProposerSchedule {
       if (!m) full.push(a);
       else if (t >= m.from) brief.push(a);
     }
-    this.waitedFor = { t, authors: [...full, ...brief] };
-    return { full, brief };
+    // Only a majority goes on without the rest: a pair, or a side of a split, keeps waiting for
+    // the others in full, so it does not race ahead alone while they catch up or heal.
+    const majority = 2 * full.length > set.size;
+    const waited = majority ? { full, brief } : { full: [...set], brief: [] };
+    this.waitedFor = { t, authors: [...waited.full, ...waited.brief] };
+    return waited;
   }
 
   /**

@@ -284,6 +284,10 @@ export class Rounds {
       return;
     }
     if (this.inbox.addContribution(c, iteration, parentHash, this.head) !== "held") return;
+    // Made at a head at least two past ours (a contribution reaches `staleness` ahead of its
+    // author's head): a hint, like an early commit, to fetch what leads there, never a reason to wait.
+    const authorHead = iteration - this.slots.staleness;
+    if (authorHead > this.head + 1) this.onEvent({ kind: "ahead", iteration: authorHead, proposer: c.author.id });
     const ours = iteration === this.head ? this.slots.parentsFor(iteration)[c.staleness ?? 0] : undefined;
     if (ours !== undefined && !(ours && equalBytes(parentHash, ours)))
       this.logger.debug({ iteration, author: c.author.id, parent: toHex(parentHash).slice(0, 12), ours: ours && toHex(ours).slice(0, 12) }, "contribution on another parent");
