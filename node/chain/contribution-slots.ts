@@ -53,14 +53,27 @@ export class ContributionSlots {
   }
 
   /**
+   * The next fill after (re)starting the rounds (a join, a catch-up, a repair) takes the highest
+   * open slot first: the swarm has measured the lower ones already, and work for the highest
+   * reaches its round before the round starts, instead of after it closed.
+   */
+  restarted(): void {
+    this.highestFirst = true;
+  }
+
+  private highestFirst = false;
+
+  /**
    * The slot to fill next at the current head, below `stopAt`: the lowest iteration in
-   * head..head+staleness that no contribution of ours on our chain covers (`ours(t)`: the parent
-   * and staleness of each we hold for t), measured on the tip at staleness t - head. Null when
-   * every slot is covered: the node waits for the next commit.
+   * head..head+staleness (the highest right after `restarted`) that no contribution of ours on
+   * our chain covers (`ours(t)`: the parent and staleness of each we hold for t), measured on the
+   * tip at staleness t - head. Null when every slot is covered: the node waits for the next commit.
    */
   next(stopAt: number, ours: (t: number) => readonly { parent: Uint8Array; staleness: number }[]): { iteration: number; staleness: number } | null {
     const head = this.chain.head();
-    for (let t = head; t <= head + this.staleness && t < stopAt; t++) {
+    const top = Math.min(head + this.staleness, stopAt - 1);
+    const order = Array.from({ length: Math.max(0, top - head + 1) }, (_, i) => (this.highestFirst ? top - i : head + i));
+    for (const t of order) {
       const parents = this.parentsFor(t);
       const covered = ours(t).some((o) => {
         const p = parents[o.staleness];
@@ -80,6 +93,7 @@ export class ContributionSlots {
     if (this.filling || !active()) return;
     const slot = this.next(stopAt, ours);
     if (!slot) return;
+    this.highestFirst = false;
     contribute(slot.iteration, slot.staleness);
     if (this.staleness === 0) return;
     this.filling = true;

@@ -240,6 +240,7 @@ export class Rounds {
     this.stopped = false;
     this.active = true;
     this.stall.start();
+    this.slots.restarted();
     this.beginRound();
   }
 
@@ -284,8 +285,7 @@ export class Rounds {
       return;
     }
     if (this.inbox.addContribution(c, iteration, parentHash, this.head) !== "held") return;
-    // Made at a head at least two past ours (a contribution reaches `staleness` ahead of its
-    // author's head): a hint, like an early commit, to fetch what leads there, never a reason to wait.
+    // Made at a head 2+ past ours (it reaches `staleness` past its author's): a hint, like an early commit.
     const authorHead = iteration - this.slots.staleness;
     if (authorHead > this.head + 1) this.onEvent({ kind: "ahead", iteration: authorHead, proposer: c.author.id });
     const ours = iteration === this.head ? this.slots.parentsFor(iteration)[c.staleness ?? 0] : undefined;
