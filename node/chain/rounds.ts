@@ -10,8 +10,8 @@
  *        commit for t has arrived; any node does at (0.5 + 0.25 (n + 1)) x roundTimeout
  *
  * Nodes apply commits only, in chain order, so every honest node applies the same contributions
- * in the same (timestamp) order. A dead or slow author costs at most one 0.5 x roundTimeout wait
- * (proposer-schedule.ts); a dead primary is replaced by rank 1 at 0.75 x roundTimeout.
+ * in the same (timestamp) order. A dead author costs at most one 0.5 x roundTimeout wait (it is
+ * missing from the next commit's authors); a dead primary is replaced by rank 1 at 0.75 x roundTimeout.
  *
  * The verified chain (issue 11; docs/security.md; docs/architecture.md "The verified chain"): a
  * commit is valid by local checks alone: signed contributions made on our chain, a signed commit
@@ -366,7 +366,7 @@ export class Rounds {
       return;
     }
     const t = this.head;
-    this.schedule.roundBegins(t);
+    this.schedule.roundBegins();
     this.inbox.dropContributionsBefore(t);
     if (!this.active) {
       for (const c of this.inbox.takePending(t)) if (this.head === t) this.onCommit(c);
@@ -409,7 +409,7 @@ export class Rounds {
   private maybeProposeEarly(): void {
     if (!this.isActive) return;
     const t = this.head;
-    if (this.schedule.mayProposeEarly(t, () => this.usable(t), () => this.propose(t, 0))) this.propose(t, 0);
+    if (this.schedule.mayProposeEarly(t, () => this.usable(t))) this.propose(t, 0);
   }
 
   /**
@@ -432,9 +432,7 @@ export class Rounds {
 
   /** A commit became the tip: late authors, the "applied" event, a stage switch. */
   private applied(commit: Commit, sum: string): void {
-    const included = new Set(this.tip.authors);
-    this.late.afterCommit(commit.iteration, included, this.inbox.authorsAt(commit.iteration));
-    this.schedule.afterCommit(commit.iteration, included);
+    this.late.afterCommit(commit.iteration, new Set(this.tip.authors), this.inbox.authorsAt(commit.iteration));
     this.onEvent({
       kind: "applied",
       iteration: this.replica.iteration,
