@@ -4,7 +4,7 @@
  * iteration. Both keep the last CHAIN_KEEP iterations only.
  */
 import { toHex } from "../../protocol/bytes.js";
-import { CHAIN_KEEP, type ChainedCommit, chained, type EncodedCommit } from "./commit.js";
+import { CHAIN_KEEP, type ChainedCommit, chained, type EncodedCommit, ZERO_HASH } from "./commit.js";
 
 export class AppliedHistory {
   /** Commits applied, oldest first. */
@@ -29,6 +29,14 @@ export class AppliedHistory {
   /** The commits kept, oldest first (a copy). */
   all(): readonly ChainedCommit[] {
     return [...this.log];
+  }
+
+  /**
+   * The hash a contribution measured after our commit `iteration` is signed over: that commit's,
+   * while kept; ZERO_HASH for -1 (the state before the first commit); undefined otherwise.
+   */
+  hashAt(iteration: number): Uint8Array | undefined {
+    return iteration === -1 ? ZERO_HASH : this.commitAt(iteration)?.hash;
   }
 
   /** The commit kept for `iteration`, if any. */

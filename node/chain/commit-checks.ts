@@ -143,7 +143,7 @@ export class CommitChecks {
     }
     for (let i = 0; i < older.length; i++) {
       const j = commit.iteration - 2 - i;
-      const ours = j === -1 ? ZERO_HASH : j < -1 ? null : this.history.commitAt(j)?.hash;
+      const ours = j < -1 ? null : this.history.hashAt(j);
       if (ours === undefined) continue;
       if (ours === null || !equalBytes(ours, older[i])) {
         this.reject(received, `older parent ${i} is not our commit ${j}`);

@@ -12,7 +12,6 @@
  * contribution to t may be signed over on our chain, and which slot this node fills next.
  */
 import { equalBytes } from "../../protocol/bytes.js";
-import { ZERO_HASH } from "./commit.js";
 
 /** What the slots read of the chain. */
 export interface SlotChain {
@@ -20,7 +19,7 @@ export interface SlotChain {
   head(): number;
   /** Hash of the last applied commit (ZERO_HASH at the start of a chain). */
   tipHash(): Uint8Array;
-  /** Hash of our commit for `iteration`, while kept. */
+  /** Hash of our commit for `iteration` while kept, ZERO_HASH for -1 (AppliedHistory.hashAt). */
   hashAt(iteration: number): Uint8Array | undefined;
 }
 
@@ -46,7 +45,6 @@ export class ContributionSlots {
       const j = t - 1 - k;
       if (j === head - 1) out.push(this.chain.tipHash());
       else if (j >= head || j < -1) out.push(null);
-      else if (j === -1) out.push(ZERO_HASH);
       else out.push(this.chain.hashAt(j) ?? null);
     }
     return out;

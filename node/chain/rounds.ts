@@ -136,7 +136,7 @@ export class Rounds {
     this.slots = new ContributionSlots(opts.staleness ?? 0, {
       head: () => this.head,
       tipHash: () => this.tip.hash,
-      hashAt: (i) => this.history.commitAt(i)?.hash,
+      hashAt: (i) => this.history.hashAt(i),
     });
     this.proposer = new Proposer({
       self: self.id,

@@ -319,4 +319,13 @@ describe("pipelined rounds: a stale entry's parent is a commit of our chain", ()
     assert.equal(plain.rounds.head, 2);
     assert.match(plain.of("rejected")[0]?.reason ?? "", /allows 0/);
   });
+
+  it("a contribution its author could only make two or more past our head is an 'ahead' hint; one within reach is not", () => {
+    const f = follower(keys[3], 1);
+    // At head 0: work for 2 may come from a node at head 1 (one ahead: no hint); work for 3 needs head >= 2.
+    f.rounds.onContribution(signedContribution(keys[0], run.runId, 2, payloadOf(1), new Uint8Array(32).fill(8), 1).c, 2, new Uint8Array(32).fill(8));
+    assert.equal(f.of("ahead").length, 0);
+    f.rounds.onContribution(signedContribution(keys[0], run.runId, 3, payloadOf(1), new Uint8Array(32).fill(9), 1).c, 3, new Uint8Array(32).fill(9));
+    assert.deepEqual(f.of("ahead").map((e) => [e.iteration, e.proposer]), [[2, keys[0].author.id]]);
+  });
 });
