@@ -378,7 +378,7 @@ export class SwarmDaemon {
     this.log.info({ iteration: this.head, checksum: this.replica.checksum() }, "run length reached");
     const pause = Math.min(1000, this.spec.roundTimeoutMs);
     await sleep(pause);
-    await this.repair.verifyWithPeers(this.head, "final").catch(() => {});
+    await this.repair.settleAtEnd(this.head, Math.max(15_000, 10 * this.spec.roundTimeoutMs), pause, this.abort.signal);
     // The check moved us onto the swarm's chain behind the run's end (a healed partition): train on.
     if (this.head < Math.min(this.opts.stopAt, this.spec.iterations)) {
       this.log.info({ iteration: this.head }, "the final check moved us back; training on");

@@ -25,6 +25,9 @@ const MAX_RUN_PAGES = 64;
 /** Bytes of the winner's commits held at once: a peer serving huge commits cannot grow it past this. */
 const MAX_RUN_BYTES = 32 * 1024 * 1024;
 
+/** What a checksum check with peers found: all that answered agree, not yet (busy, a peer behind or dissenting), or our state moved (repair, fork switch). */
+export type CheckOutcome = "agreed" | "pending" | "moved";
+
 export class Repair {
   private resolvingFork = false;
   /** True while a deep fork is being resolved (resolveDeepFork). */
@@ -64,16 +67,16 @@ export class Repair {
    * then asks peers for theirs. A peer that disagrees is a hint, never a vote: the fork choice
    * against its chain decides (resolveDeepFork); our state is never replaced on its word.
    */
-  async verifyWithPeers(iteration: number, reason: string): Promise<void> {
+  async verifyWithPeers(iteration: number, reason: string): Promise<CheckOutcome> {
     const { fix, peers, rounds, libp2p, runId, log } = this.s;
-    if (fix.busy) return;
+    if (fix.busy) return "pending";
     if (!this.stateHolds()) {
       await this.repair("our state fails the verified chain; repairing", `state fails the verified chain (${reason})`);
-      return;
+      return "moved";
     }
     if (reason !== "periodic" && peers.connected().length < 3) await this.catchUp.dialAuthors();
     const connected = peers.connected();
-    if (connected.length === 0) return;
+    if (connected.length === 0) return "agreed";
     const mine = rounds.checksumAt(iteration);
     // A random sample (Fisher-Yates with the CSPRNG: which peer we ask is not replicated state).
     for (let i = connected.length - 1; i > 0; i--) {
@@ -89,18 +92,38 @@ export class Repair {
     const known = answers.filter((a) => a.status === "fulfilled" && a.value.known).length;
     this.metrics?.checksumChecks.inc(known);
     this.metrics?.checksumMismatches.inc(dissenters.length);
+    // A peer that answered but does not hold `iteration` yet (behind us, or on a shorter fork).
+    const behind = answers.some((a) => a.status === "fulfilled" && !a.value.known);
     if (dissenters.length === 0) {
       if (known > 0) log.debug({ iteration, peers: known }, "checksum verified");
-      return;
+      return behind ? "pending" : "agreed";
     }
     // Each in turn: after switching to a better chain, a still better one wins over that.
     let switched = false;
     for (const peer of dissenters) switched = (await this.resolveDeepFork(peer)) || switched;
-    if (switched) return;
+    if (switched) return "moved";
     log.warn(
       { iteration, mine, peers: known, dissenting: dissenters.length },
       "checksum disagreement is only a hint: our state holds on the verified chain; keeping it",
     );
+    return "pending";
+  }
+
+  /**
+   * At the run's end, before leaving: checks `iteration` with peers until each that answers holds
+   * our checksum there, so a peer on another fork or still behind (a healed partition) settles
+   * while we still serve it. A dissenter meets the fork choice, which may move us back (the caller
+   * then trains on). Bounded by `waitMs`: a peer that never agrees cannot keep us.
+   */
+  async settleAtEnd(iteration: number, waitMs: number, pauseMs: number, signal: AbortSignal): Promise<CheckOutcome> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const outcome = this.busy ? "pending" : await this.verifyWithPeers(iteration, "final").catch((): CheckOutcome => "pending");
+      // Moved onto a chain that also reached the end: check that one too.
+      const settled = outcome === "agreed" || (outcome === "moved" && this.head < iteration);
+      if (settled || Date.now() + pauseMs > until || signal.aborted) return outcome;
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
   }
 
   /**
