@@ -5,12 +5,14 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import type { RunSpec } from "../../protocol/run-spec.js";
 import type { BackendChoice } from "../../training/engine.js";
 import { useBackend } from "../../training/engine.js";
 import { loadCheckpoint } from "../store/checkpoint.js";
 import { checkpointPath } from "../store/data-dir.js";
+import { loadOrCreateIdentity } from "../store/identity.js";
 import { openTrainingRun, type RunSources } from "../store/training-run.js";
 import type { Logger } from "../observe/logger.js";
 
@@ -65,7 +67,7 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
   await mkdir(base, { recursive: true });
   const members: Member[] = [];
   const { createWriteStream } = await import("node:fs");
-  const spawnNode = (index: number, bootstrap?: string): Member => {
+  const spawnNode = (index: number, listenPort: number, bootstrap?: string): Member => {
     const dir = join(base, `node-${index}`);
     const args = [
       opts.cli,
@@ -74,7 +76,7 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
       "--data-dir",
       dir,
       "--listen",
-      "/ip4/127.0.0.1/tcp/0",
+      `/ip4/127.0.0.1/tcp/${listenPort}`,
       "--no-mdns",
       "--backend",
       opts.nodeBackends?.[index] ?? opts.backend,
@@ -82,9 +84,10 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
       String(opts.stopAt),
       ...(opts.evalLimit === undefined ? [] : ["--eval-limit", String(opts.evalLimit)]),
       ...sourceArgs(opts.sources ?? {}),
-      // The first node waits for the others, so the whole swarm trains from iteration 0.
       ...(opts.httpBasePort == null ? [] : ["--http", `127.0.0.1:${opts.httpBasePort && opts.httpBasePort + index}`]),
-      ...(bootstrap ? ["--bootstrap", bootstrap] : ["--join-wait", "30000", "--min-peers", String(opts.nodes - 1)]),
+      // The first node waits for the others, so the whole swarm trains from iteration 0; the
+      // others, started at the same time, wait for it (never starting a chain of their own).
+      ...(bootstrap ? ["--bootstrap", bootstrap, "--join-wait", "30000"] : ["--join-wait", "30000", "--min-peers", String(opts.nodes - 1)]),
     ];
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     const m: Member = { index, child, head: 0, checksum: "", loss: Number.NaN };
@@ -117,17 +120,26 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
     child.stderr?.on("data", (d: Buffer) => file.write(d));
     child.on("exit", (code) => {
       m.exit = code;
+      // The first node failed before starting (its port taken meanwhile, a bad flag): the others
+      // would only wait for it; stop them, so the error shows at once.
+      if (index === 0 && code !== 0 && m.peerId === undefined)
+        for (const o of members) if (o.exit === undefined) o.child.kill("SIGTERM");
     });
     members.push(m);
     return m;
   };
 
-  const first = spawnNode(0);
-  // Up to 60 s: loading the backend and MNIST takes over 10 s on a loaded 2-core machine.
-  for (let i = 0; i < 1200 && !first.addr && first.exit === undefined; i++) await new Promise((r) => setTimeout(r, 50));
-  if (!first.addr) throw new Error(`first node did not start; see ${join(base, "node-0.log")}`);
-  for (let i = 1; i < opts.nodes; i++) spawnNode(i, first.addr);
-  log.info({ nodes: opts.nodes, logs: base, bootstrap: first.addr }, "swarm started");
+  // All nodes start at once (each spends a second or more loading its backend and data): the
+  // first node's identity and port are fixed here, so the others know its address in advance
+  // and dial it until it answers.
+  const firstDir = join(base, "node-0");
+  await mkdir(firstDir, { recursive: true });
+  const firstId = (await loadOrCreateIdentity(firstDir)).peerId.toString();
+  const firstPort = await freeLoopbackPort();
+  const bootstrap = `/ip4/127.0.0.1/tcp/${firstPort}/p2p/${firstId}`;
+  spawnNode(0, firstPort);
+  for (let i = 1; i < opts.nodes; i++) spawnNode(i, 0, bootstrap);
+  log.info({ nodes: opts.nodes, logs: base, bootstrap }, "swarm started");
 
   const onAbort = () => {
     for (const m of members) if (m.exit === undefined) m.child.kill("SIGTERM");
@@ -169,6 +181,19 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
   const seconds = (performance.now() - started) / 1000;
   log.info({ iteration: cps[0].iteration, agree, checksum: checksums[0], testAccuracy: test.accuracy, testLoss: test.loss, seconds: Math.round(seconds) }, "swarm done");
   return { iteration: cps[0].iteration, checksums, agree, testAccuracy: test.accuracy, testLoss: test.loss, seconds };
+}
+
+/** A TCP port on 127.0.0.1 free a moment ago (the OS picks it; released for the node to bind). */
+async function freeLoopbackPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const address = server.address();
+  await new Promise((r) => server.close(r));
+  if (address === null || typeof address === "string") throw new Error("no free loopback port");
+  return address.port;
 }
 
 /** The node flags that hand it the run's files. */
