@@ -50,6 +50,8 @@ export async function writeReport(sections: readonly Section[], doc: ReportDoc =
   );
   const date = new Date().toISOString().slice(0, 10);
   for (const s of sections) {
+    // A rerun section's old figures go first: a key it no longer writes must not linger.
+    for (const k of Object.keys(stored[s.id]?.figures ?? {})) delete figures[k];
     Object.assign(figures, s.figures);
     stored[s.id] = { ...s, date, machine: machine() };
   }

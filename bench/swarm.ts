@@ -57,6 +57,8 @@ export async function wireSection(): Promise<Section> {
   const payload = encodeContribution({
     runId: runIdOf(spec),
     iteration: 123_456,
+    // An Ed25519 peer id's size: the identity multihash of a 36-byte key protobuf.
+    author: Uint8Array.of(0x00, 0x24, 0x08, 0x01, 0x12, 0x20, ...new Uint8Array(32)),
     joinedAt: Date.now(),
     payload: new Uint8Array(k),
     parentHash: new Uint8Array(32),

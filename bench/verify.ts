@@ -2,15 +2,13 @@
  * `verify_overhead_ratio` (issue 11): the CPU a node spends per iteration on signatures and the
  * verified chain, over the CPU it spends training in that iteration (its own contribution's
  * forward passes and applying the commit). mnist-mlp-spsa-sized commits, real Ed25519 keys, the
- * real validators and caches the daemon runs (node/chain/signatures.ts), and gossipsub's own
- * StrictSign envelope signatures (signed on publish, verified on receipt). Target <= 0.05.
+ * real validators and caches the daemon runs (node/chain/signatures.ts). Gossip carries no
+ * envelope signatures (StrictNoSign): each message's own signature is the only one. Target <= 0.05.
  */
 import os from "node:os";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import type { PrivateKey } from "@libp2p/interface";
-import { RPC } from "@libp2p/gossipsub/message";
-import { peerIdFromMultihash, peerIdFromPrivateKey } from "@libp2p/peer-id";
-import * as Digest from "multiformats/hashes/digest";
+import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { type Commit, proposerOrder, rankOf, type SignedContribution, ZERO_HASH } from "../node/chain/commit.js";
 import { commitFromWire, signCommit } from "../node/chain/commit-wire.js";
 import { SignatureVerifier, signerOf, type Signer } from "../node/chain/signatures.js";
@@ -48,30 +46,10 @@ interface Author {
   readonly sign: Signer;
 }
 
-/** What gossipsub (StrictSign) signs for a message: the prefix, then the RPC message without signature and key. */
-function envelopeBytes(from: Uint8Array, data: Uint8Array, seqno: bigint, topic: string): Uint8Array {
-  const seq = new Uint8Array(8);
-  new DataView(seq.buffer).setBigUint64(0, seqno);
-  return Buffer.concat([Buffer.from("libp2p-pubsub:"), RPC.Message.encode({ from, data, seqno: seq, topic })]);
-}
-
-/** One gossip message as it arrives: its data, the gossipsub envelope's signed bytes and signature. */
+/** One gossip message as it arrives: its author and data (no envelope: StrictNoSign). */
 interface Delivered {
   readonly author: Author;
   readonly data: Uint8Array;
-  readonly envelope: Uint8Array;
-  readonly envelopeSig: Uint8Array;
-}
-
-/** gossipsub's receive-side check of a StrictSign envelope: the peer id from `from`, its key, verify. */
-async function verifyEnvelope(m: Delivered): Promise<void> {
-  const peer = peerIdFromMultihash(Digest.decode(m.author.idBytes));
-  if (!peer.publicKey || !(await peer.publicKey.verify(m.envelope, m.envelopeSig))) throw new Error("envelope does not verify");
-}
-
-async function deliver(author: Author, data: Uint8Array, seqno: number, topic: string): Promise<Delivered> {
-  const envelope = envelopeBytes(author.idBytes, data, BigInt(seqno), topic);
-  return { author, data, envelope, envelopeSig: await author.key.sign(envelope) };
 }
 
 interface Iteration {
@@ -88,7 +66,6 @@ interface Iteration {
 interface Row {
   readonly n: number;
   readonly sign: number;
-  readonly envelopes: number;
   readonly contributions: number;
   readonly commit: number;
   readonly contribute: number;
@@ -108,7 +85,7 @@ async function iterations(run: RunContext, authors: readonly Author[], payloads:
       const message = contributionSignedBytes(claim);
       const signature = a.sign(message);
       signed.push({ message, signature });
-      contributions.push(await deliver(a, encodeContribution({ ...claim, signature }), t * n + i, "contribution"));
+      contributions.push({ author: a, data: encodeContribution({ ...claim, author: a.idBytes, signature }) });
       entries.push({ author: { id: a.id, joinedAt: a.joinedAt }, payload: payloads[i], signature });
     }
     entries.sort((a, b) => compareAuthors(a.author, b.author));
@@ -122,7 +99,7 @@ async function iterations(run: RunContext, authors: readonly Author[], payloads:
       rank: rankOf(run.runId, t, eligible, proposer.id, eligible) ?? 0,
       proposer: proposer.id,
     };
-    const commit = await deliver(authors[1], signCommit(c, proposer.sign).encoded, t, "commit");
+    const commit = { author: proposer, data: signCommit(c, proposer.sign).encoded };
     out.push({ t, contributions, entries, commit, ours: signed[0] });
   }
   return out;
@@ -178,40 +155,33 @@ export async function verifySection(): Promise<Section> {
       seen: () => "new",
       checkSignature: verifier.check,
     };
-    const steps = { sign: [] as number[], envelopes: [] as number[], contributions: [] as number[], commit: [] as number[], contribute: [] as number[], apply: [] as number[] };
+    const steps = { sign: [] as number[], contributions: [] as number[], commit: [] as number[], contribute: [] as number[], apply: [] as number[] };
     for (let trial = 0; trial <= trials; trial++) {
       const its = all.slice(trial * reps, (trial + 1) * reps);
-      const took: Record<keyof typeof steps, number> = { sign: 0, envelopes: 0, contributions: 0, commit: 0, contribute: 0, apply: 0 };
+      const took: Record<keyof typeof steps, number> = { sign: 0, contributions: 0, commit: 0, contribute: 0, apply: 0 };
       // Training CPU of one iteration at this node: its own contribution, then applying n entries.
       took.contribute = cpuUs(reps, () => run.algorithm.contribute(work, me));
       took.apply = cpuUs(reps, (r) => run.algorithm.apply(work.weights.slice(), 0, its[r].entries));
-      // Signing: our contribution (node:crypto, the key imported once) and gossipsub's envelope of it.
-      const ours = its.map((it) => it.contributions[0]);
+      // Signing our contribution (node:crypto, the key imported once).
       took.sign = cpuUs(reps, (r) => authors[0].sign(contributionSignedBytes({ runId: run.runId, iteration: r, parentHash: ZERO_HASH, joinedAt: me.joinedAt, payload: payloads[0] })));
-      let start = process.cpuUsage();
-      for (const o of ours) await authors[0].key.sign(o.envelope);
-      // gossipsub verifies the envelope of every message it receives: n - 1 contributions, one commit.
-      for (const it of its) for (const d of [...it.contributions.slice(1), it.commit]) await verifyEnvelope(d);
-      let d = process.cpuUsage(start);
-      took.envelopes = (d.user + d.system) / reps;
       // The other n - 1 contributions as gossip delivers them, and the round's proposer order
       // (the rounds ask "is it my turn?" on every arrival; they keep the answer for the round).
       took.contributions = cpuUs(reps, (r) => {
         proposerOrder(run.runId, its[r].t, eligible);
-        for (const c of its[r].contributions.slice(1)) validateContribution(c.data, c.author.id, ctx);
+        for (const c of its[r].contributions.slice(1)) validateContribution(c.data, ctx);
       });
       // Ours is in the cache since we signed it (the daemon's signer remembers what it signs).
       for (const it of its) verifier.remember(authors[0].idBytes, it.ours.message, it.ours.signature);
       // The commit: canonical form, proposer signature, entries (from the cache), order, join
       // times; its rank and the next round's order; the checksum of the result.
-      start = process.cpuUsage();
+      const start = process.cpuUsage();
       for (const it of its) {
-        const c = commitFromWire(validateCommit(it.commit.data, it.commit.author.id, ctx));
+        const c = commitFromWire(validateCommit(it.commit.data, ctx));
         rankOf(run.runId, it.t, eligible, c.proposer, c.entries.map((e) => e.author.id));
         proposerOrder(run.runId, it.t + 1, c.entries.map((e) => e.author.id));
         checksum(work.weights);
       }
-      d = process.cpuUsage(start);
+      const d = process.cpuUsage(start);
       took.commit = (d.user + d.system) / reps;
       // Trial 0 is the warm-up (code compiled, keys imported).
       if (trial > 0) for (const s of Object.keys(steps) as (keyof typeof steps)[]) steps[s].push(took[s]);
@@ -220,7 +190,6 @@ export async function verifySection(): Promise<Section> {
     rows.push({
       n,
       sign: median(steps.sign),
-      envelopes: median(steps.envelopes),
       contributions: median(steps.contributions),
       commit: median(steps.commit),
       contribute: median(steps.contribute),
@@ -236,19 +205,15 @@ function report(rows: readonly Row[], verifyUs: number, k: number, trials: numbe
   const figures: Record<string, number> = {};
   const lines = rows.map((r) => {
     const chain = r.sign + r.contributions + r.commit;
-    const all = chain + r.envelopes;
     const train = r.contribute + r.apply;
     // The floor: one Ed25519 verification per entry (n - 1 contributions and the proposer's).
     const floor = (r.n * verifyUs) / train;
     const ms = (us: number) => us / 1000;
-    figures[`verify_ms_per_iteration_${r.n}_entries`] = ms(all);
-    figures[`verify_chain_ms_per_iteration_${r.n}_entries`] = ms(chain);
-    figures[`verify_envelope_ms_per_iteration_${r.n}_entries`] = ms(r.envelopes);
+    figures[`verify_ms_per_iteration_${r.n}_entries`] = ms(chain);
     figures[`train_cpu_ms_per_iteration_${r.n}_entries`] = ms(train);
-    figures[`verify_overhead_ratio_${r.n}_entries`] = all / train;
-    figures[`verify_overhead_ratio_chain_only_${r.n}_entries`] = chain / train;
+    figures[`verify_overhead_ratio_${r.n}_entries`] = chain / train;
     figures[`verify_overhead_floor_${r.n}_entries`] = floor;
-    return `| ${r.n} | ${ms(all).toFixed(2)} | ${ms(r.envelopes).toFixed(2)} | ${ms(r.sign).toFixed(3)} + ${ms(r.contributions).toFixed(2)} + ${ms(r.commit).toFixed(2)} | ${ms(train).toFixed(1)} (${ms(r.contribute).toFixed(1)} + ${ms(r.apply).toFixed(1)}) | ${(all / train).toFixed(3)} | ${(chain / train).toFixed(3)} | ${floor.toFixed(3)} |`;
+    return `| ${r.n} | ${ms(chain).toFixed(2)} | ${ms(r.sign).toFixed(3)} + ${ms(r.contributions).toFixed(2)} + ${ms(r.commit).toFixed(2)} | ${ms(train).toFixed(1)} (${ms(r.contribute).toFixed(1)} + ${ms(r.apply).toFixed(1)}) | ${(chain / train).toFixed(3)} | ${floor.toFixed(3)} |`;
   });
   figures.verify_overhead_ratio = Math.max(...rows.map((r) => figures[`verify_overhead_ratio_${r.n}_entries`]));
   figures.ed25519_verify_us = verifyUs;
@@ -256,10 +221,10 @@ function report(rows: readonly Row[], verifyUs: number, k: number, trials: numbe
     id: "verify",
     title: "Cost of the verified chain (signatures, rank, checksum) vs training",
     command: "npm run bench -- --only verify",
-    markdown: `mnist-mlp-spsa (${k} perturbations, one-byte gradients), wasm backend, real Ed25519 keys, the daemon's validators and caches (one SignatureVerifier: keys imported once, each contribution verified once, its entry in the commit a cache hit). Per iteration at one node with n authors. Chain CPU = sign its own contribution + validate the other n - 1 as gossip delivers them and compute the round's proposer order (once: the rounds keep it) + the commit (canonical form, proposer signature, entries from the cache, order, join times, rank, next order, checksum of the result). Envelopes = gossipsub's StrictSign signatures: signing our publish and verifying the envelope of the n - 1 contributions and the commit received (libp2p imports the key and verifies on every message; the daemon's caches do not reach inside gossipsub). Training CPU = its own contribution (forward passes) + applying the n entries. Median of ${trials} trials of ${reps} iterations (load average ${os.loadavg()[0].toFixed(1)}: this machine's 2 cores are shared). \`verify_overhead_ratio\` (everything, envelopes included) is the worse of the two sizes; the floor is n Ed25519 verifications (${verifyUs.toFixed(0)} µs each here, node:crypto/OpenSSL, key already imported) over training CPU, a hot-loop figure: in a CPU profile of contribution validation, 82% is OpenSSL's verify, and the rest of the gap to the floor is verifications running colder between other work and this machine's load. What would go lower: gossipsub \`StrictNoSign\` with self-signed heartbeats and leaves (the envelopes column gone: our messages already carry their signer's signature, except those two), batch Ed25519 verification (not in node:crypto), or more training per iteration (a larger model: the checks do not grow with it). Target: <= 0.05.
+    markdown: `mnist-mlp-spsa (${k} perturbations, one-byte gradients), wasm backend, real Ed25519 keys, the daemon's validators and caches (one SignatureVerifier: keys imported once, each contribution verified once, its entry in the commit a cache hit). Per iteration at one node with n authors. Signature and chain CPU = sign its own contribution + validate the other n - 1 as gossip delivers them and compute the round's proposer order (once: the rounds keep it) + the commit (canonical form, proposer signature, entries from the cache, order, join times, rank, next order, checksum of the result). Gossip carries no envelope signatures (gossipsub StrictNoSign): every message names its author and carries that author's own signature, which validation checks, so these are all the signatures a node checks per iteration; heartbeats, signed by their node the same way, come once a round timeout per peer, not per iteration. Training CPU = its own contribution (forward passes) + applying the n entries. Median of ${trials} trials of ${reps} iterations (load average ${os.loadavg()[0].toFixed(1)}: this machine's 2 cores are shared). \`verify_overhead_ratio\` is the worse of the two sizes; the floor is n Ed25519 verifications (${verifyUs.toFixed(0)} µs each here, node:crypto/OpenSSL, key already imported) over training CPU, a hot-loop figure: in a CPU profile of contribution validation, 82% is OpenSSL's verify, and the rest of the gap to the floor is verifications running colder between other work and this machine's load. What would go lower: batch Ed25519 verification (not in node:crypto), or more training per iteration (a larger model: the checks do not grow with it). Target: <= 0.05.
 
-| entries | all signature + chain CPU ms | of which gossipsub envelopes ms | chain: sign + contributions + commit ms | training CPU ms (contribute + apply) | ratio | ratio, chain only | floor (n verifies) |
-|---|---|---|---|---|---|---|---|
+| entries | signature + chain CPU ms | sign + contributions + commit ms | training CPU ms (contribute + apply) | ratio | floor (n verifies) |
+|---|---|---|---|---|---|
 ${lines.join("\n")}`,
     figures,
   };

@@ -22,6 +22,7 @@ import { peerIdFromString } from "@libp2p/peer-id";
 import { fromHex } from "../protocol/bytes.js";
 import { SeedswarmError } from "../protocol/errors.js";
 import { Membership } from "../protocol/membership.js";
+import { peerIdStringBytes } from "../protocol/signing.js";
 import { canonicalJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { activeBackend, useBackend } from "../training/engine.js";
 import type { Replica } from "../training/replica.js";
@@ -204,6 +205,7 @@ export class SwarmDaemon {
         admits: (peerId) => this.membership.admits(peerId) && this.rounds?.isExcluded(peerId) !== true,
         maxStaleness: this.spec.staleness ?? 0,
       },
+      { author: peerIdStringBytes(this.self.id), sign: signerOf(identity.privateKey) },
       this.faults,
       log,
       (kind, verdict, code) => this.metrics?.gossipValidated.inc({ kind, verdict, code }),

@@ -13,14 +13,16 @@ import { sha256 } from "./bytes.js";
 import { runIdBytes, runIdHex } from "./run-id.js";
 import { MAX_COMMIT_ENTRIES, MAX_COMMIT_EXCLUSIONS, MAX_PAYLOAD_BYTES, MAX_STALENESS, SIGNATURE_BYTES } from "./limits.js";
 import * as pb from "./messages.js";
-import { bad, hash, signature, upTo, peerId, fromU64, toU64, u32, U32_MAX, out, encodeWire, decodeWire, encodeRunIteration, decodeRunIteration } from "./wire-fields.js";
+import { bad, hash, signature, upTo, peerId, fromU64, toU64, u32, U32_MAX, out, encodeWire, decodeWire } from "./wire-fields.js";
 
 // ---- Plain messages: what the node handles ----
 
 export interface ContributionMessage {
   readonly runId: string;
   readonly iteration: number;
-  /** Author's join timestamp (ms). The author itself is the gossip signer. */
+  /** Peer id (multihash bytes, an Ed25519 key) of the author, whose signature `signature` is. */
+  readonly author: Uint8Array;
+  /** Author's join timestamp (ms). */
   readonly joinedAt: number;
   readonly payload: Uint8Array;
   /** Hash of the commit the work was measured on (32 zero bytes at the start of the chain). */
@@ -79,6 +81,10 @@ export interface Leave {
   readonly runId: string;
   /** Last applied iteration. */
   readonly iteration: number;
+  /** Peer id (multihash bytes, an Ed25519 key) of the node leaving. */
+  readonly author: Uint8Array;
+  /** Its Ed25519 signature over noticeSignedBytes("leave", encodeLeave without it). */
+  readonly signature: Uint8Array;
 }
 
 export interface Heartbeat {
@@ -87,6 +93,10 @@ export interface Heartbeat {
   readonly iteration: number;
   readonly checksum: Uint8Array;
   readonly joinedAt: number;
+  /** Peer id (multihash bytes, an Ed25519 key) of the node whose head this is. */
+  readonly author: Uint8Array;
+  /** Its Ed25519 signature over noticeSignedBytes("heartbeat", encodeHeartbeat without it). */
+  readonly signature: Uint8Array;
 }
 
 /** The hash that chains commits: SHA-256 of the commit exactly as encoded on the wire. */
@@ -105,6 +115,7 @@ export function encodeContribution(m: ContributionMessage): Uint8Array {
     parentHash: out(hash(m.parentHash, "contribution.parentHash")),
     signature: out(signature(m.signature, "contribution.signature")),
     staleness: u32(m.staleness ?? 0, 0, MAX_STALENESS, "contribution.staleness"),
+    author: out(peerId(m.author, "contribution.author")),
   });
 }
 
@@ -114,6 +125,7 @@ export function decodeContribution(bytes: Uint8Array): ContributionMessage {
   return {
     runId: runIdHex(w.runId),
     iteration: fromU64(w.iteration, "contribution.iteration"),
+    author: peerId(w.author, "contribution.author").slice(),
     joinedAt: fromU64(w.joinedAt, "contribution.joinedAt"),
     payload: upTo(w.payload, MAX_PAYLOAD_BYTES, "contribution.payload").slice(),
     parentHash: hash(w.parentHash, "contribution.parentHash").slice(),
@@ -232,24 +244,53 @@ export function decodeCommit(bytes: Uint8Array): CommitMessage {
   };
 }
 
-/** Encodes a leave announcement. */
+/** Encodes a signed leave announcement. */
 export function encodeLeave(m: Leave): Uint8Array {
-  return encodeRunIteration("leave", pb.Leave, m);
+  return encodeWire("leave", pb.Leave, { ...leaveFields(m), signature: out(signature(m.signature, "leave.signature")) });
+}
+
+/** A leave encoded without its signature: the body its author signs (noticeSignedBytes). */
+export function leaveBody(m: Omit<Leave, "signature">): Uint8Array {
+  return encodeWire("leave", pb.Leave, { ...leaveFields(m), signature: new Uint8Array(0) });
+}
+
+function leaveFields(m: Omit<Leave, "signature">): Omit<pb.Leave, "signature"> {
+  return {
+    runId: out(runIdBytes(m.runId)),
+    iteration: toU64(m.iteration, "leave.iteration"),
+    author: out(peerId(m.author, "leave.author")),
+  };
 }
 
 /** Decodes a leave announcement. */
 export function decodeLeave(bytes: Uint8Array): Leave {
-  return decodeRunIteration("leave", pb.Leave, bytes);
+  const w = decodeWire("leave", pb.Leave, bytes);
+  return {
+    runId: runIdHex(w.runId),
+    iteration: fromU64(w.iteration, "leave.iteration"),
+    author: peerId(w.author, "leave.author").slice(),
+    signature: signature(w.signature, "leave.signature").slice(),
+  };
 }
 
-/** Encodes a heartbeat (a node's head and checksum). */
+/** Encodes a signed heartbeat (a node's head and checksum). */
 export function encodeHeartbeat(m: Heartbeat): Uint8Array {
-  return encodeWire("heartbeat", pb.Heartbeat, {
+  return encodeWire("heartbeat", pb.Heartbeat, { ...heartbeatFields(m), signature: out(signature(m.signature, "heartbeat.signature")) });
+}
+
+/** A heartbeat encoded without its signature: the body its author signs (noticeSignedBytes). */
+export function heartbeatBody(m: Omit<Heartbeat, "signature">): Uint8Array {
+  return encodeWire("heartbeat", pb.Heartbeat, { ...heartbeatFields(m), signature: new Uint8Array(0) });
+}
+
+function heartbeatFields(m: Omit<Heartbeat, "signature">): Omit<pb.Heartbeat, "signature"> {
+  return {
     runId: out(runIdBytes(m.runId)),
     iteration: toU64(m.iteration, "heartbeat.iteration"),
     checksum: out(hash(m.checksum, "heartbeat.checksum")),
     joinedAt: toU64(m.joinedAt, "heartbeat.joinedAt"),
-  });
+    author: out(peerId(m.author, "heartbeat.author")),
+  };
 }
 
 /** Decodes a heartbeat. */
@@ -260,5 +301,7 @@ export function decodeHeartbeat(bytes: Uint8Array): Heartbeat {
     iteration: fromU64(w.iteration, "heartbeat.iteration"),
     checksum: hash(w.checksum, "heartbeat.checksum").slice(),
     joinedAt: fromU64(w.joinedAt, "heartbeat.joinedAt"),
+    author: peerId(w.author, "heartbeat.author").slice(),
+    signature: signature(w.signature, "heartbeat.signature").slice(),
   };
 }

@@ -81,7 +81,7 @@ const COMMIT_ENTRY_BYTES =
  * their topics, so `MAX_MESSAGE_BYTES[topic.kind]` is the guard for a topic.
  */
 export const MAX_MESSAGE_BYTES = {
-  contribution: 2 * HASH_FIELD + 2 * U64_FIELD + lenField(MAX_PAYLOAD_BYTES) + SIGNATURE_FIELD + U32_FIELD,
+  contribution: 2 * HASH_FIELD + 2 * U64_FIELD + lenField(MAX_PAYLOAD_BYTES) + SIGNATURE_FIELD + U32_FIELD + lenField(MAX_PEER_ID_BYTES),
   /** ~4.15 MiB at the limits: gossipsub's inbound frame limit must sit above it. */
   commit:
     (3 + MAX_STALENESS) * HASH_FIELD +
@@ -91,8 +91,8 @@ export const MAX_MESSAGE_BYTES = {
     SIGNATURE_FIELD +
     MAX_COMMIT_ENTRIES * lenField(COMMIT_ENTRY_BYTES) +
     MAX_COMMIT_EXCLUSIONS * lenField(lenField(MAX_PEER_ID_BYTES) + U64_FIELD),
-  leave: HASH_FIELD + U64_FIELD,
-  heartbeat: 2 * HASH_FIELD + 2 * U64_FIELD,
+  leave: HASH_FIELD + U64_FIELD + lenField(MAX_PEER_ID_BYTES) + SIGNATURE_FIELD,
+  heartbeat: 2 * HASH_FIELD + 2 * U64_FIELD + lenField(MAX_PEER_ID_BYTES) + SIGNATURE_FIELD,
   runSpecRequest: MAX_REQUEST_BYTES,
   runSpecResponse: lenField(MAX_SPEC_JSON_BYTES),
   snapshotRequest: MAX_REQUEST_BYTES,

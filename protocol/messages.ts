@@ -11,6 +11,7 @@ export interface Contribution {
   parentHash: Uint8Array<ArrayBuffer>
   signature: Uint8Array<ArrayBuffer>
   staleness: number
+  author: Uint8Array<ArrayBuffer>
 }
 
 export namespace Contribution {
@@ -58,6 +59,11 @@ export namespace Contribution {
           w.uint32(obj.staleness)
         }
 
+        if ((obj.author != null && obj.author.byteLength > 0)) {
+          w.uint32(66)
+          w.bytes(obj.author)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -69,7 +75,8 @@ export namespace Contribution {
           payload: uint8ArrayAlloc(0),
           parentHash: uint8ArrayAlloc(0),
           signature: uint8ArrayAlloc(0),
-          staleness: 0
+          staleness: 0,
+          author: uint8ArrayAlloc(0)
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -104,6 +111,10 @@ export namespace Contribution {
             }
             case 7: {
               obj.staleness = reader.uint32()
+              break
+            }
+            case 8: {
+              obj.author = reader.bytes()
               break
             }
             default: {
@@ -170,6 +181,13 @@ export namespace Contribution {
               }
               break
             }
+            case 8: {
+              yield {
+                field: `${prefix}.author`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -217,6 +235,11 @@ export namespace Contribution {
     value: number
   }
 
+  export interface ContributionAuthorFieldEvent {
+    field: '$.author'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<Contribution>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Contribution.codec())
   }
@@ -225,7 +248,7 @@ export namespace Contribution {
     return decodeMessage(buf, Contribution.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Contribution>): Generator<ContributionRunIdFieldEvent | ContributionIterationFieldEvent | ContributionJoinedAtFieldEvent | ContributionPayloadFieldEvent | ContributionParentHashFieldEvent | ContributionSignatureFieldEvent | ContributionStalenessFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Contribution>): Generator<ContributionRunIdFieldEvent | ContributionIterationFieldEvent | ContributionJoinedAtFieldEvent | ContributionPayloadFieldEvent | ContributionParentHashFieldEvent | ContributionSignatureFieldEvent | ContributionStalenessFieldEvent | ContributionAuthorFieldEvent> {
     return streamMessage(buf, Contribution.codec(), opts)
   }
 }
@@ -913,6 +936,8 @@ export namespace Commit {
 export interface Leave {
   runId: Uint8Array<ArrayBuffer>
   iteration: bigint
+  author: Uint8Array<ArrayBuffer>
+  signature: Uint8Array<ArrayBuffer>
 }
 
 export namespace Leave {
@@ -935,13 +960,25 @@ export namespace Leave {
           w.uint64(obj.iteration)
         }
 
+        if ((obj.author != null && obj.author.byteLength > 0)) {
+          w.uint32(26)
+          w.bytes(obj.author)
+        }
+
+        if ((obj.signature != null && obj.signature.byteLength > 0)) {
+          w.uint32(34)
+          w.bytes(obj.signature)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
       }, (reader, length, opts = {}) => {
         const obj: any = {
           runId: uint8ArrayAlloc(0),
-          iteration: 0n
+          iteration: 0n,
+          author: uint8ArrayAlloc(0),
+          signature: uint8ArrayAlloc(0)
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -956,6 +993,14 @@ export namespace Leave {
             }
             case 2: {
               obj.iteration = reader.uint64()
+              break
+            }
+            case 3: {
+              obj.author = reader.bytes()
+              break
+            }
+            case 4: {
+              obj.signature = reader.bytes()
               break
             }
             default: {
@@ -987,6 +1032,20 @@ export namespace Leave {
               }
               break
             }
+            case 3: {
+              yield {
+                field: `${prefix}.author`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.signature`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -1009,6 +1068,16 @@ export namespace Leave {
     value: bigint
   }
 
+  export interface LeaveAuthorFieldEvent {
+    field: '$.author'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface LeaveSignatureFieldEvent {
+    field: '$.signature'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<Leave>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Leave.codec())
   }
@@ -1017,7 +1086,7 @@ export namespace Leave {
     return decodeMessage(buf, Leave.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Leave>): Generator<LeaveRunIdFieldEvent | LeaveIterationFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Leave>): Generator<LeaveRunIdFieldEvent | LeaveIterationFieldEvent | LeaveAuthorFieldEvent | LeaveSignatureFieldEvent> {
     return streamMessage(buf, Leave.codec(), opts)
   }
 }
@@ -1027,6 +1096,8 @@ export interface Heartbeat {
   iteration: bigint
   checksum: Uint8Array<ArrayBuffer>
   joinedAt: bigint
+  author: Uint8Array<ArrayBuffer>
+  signature: Uint8Array<ArrayBuffer>
 }
 
 export namespace Heartbeat {
@@ -1059,6 +1130,16 @@ export namespace Heartbeat {
           w.uint64(obj.joinedAt)
         }
 
+        if ((obj.author != null && obj.author.byteLength > 0)) {
+          w.uint32(42)
+          w.bytes(obj.author)
+        }
+
+        if ((obj.signature != null && obj.signature.byteLength > 0)) {
+          w.uint32(50)
+          w.bytes(obj.signature)
+        }
+
         if (opts.lengthDelimited !== false) {
           w.ldelim()
         }
@@ -1067,7 +1148,9 @@ export namespace Heartbeat {
           runId: uint8ArrayAlloc(0),
           iteration: 0n,
           checksum: uint8ArrayAlloc(0),
-          joinedAt: 0n
+          joinedAt: 0n,
+          author: uint8ArrayAlloc(0),
+          signature: uint8ArrayAlloc(0)
         }
 
         const end = length == null ? reader.len : reader.pos + length
@@ -1090,6 +1173,14 @@ export namespace Heartbeat {
             }
             case 4: {
               obj.joinedAt = reader.uint64()
+              break
+            }
+            case 5: {
+              obj.author = reader.bytes()
+              break
+            }
+            case 6: {
+              obj.signature = reader.bytes()
               break
             }
             default: {
@@ -1135,6 +1226,20 @@ export namespace Heartbeat {
               }
               break
             }
+            case 5: {
+              yield {
+                field: `${prefix}.author`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 6: {
+              yield {
+                field: `${prefix}.signature`,
+                value: reader.bytes()
+              }
+              break
+            }
             default: {
               reader.skipType(tag & 7)
               break
@@ -1167,6 +1272,16 @@ export namespace Heartbeat {
     value: bigint
   }
 
+  export interface HeartbeatAuthorFieldEvent {
+    field: '$.author'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface HeartbeatSignatureFieldEvent {
+    field: '$.signature'
+    value: Uint8Array<ArrayBuffer>
+  }
+
   export function encode (obj: Partial<Heartbeat>): Uint8Array<ArrayBuffer> {
     return encodeMessage(obj, Heartbeat.codec())
   }
@@ -1175,7 +1290,7 @@ export namespace Heartbeat {
     return decodeMessage(buf, Heartbeat.codec(), opts)
   }
 
-  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Heartbeat>): Generator<HeartbeatRunIdFieldEvent | HeartbeatIterationFieldEvent | HeartbeatChecksumFieldEvent | HeartbeatJoinedAtFieldEvent> {
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Heartbeat>): Generator<HeartbeatRunIdFieldEvent | HeartbeatIterationFieldEvent | HeartbeatChecksumFieldEvent | HeartbeatJoinedAtFieldEvent | HeartbeatAuthorFieldEvent | HeartbeatSignatureFieldEvent> {
     return streamMessage(buf, Heartbeat.codec(), opts)
   }
 }

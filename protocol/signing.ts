@@ -6,6 +6,10 @@
  *   contribution: "seedswarm/contribution/v1" || runId (32 B) || iteration (u64 BE)
  *                 || parentHash (32 B) || joinedAt (u64 BE) || payload
  *   commit:       "seedswarm/commit/v1" || the commit encoded without its signature field
+ *   leave, heartbeat: "seedswarm/<kind>/v1" || the notice encoded without its signature field
+ *
+ * Gossip has no envelope signature (StrictNoSign): these are the only signatures on the wire, and
+ * each message names its signer as a field that the signature must verify under.
  *
  * Every field before the payload has a fixed length, so the byte string parses one way only;
  * the domain tags keep a signature over one kind from ever passing as the other. Only Ed25519
@@ -86,6 +90,29 @@ export interface ExpertClaim {
  */
 export function expertEntrySignedBytes(key: Uint8Array, e: ExpertClaim): Uint8Array {
   return concat([EXPERT_DOMAIN, u64be(key.byteLength), key, u64be(e.suffix), u64be(e.timestamp), u64be(e.expiresAt)]);
+}
+
+/** The notices a node signs about itself: leaving, and its head. */
+export type NoticeKind = "leave" | "heartbeat";
+
+const NOTICE_DOMAINS: Record<NoticeKind, Uint8Array> = {
+  leave: new TextEncoder().encode("seedswarm/leave/v1"),
+  heartbeat: new TextEncoder().encode("seedswarm/heartbeat/v1"),
+};
+
+/** The bytes a node signs for a notice: the kind's domain tag, then the notice encoded without its signature. */
+export function noticeSignedBytes(kind: NoticeKind, body: Uint8Array): Uint8Array {
+  return concat([NOTICE_DOMAINS[kind], body]);
+}
+
+/**
+ * Checks a notice's signature by the author it names (`body`: the notice encoded without its
+ * signature, codec.ts leaveBody/heartbeatBody). Throws ChainCheckError.
+ */
+export function checkNotice(kind: NoticeKind, author: Uint8Array, body: Uint8Array, sig: Uint8Array, check: SignatureCheck, context: Record<string, unknown> = {}): void {
+  ed25519Signer(author, `${kind} author`, context);
+  if (!check(author, noticeSignedBytes(kind, body), sig))
+    throw new ChainCheckError("BAD_SIGNATURE", `${kind} signature does not verify`, { ...context, author: peerIdString(author) });
 }
 
 /** The bytes a proposer signs: the domain tag, then the commit encoded without its signature. */
@@ -207,8 +234,9 @@ export function checkJoinedAt(joinedAt: number, now: number, at: string, context
     });
 }
 
-/** Checks a contribution's join time and its signature by `author` (peer id bytes); throws ChainCheckError. */
-export function checkContribution(m: ContributionMessage, author: Uint8Array, check: SignatureCheck, now = Date.now()): void {
+/** Checks a contribution's join time and its signature by its author (m.author); throws ChainCheckError. */
+export function checkContribution(m: ContributionMessage, check: SignatureCheck, now = Date.now()): void {
+  const author = m.author;
   ed25519Signer(author, "contribution author", { iteration: m.iteration });
   checkJoinedAt(m.joinedAt, now, "contribution", { iteration: m.iteration });
   if (!check(author, contributionSignedBytes(m), m.signature))

@@ -9,7 +9,7 @@ import { WireError } from "./errors.js";
 export const TOPIC_KINDS = ["contribution", "commit", "leave", "heartbeat"] as const;
 export type TopicKind = (typeof TOPIC_KINDS)[number];
 
-/** A gossip topic as data: `/seedswarm/1/<runId>/<kind>`. */
+/** A gossip topic as data: `/seedswarm/2/<runId>/<kind>`. */
 export interface Topic {
   readonly runId: string;
   readonly kind: TopicKind;
@@ -17,8 +17,11 @@ export interface Topic {
 
 /** Root of every name we put on the wire. */
 export const PROTOCOL_PREFIX = "/seedswarm";
-/** Version of the topic layout; bump it with an incompatible gossip schema. */
-export const TOPIC_VERSION = "1";
+/**
+ * Version of the topic layout; bump it with an incompatible gossip schema. 2: no envelope
+ * signatures (StrictNoSign), each message names its author (a node of layout 1 would drop these).
+ */
+export const TOPIC_VERSION = "2";
 
 /** The topic string of a run and kind; throws WireError on a malformed runId. */
 export function stringifyTopic(topic: Topic): string {

@@ -14,12 +14,16 @@ import {
   encodeContribution,
   decodeHeartbeat,
   decodeLeave,
+  encodeHeartbeat,
+  encodeLeave,
   type Heartbeat,
+  heartbeatBody,
   type Leave,
+  leaveBody,
 } from "./codec.js";
 import { WireError } from "./errors.js";
 import { SeedswarmError } from "./errors.js";
-import { ChainCheckError, checkCommit, checkContribution, checkJoinedAt, peerIdString, peerIdStringBytes, type SignatureCheck } from "./signing.js";
+import { ChainCheckError, checkCommit, checkContribution, checkJoinedAt, checkNotice, type NoticeKind, peerIdString, type SignatureCheck } from "./signing.js";
 import type { TopicKind } from "./topics.js";
 
 /** gossipsub's TopicValidatorResult values. */
@@ -139,8 +143,8 @@ function decode<T>(decodeFn: (data: Uint8Array) => T, data: Uint8Array): T {
 }
 
 /**
- * The membership check, run before any validator (gossip.ts calls it first for every topic): a
- * member run drops everything a non-member signs, before it is decoded or costs any state.
+ * The membership check, the first after decoding in every validator: a member run drops
+ * everything a non-member signs (or claims to) before it costs a signature check or any state.
  */
 export function checkMember(peerId: string, ctx: GossipContext): void {
   if (ctx.admits && !ctx.admits(peerId))
@@ -213,34 +217,36 @@ function signed(fn: () => void): void {
 }
 
 /**
- * Validates a contribution signed by `author` (the gossipsub signer, as a peer id string): its
- * own Ed25519 signature by that author must verify. Order matters: cheap stateless checks
- * first, the signature next, the dedupe (which may record) last.
+ * Validates a contribution: its own Ed25519 signature by the author it names must verify (gossip
+ * has no envelope signature to take an author from). Order matters: cheap stateless checks first,
+ * the signature next, the dedupe (which may record) last. An old contribution is verified before
+ * it is called old, so the late-author hint it gives (gossip.ts) names a proven author.
  */
-export function validateContribution(
-  data: Uint8Array,
-  author: string,
-  ctx: GossipContext,
-): ContributionMessage {
+export function validateContribution(data: Uint8Array, ctx: GossipContext): ContributionMessage {
   const m = decode(decodeContribution, data);
+  const author = peerIdString(m.author);
+  checkMember(author, ctx);
   checkRun(m.runId, ctx);
-  checkWindow(m.iteration, ctx);
+  const old = m.iteration < ctx.head;
+  if (!old) checkWindow(m.iteration, ctx);
   checkPayload(m.payload, m.iteration, ctx, "contribution");
   checkStaleness(m.staleness, ctx, "contribution", m.iteration);
   if (!equalBytes(encodeContribution(m), data))
     throw new GossipValidationError("NOT_CANONICAL", "contribution is not in its canonical encoding", { iteration: m.iteration });
-  signed(() => checkContribution(m, peerIdStringBytes(author), ctx.checkSignature, ctx.now ?? Date.now()));
+  signed(() => checkContribution(m, ctx.checkSignature, ctx.now ?? Date.now()));
+  // Its author is proven now: named in the error, for the late-author hint.
+  if (old) throw new GossipValidationError("OLD_ITERATION", "iteration already applied", { iteration: m.iteration, head: ctx.head, author });
   checkSeen("contribution", author, m.iteration, data, ctx);
   return m;
 }
 
 /**
- * Validates a commit. The gossip signer does not matter (relayers relay): the commit names its
- * proposer, whose signature must verify, as must every entry's author's (checkCommit, the same
- * check the commits protocol runs). What needs the chain (rank, parent, checksum) the rounds
- * check. Payloads must be valid for the run. Deduped per proposer, not per gossip signer.
+ * Validates a commit. Relayers relay: the commit names its proposer, whose signature must verify,
+ * as must every entry's author's (checkCommit, the same check the commits protocol runs). What
+ * needs the chain (rank, parent, checksum) the rounds check. Payloads must be valid for the run.
+ * Deduped per proposer.
  */
-export function validateCommit(data: Uint8Array, _signer: string, ctx: GossipContext): CommitMessage {
+export function validateCommit(data: Uint8Array, ctx: GossipContext): CommitMessage {
   const m = decode(decodeCommit, data);
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
@@ -259,9 +265,17 @@ export function validateCommit(data: Uint8Array, _signer: string, ctx: GossipCon
   return m;
 }
 
-/** Validates a leave (author unused: every validator has the same shape). Its iteration may lag ours (a slow node leaving), but not run ahead. */
-export function validateLeave(data: Uint8Array, _author: string, ctx: GossipContext): Leave {
+/** The bytes are the notice's one encoding, and its author signed them. */
+function checkNoticeBytes(kind: NoticeKind, data: Uint8Array, encoded: Uint8Array, body: Uint8Array, author: Uint8Array, sig: Uint8Array, ctx: GossipContext, iteration: number): void {
+  if (!equalBytes(encoded, data))
+    throw new GossipValidationError("NOT_CANONICAL", `${kind} is not in its canonical encoding`, { iteration });
+  signed(() => checkNotice(kind, author, body, sig, ctx.checkSignature, { iteration }));
+}
+
+/** Validates a leave, signed by the node leaving. Its iteration may lag ours (a slow node leaving), but not run ahead. */
+export function validateLeave(data: Uint8Array, ctx: GossipContext): Leave {
   const m = decode(decodeLeave, data);
+  checkMember(peerIdString(m.author), ctx);
   checkRun(m.runId, ctx);
   if (m.iteration > ctx.head + ctx.window) {
     throw new GossipValidationError("FUTURE_ITERATION", "leave beyond the window", {
@@ -269,21 +283,20 @@ export function validateLeave(data: Uint8Array, _author: string, ctx: GossipCont
       head: ctx.head,
     });
   }
+  checkNoticeBytes("leave", data, encodeLeave(m), leaveBody(m), m.author, m.signature, ctx, m.iteration);
   return m;
 }
 
 /**
- * Validates a heartbeat. A heartbeat is a claim, never proof: the node only takes it as a hint to
- * fetch commits (which must chain onto its own). Behind us is a slow peer; ahead, only within the
- * window: a claim far beyond it is no hint worth a fetch (a node that far behind is repaired by
- * its periodic checks), so it is ignored and not forwarded.
+ * Validates a heartbeat, signed by the node whose head it is. A heartbeat is a claim, never
+ * proof: the node only takes it as a hint to fetch commits (which must chain onto its own).
+ * Behind us is a slow peer; ahead, only within the window: a claim far beyond it is no hint worth
+ * a fetch (a node that far behind is repaired by its periodic checks), so it is ignored and not
+ * forwarded.
  */
-export function validateHeartbeat(
-  data: Uint8Array,
-  _author: string,
-  ctx: GossipContext,
-): Heartbeat {
+export function validateHeartbeat(data: Uint8Array, ctx: GossipContext): Heartbeat {
   const m = decode(decodeHeartbeat, data);
+  checkMember(peerIdString(m.author), ctx);
   checkRun(m.runId, ctx);
   signed(() => checkJoinedAt(m.joinedAt, ctx.now ?? Date.now(), "heartbeat", { iteration: m.iteration }));
   if (m.iteration > ctx.head + ctx.window) {
@@ -293,6 +306,7 @@ export function validateHeartbeat(
       window: ctx.window,
     });
   }
+  checkNoticeBytes("heartbeat", data, encodeHeartbeat(m), heartbeatBody(m), m.author, m.signature, ctx, m.iteration);
   return m;
 }
 
@@ -331,14 +345,16 @@ export interface GossipMessages {
 
 /** The validator of each topic kind: a new kind without one does not compile. */
 export const GOSSIP_VALIDATORS: {
-  readonly [K in TopicKind]: (
-    data: Uint8Array,
-    author: string,
-    ctx: GossipContext,
-  ) => GossipMessages[K];
+  readonly [K in TopicKind]: (data: Uint8Array, ctx: GossipContext) => GossipMessages[K];
 } = {
   contribution: validateContribution,
   commit: validateCommit,
   leave: validateLeave,
   heartbeat: validateHeartbeat,
 };
+
+/** Who signed a validated message (peer id string): its author, or a commit's proposer. */
+export function gossipSigner<K extends TopicKind>(kind: K, m: GossipMessages[K]): string {
+  const signer = kind === "commit" ? (m as CommitMessage).proposer : (m as ContributionMessage | Leave | Heartbeat).author;
+  return peerIdString(signer);
+}

@@ -112,15 +112,15 @@ export function decodeWire<W>(
   }
 }
 
-/** Leave and ChecksumRequest share one shape: a run and an iteration. */
+/** A ChecksumRequest's shape: a run and an iteration. */
 export interface RunIteration {
   readonly runId: string;
   readonly iteration: number;
 }
 
 export function encodeRunIteration(
-  name: "leave" | "checksumRequest",
-  codec: ProtonsCodec<pb.Leave>,
+  name: "checksumRequest",
+  codec: ProtonsCodec<pb.ChecksumRequest>,
   m: RunIteration,
 ): Uint8Array {
   return encodeWire(name, codec, {
@@ -130,8 +130,8 @@ export function encodeRunIteration(
 }
 
 export function decodeRunIteration(
-  name: "leave" | "checksumRequest",
-  codec: ProtonsCodec<pb.Leave>,
+  name: "checksumRequest",
+  codec: ProtonsCodec<pb.ChecksumRequest>,
   bytes: Uint8Array,
 ): RunIteration {
   const w = decodeWire(name, codec, bytes);

@@ -6,7 +6,7 @@
  */
 import { toHex } from "../../protocol/bytes.js";
 import type { ContributionMessage } from "../../protocol/codec.js";
-import { contributionSignedBytes } from "../../protocol/signing.js";
+import { contributionSignedBytes, peerIdStringBytes } from "../../protocol/signing.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { TrainingRun } from "../../training/run-context.js";
@@ -47,6 +47,8 @@ export class Contributor {
     const m: ContributionMessage = {
       runId: this.run.runId,
       iteration: t,
+      // The author field of what this node signs: its peer id's multihash bytes (cached by id).
+      author: peerIdStringBytes(this.self.id),
       joinedAt: this.self.joinedAt,
       payload,
       parentHash,

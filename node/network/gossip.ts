@@ -1,10 +1,12 @@
 /**
- * The run's gossip, both ways. In: topic -> fault hook -> membership check -> typed validator ->
- * verdict to gossipsub (rejects lower the sender's score) -> the handler of that kind, with the
- * decoded message and the bytes it came as. Out: contributions, commits, heartbeats and the leave
- * notice. The application-level dedupe ((kind, signer, iteration) -> SHA-256 of up to
+ * The run's gossip, both ways. In: topic -> fault hook -> typed validator (membership, then the
+ * signature of the author the message names) -> verdict to gossipsub (rejects lower the relayer's
+ * score) -> the handler of that kind, with the decoded message, its signer and the bytes it came
+ * as. Out: contributions, commits, and the heartbeats and leave notice this node signs. Gossip
+ * carries no envelope signature (StrictNoSign, libp2p.ts): each message's own signature names its
+ * signer. The application-level dedupe ((kind, signer, iteration) -> SHA-256 of up to
  * DIFFERENT_KEEP different messages) lives here too: message ids alone do not stop a replay after
- * gossipsub's seen-cache expires. A commit's signer is its proposer, checked by its signature.
+ * gossipsub's seen-cache expires. A commit's signer is its proposer.
  */
 import { TopicValidatorResult } from "@libp2p/gossipsub";
 import { sha256Hex } from "../../protocol/bytes.js";
@@ -14,20 +16,29 @@ import {
   encodeHeartbeat,
   encodeLeave,
   type Heartbeat,
+  heartbeatBody,
+  leaveBody,
 } from "../../protocol/codec.js";
+import { noticeSignedBytes } from "../../protocol/signing.js";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../../protocol/topics.js";
 import {
-  checkMember,
   GOSSIP_VALIDATORS,
   type GossipContext,
   type GossipMessages,
+  gossipSigner,
   toVerdict,
 } from "../../protocol/validation.js";
 import type { Logger } from "../observe/logger.js";
 import type { FaultHooks } from "../ops/fault-hooks.js";
 import type { SwarmNode } from "./libp2p.js";
-import { sharedVerifier } from "../chain/signatures.js";
+import { sharedVerifier, type Signer } from "../chain/signatures.js";
+
+/** How this node signs its notices (heartbeats, leave): its peer id bytes and its key. */
+export interface NoticeSigner {
+  readonly author: Uint8Array;
+  readonly sign: Signer;
+}
 
 /** What a handler gets: the validated message, its signer and the exact bytes received. */
 export type GossipHandlers = {
@@ -92,6 +103,7 @@ export class Gossip {
     private readonly libp2p: SwarmNode,
     private readonly runId: string,
     private readonly view: GossipView,
+    private readonly signer: NoticeSigner,
     private readonly faults: FaultHooks,
     private readonly log: Logger,
     private readonly counted: VerdictCounter = () => {},
@@ -114,7 +126,7 @@ export class Gossip {
       const { propagationSource, msgId, msg } = evt.detail;
       const source = propagationSource.toString();
       const topic = parseTopic(msg.topic);
-      if (!topic || topic.runId !== this.runId || msg.type !== "signed") {
+      if (!topic || topic.runId !== this.runId) {
         pubsub.reportMessageValidationResult(msgId, source, VERDICT.ignore);
         return;
       }
@@ -123,7 +135,7 @@ export class Gossip {
         pubsub.reportMessageValidationResult(msgId, source, VERDICT.ignore);
         return;
       }
-      this.handle(topic.kind, msgId, source, msg.data, msg.from.toString(), handlers, late);
+      this.handle(topic.kind, msgId, source, msg.data, handlers, late);
     });
     for (const t of Object.values(this.topics)) pubsub.subscribe(t);
   }
@@ -134,24 +146,23 @@ export class Gossip {
     msgId: string,
     source: string,
     data: Uint8Array,
-    author: string,
     handlers: GossipHandlers,
     late: LateHandler,
   ): void {
     const ctx = this.context();
-    const res = toVerdict(() => {
-      checkMember(author, ctx);
-      return GOSSIP_VALIDATORS[kind](data, author, ctx);
-    });
+    const res = toVerdict(() => GOSSIP_VALIDATORS[kind](data, ctx));
     this.libp2p.services.pubsub.reportMessageValidationResult(msgId, source, VERDICT[res.verdict]);
     this.counted(kind, res.verdict, res.verdict === "accept" ? "ok" : res.code);
     if (res.verdict !== "accept") {
-      if (kind === "contribution" && res.code === "OLD_ITERATION" && res.error instanceof SeedswarmError)
-        late(author, Number(res.error.context.iteration));
-      this.log.debug({ kind, from: author, code: res.code, verdict: res.verdict, reason: res.error.message }, "gossip not accepted");
+      // An old contribution's author is proven before it is called old (validateContribution).
+      const context = res.error instanceof SeedswarmError ? res.error.context : {};
+      if (kind === "contribution" && res.code === "OLD_ITERATION" && typeof context.author === "string")
+        late(context.author, Number(context.iteration));
+      // `from`: the peer we heard it from (its relayer; the author it names is unproven here).
+      this.log.debug({ kind, from: source, code: res.code, verdict: res.verdict, reason: res.error.message }, "gossip not accepted");
       return;
     }
-    handlers[kind](res.value, author, data);
+    handlers[kind](res.value, gossipSigner(kind, res.value), data);
   }
 
   private context(): GossipContext {
@@ -226,20 +237,24 @@ export class Gossip {
     return this.libp2p.services.pubsub.publish(this.topics.commit, encoded);
   }
 
-  /** Announces that this node leaves; a failure is not worth waiting for. */
+  /** Announces, signed, that this node leaves; a failure is not worth waiting for. */
   async publishLeave(iteration: number): Promise<void> {
+    const body = { runId: this.runId, iteration, author: this.signer.author };
+    const signature = this.signer.sign(noticeSignedBytes("leave", leaveBody(body)));
     await this.libp2p.services.pubsub
-      .publish(this.topics.leave, encodeLeave({ runId: this.runId, iteration }))
+      .publish(this.topics.leave, encodeLeave({ ...body, signature }))
       .catch(() => {});
   }
 
-  /** Publishes `beat()` (when it has one) every `everyMs`, until stop. */
-  startHeartbeat(everyMs: number, beat: () => Omit<Heartbeat, "runId"> | null): void {
+  /** Publishes `beat()` (when it has one), signed, every `everyMs`, until stop. */
+  startHeartbeat(everyMs: number, beat: () => Omit<Heartbeat, "runId" | "author" | "signature"> | null): void {
     this.heartbeat = setInterval(() => {
       const b = beat();
       if (!b) return;
+      const body = { runId: this.runId, ...b, author: this.signer.author };
+      const signature = this.signer.sign(noticeSignedBytes("heartbeat", heartbeatBody(body)));
       this.libp2p.services.pubsub
-        .publish(this.topics.heartbeat, encodeHeartbeat({ runId: this.runId, ...b }))
+        .publish(this.topics.heartbeat, encodeHeartbeat({ ...body, signature }))
         .catch(() => {});
     }, everyMs);
   }

@@ -28,7 +28,7 @@ import {
   type GossipSubComponents,
   type GossipsubOpts,
   gossipsub,
-  StrictSign,
+  StrictNoSign,
   type TopicValidatorResult,
 } from "@libp2p/gossipsub";
 import type {
@@ -172,9 +172,14 @@ function gossipOptions(opts: NetworkOptions): Partial<GossipsubOpts> {
   const topics: Record<string, TopicScoreParams> = {};
   for (const t of opts.scoredTopics ?? []) topics[t] = swarmTopicScoreParams;
   return {
-    // Every node signs and requires signatures: the author of a contribution is its signer,
-    // never a field the sender fills in. A node with another policy drops our messages silently.
-    globalSignaturePolicy: StrictSign,
+    // No envelope signatures: every message carries its author's own signature over its content
+    // (protocol/signing.ts), which validation checks, so gossipsub's per-message sign and verify
+    // (a key import each) would only repeat it. Message ids are the SHA-256 of the data. A node
+    // with another policy drops our messages silently.
+    globalSignaturePolicy: StrictNoSign,
+    // Ed25519 signatures are deterministic, so a message made again (a commit re-proposed after
+    // a fork switch back) is the same bytes, the same id: already out there, not an error.
+    ignoreDuplicatePublishError: true,
     // The application validates and reports each message (see the module comment).
     asyncValidation: true,
     // A node alone in a run (first node, or peers not yet connected) still publishes.

@@ -1,6 +1,6 @@
 /**
  * A hostile peer for e2e tests: a real libp2p node with its own Ed25519 identity, dialled into
- * the honest nodes, speaking the real wire (StrictSign gossip, the same codecs, the sync
+ * the honest nodes, speaking the real wire (gossip without envelope signatures, the same codecs, the sync
  * protocols with raw frames). By default it accepts every message it hears (so it relays, and
  * learns what honest nodes publish and can forge from it); with `relay: false` it ignores them
  * (a fuzzing pool must not relay each other's cases and multiply them).

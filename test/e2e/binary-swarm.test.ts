@@ -39,8 +39,9 @@ const spec = parseRunSpec(PRESETS["tiny-binary"]);
  * payload is what is checked: payload checks run before the signature). One longer than the wire
  * allows is built with the raw protobuf encoder, which has no limits.
  */
-function contribution(sign: Signer, runId: string, iteration: number, payload: Uint8Array): Uint8Array {
-  const m = { runId, iteration, joinedAt: 1, payload, parentHash: new Uint8Array(32), signature: new Uint8Array(0) };
+function contribution(by: { sign: Signer; bytes: Uint8Array }, runId: string, iteration: number, payload: Uint8Array): Uint8Array {
+  const { sign } = by;
+  const m = { runId, iteration, author: by.bytes, joinedAt: 1, payload, parentHash: new Uint8Array(32), signature: new Uint8Array(0) };
   const signature = sign(contributionSignedBytes(m));
   if (payload.length <= 4096) return encodeContribution({ ...m, signature });
   return pb.Contribution.encode({
@@ -50,6 +51,8 @@ function contribution(sign: Signer, runId: string, iteration: number, payload: U
     payload: payload as Uint8Array<ArrayBuffer>,
     parentHash: m.parentHash,
     signature: signature as Uint8Array<ArrayBuffer>,
+    staleness: 0,
+    author: by.bytes as Uint8Array<ArrayBuffer>,
   });
 }
 
@@ -173,7 +176,7 @@ describe("binary swarm of real node processes", () => {
     const runId = runIdOf(long);
     const topic = stringifyTopic({ runId, kind: "contribution" });
     const { privateKey, peerId } = await loadOrCreateIdentity(await tempDir());
-    const sign = signerOf(privateKey);
+    const by = { sign: signerOf(privateKey), bytes: peerId.toMultihash().bytes };
     const attacker = await createSwarmNode(
       { ...defaultNetworkOptions, listen: ["/ip4/127.0.0.1/tcp/0"], mdns: false, bootstrap: [], gossipHeartbeatMs: 100 },
       privateKey,
@@ -200,12 +203,12 @@ describe("binary swarm of real node processes", () => {
         ["trailing bytes", Uint8Array.from([...header([1]), 5, 1, 9]), at + 8, /bytes after the 1 entries/],
       ];
       for (const [, payload, iteration] of bad) {
-        await attacker.services.pubsub.publish(topic, contribution(sign, runId, iteration, payload)).catch(() => {});
+        await attacker.services.pubsub.publish(topic, contribution(by, runId, iteration, payload)).catch(() => {});
         await sleep(30);
       }
       const zeroAt = head + 12;
       const zero = encodeSparsePayload([3, 40, 600], [0, 0, 0]);
-      await attacker.services.pubsub.publish(topic, contribution(sign, runId, zeroAt, zero)).catch(() => {});
+      await attacker.services.pubsub.publish(topic, contribution(by, runId, zeroAt, zero)).catch(() => {});
 
       const exits = await Promise.all(nodes.map((n) => n.exit));
       for (const e of exits) assert.equal(e.code, 0, "no node crashed");

@@ -109,7 +109,8 @@ export async function runFuzzCampaign(nodes: readonly Node[], opts: CampaignOpti
     ids.add(a.id);
     const who: FuzzIdentity = { sign: a.sign, bytes: a.bytes };
     a.node.services.pubsub.addEventListener("gossipsub:message", (e) => {
-      const from = e.detail.msg.type === "signed" ? e.detail.msg.from.toString() : "";
+      // Gossip names no publisher (no envelope signature): learn from what honest nodes relay.
+      const from = e.detail.propagationSource.toString();
       const topic = parseTopic(e.detail.msg.topic);
       if (!topic || ids.has(from)) return;
       fuzzer.learn(topic.kind, e.detail.msg.data);

@@ -97,12 +97,11 @@ describe("hostile chain", () => {
     attacker.node.services.pubsub.addEventListener("gossipsub:message", (e) => {
       if (!attacking) return;
       const { msg } = e.detail;
-      if (msg.type !== "signed") return;
       try {
         if (msg.topic === contributionTopic) {
           const m = decodeContribution(msg.data);
           const key = `${m.iteration}/${toHex(m.parentHash)}`;
-          heard.set(key, [...(heard.get(key) ?? []), { author: msg.from.toMultihash().bytes, m }]);
+          heard.set(key, [...(heard.get(key) ?? []), { author: m.author, m }]);
         } else if (msg.topic === commitTopic) {
           const c = decodeCommit(msg.data);
           const hash = commitHash(msg.data);

@@ -8,7 +8,8 @@ import "../../node/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { peerIdBytes } from "../../node/network/peer-bytes.js";
-import { encodeCommit, encodeHeartbeat } from "../../protocol/codec.js";
+import { encodeCommit } from "../../protocol/codec.js";
+import { signedHeartbeat } from "../helpers/chain-keys.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { stringifyTopic } from "../../protocol/topics.js";
@@ -64,7 +65,7 @@ describe("hostile claims", () => {
       void exits.then(() => (over = true));
       while (!over && Date.now() - startedAt < 60_000) {
         for (const ahead of [5000, 1000, 500, 2]) {
-          const hb = encodeHeartbeat({ runId, iteration: head() + ahead, checksum: new Uint8Array(32).fill(9), joinedAt: JOINED_AT });
+          const hb = signedHeartbeat(attacker, { runId, iteration: head() + ahead, checksum: new Uint8Array(32).fill(9), joinedAt: JOINED_AT });
           await attacker.publish(heartbeatTopic, hb);
           sent++;
         }

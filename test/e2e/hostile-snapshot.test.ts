@@ -16,7 +16,7 @@ import { peerIdFromString } from "@libp2p/peer-id";
 import { lpStream } from "@libp2p/utils";
 import { defaultSyncOptions, fetchChecksum, fetchChunk } from "../../node/sync/protocols.js";
 import { sha256 } from "../../protocol/bytes.js";
-import { encodeHeartbeat } from "../../protocol/codec.js";
+import { signedHeartbeat } from "../helpers/chain-keys.js";
 import {
   decodeChecksumRequest,
   decodeSnapshotRequest,
@@ -160,8 +160,7 @@ describe("hostile snapshots and Sybil checksums (real nodes)", () => {
         while (!stop) {
           const head = await fetchChecksum(sybils[0].node, honest, runId).catch(() => null);
           if (head?.known) {
-            const hb = encodeHeartbeat({ runId, iteration: head.iteration, checksum: FAKE_SUM, joinedAt: 1 });
-            for (const s of sybils) await s.publish(heartbeatTopic, hb);
+            for (const s of sybils) await s.publish(heartbeatTopic, signedHeartbeat(s, { runId, iteration: head.iteration, checksum: FAKE_SUM, joinedAt: 1 }));
             sent++;
           }
           await new Promise((r) => setTimeout(r, 100));

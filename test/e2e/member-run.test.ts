@@ -15,7 +15,8 @@ import { loadOrCreateIdentity } from "../../node/store/identity.js";
 import { fetchChecksum, fetchRunSpec } from "../../node/sync/protocols.js";
 import { signCommit } from "../../node/chain/commit-wire.js";
 import { signerOf } from "../../node/chain/signatures.js";
-import { encodeContribution, encodeHeartbeat } from "../../protocol/codec.js";
+import { encodeContribution } from "../../protocol/codec.js";
+import { signedHeartbeat } from "../helpers/chain-keys.js";
 import { contributionSignedBytes } from "../../protocol/signing.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
@@ -71,8 +72,9 @@ describe("member run", () => {
       const sign = signerOf(stranger.privateKey);
       const payload = new Uint8Array(8).fill(100);
       const parentHash = new Uint8Array(32);
+      const strangerKey = { sign, bytes: stranger.peerId.toMultihash().bytes };
       const contribution = (iteration: number) => {
-        const m = { runId, iteration, joinedAt: JOINED_AT, payload, parentHash, signature: new Uint8Array(0) };
+        const m = { runId, iteration, author: strangerKey.bytes, joinedAt: JOINED_AT, payload, parentHash, signature: new Uint8Array(0) };
         return { ...m, signature: sign(contributionSignedBytes(m)) };
       };
       let sent = 0;
@@ -96,7 +98,7 @@ describe("member run", () => {
                 sign,
               ).encoded,
             ],
-            [topics.heartbeat, encodeHeartbeat({ runId, iteration: t + 2, checksum: new Uint8Array(32), joinedAt: JOINED_AT })],
+            [topics.heartbeat, signedHeartbeat(strangerKey, { runId, iteration: t + 2, checksum: new Uint8Array(32), joinedAt: JOINED_AT })],
             [topics.contribution, encodeContribution(contribution(t + 1))],
           ] as const;
           for (const [topic, data] of pubs) {

@@ -8,8 +8,8 @@ import { type Commit, type EncodedCommit, type Exclusion, type SignedContributio
 import { signCommit } from "../../node/chain/commit-wire.js";
 import { type Signer, signerOf } from "../../node/chain/signatures.js";
 import { peerIdBytes } from "../../node/network/peer-bytes.js";
-import type { ContributionMessage } from "../../protocol/codec.js";
-import { contributionSignedBytes } from "../../protocol/signing.js";
+import { type ContributionMessage, encodeHeartbeat, encodeLeave, heartbeatBody, leaveBody } from "../../protocol/codec.js";
+import { contributionSignedBytes, noticeSignedBytes } from "../../protocol/signing.js";
 import { compareAuthors } from "../../training/algorithms/contribution.js";
 import type { Author } from "../../training/rng/seeds.js";
 
@@ -43,7 +43,7 @@ export function signedContribution(
   parentHash: Uint8Array = ZERO_HASH,
   staleness = 0,
 ): { c: SignedContribution; m: ContributionMessage } {
-  const m = { runId, iteration, joinedAt: k.author.joinedAt, payload, parentHash, signature: new Uint8Array(0), ...(staleness ? { staleness } : {}) };
+  const m = { runId, iteration, author: k.bytes, joinedAt: k.author.joinedAt, payload, parentHash, signature: new Uint8Array(0), ...(staleness ? { staleness } : {}) };
   const signature = k.sign(contributionSignedBytes(m));
   return { c: { author: k.author, payload, signature, ...(staleness ? { staleness } : {}) }, m: { ...m, signature } };
 }
@@ -61,4 +61,16 @@ export function signedCommit(
     .sort((a, b) => compareAuthors(a.author, b.author));
   const commit: Commit = { ...fields, prevHash, entries: signed, proposer: proposer.author.id };
   return signCommit(commit, proposer.sign);
+}
+
+/** A leave notice signed by `k` (encoded as gossiped). */
+export function signedLeave(k: Pick<TestKey, "bytes" | "sign">, runId: string, iteration: number): Uint8Array {
+  const body = { runId, iteration, author: k.bytes };
+  return encodeLeave({ ...body, signature: k.sign(noticeSignedBytes("leave", leaveBody(body))) });
+}
+
+/** A heartbeat signed by `k` (encoded as gossiped). */
+export function signedHeartbeat(k: Pick<TestKey, "bytes" | "sign">, fields: { runId: string; iteration: number; checksum: Uint8Array; joinedAt: number }): Uint8Array {
+  const body = { ...fields, author: k.bytes };
+  return encodeHeartbeat({ ...body, signature: k.sign(noticeSignedBytes("heartbeat", heartbeatBody(body))) });
 }

@@ -19,6 +19,8 @@ import {
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
+  heartbeatBody,
+  leaveBody,
   commitHash,
   type CommitMessage,
   type ContributionMessage,
@@ -33,7 +35,7 @@ import {
   encodeSnapshotRequest,
 } from "../../protocol/sync-codec.js";
 import { MAX_COMMITS_RESPONSE_BYTES, MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES } from "../../protocol/limits.js";
-import { commitSignedBytes, contributionSignedBytes } from "../../protocol/signing.js";
+import { commitSignedBytes, contributionSignedBytes, noticeSignedBytes } from "../../protocol/signing.js";
 import * as pb from "../../protocol/messages.js";
 import { runIdBytes } from "../../protocol/run-id.js";
 import type { ProtocolName, TopicKind } from "../../protocol/topics.js";
@@ -113,7 +115,7 @@ export interface FuzzCase<S extends string> {
   readonly data: Uint8Array;
 }
 
-/** Who signs: the attacker identity publishing the case (gossip's StrictSign signer). */
+/** Who signs: the attacker identity publishing the case (the author its messages name). */
 export interface FuzzIdentity {
   readonly sign: Signer;
   /** Its peer id multihash bytes. */
@@ -340,7 +342,7 @@ export class WireFuzzer {
         // the honest proposer includes it), which is not a hostile case at all.
         const refused = broken.badPayload || broken.badSignature || broken.wrongRun || broken.joinedAt0 || broken.joinedAtMax || broken.farFuture || broken.farPast;
         const parentHash = !refused || !honest ? rng.bytes(32) : honest.parentHash;
-        const m = { runId, iteration, joinedAt, payload, parentHash, signature: new Uint8Array(0) };
+        const m = { runId, iteration, author: who.bytes, joinedAt, payload, parentHash, signature: new Uint8Array(0) };
         const signature = broken.badSignature ? rng.bytes(64) : who.sign(contributionSignedBytes(m));
         return encodeContribution({ ...m, signature });
       }
@@ -357,7 +359,7 @@ export class WireFuzzer {
             // not a commit after all (the corpus takes what honest nodes relay): a random parent
           }
         }
-        const own = { runId, iteration: broken.usurp ? next : iteration, joinedAt, payload, parentHash: prevHash, signature: new Uint8Array(0) };
+        const own = { runId, iteration: broken.usurp ? next : iteration, author: who.bytes, joinedAt, payload, parentHash: prevHash, signature: new Uint8Array(0) };
         const entry = { author: who.bytes, joinedAt, payload, signature: who.sign(contributionSignedBytes(own)) };
         // Rank 0 by a signer that holds no rank (never the fallback rank n + 1 with its own entry,
         // which a slow honest proposer could let win): the rounds reject it and charge the signer.
@@ -373,10 +375,16 @@ export class WireFuzzer {
         const signature = broken.badSignature ? rng.bytes(64) : who.sign(commitSignedBytes(encodeCommitBody(body)));
         return encodeCommit({ ...body, signature });
       }
-      case "heartbeat":
-        return encodeHeartbeat({ runId, iteration, checksum: rng.bytes(32), joinedAt });
-      case "leave":
-        return encodeLeave({ runId, iteration });
+      case "heartbeat": {
+        const body = { runId, iteration, checksum: rng.bytes(32), joinedAt, author: who.bytes };
+        const signature = broken.badSignature ? rng.bytes(64) : who.sign(noticeSignedBytes("heartbeat", heartbeatBody(body)));
+        return encodeHeartbeat({ ...body, signature });
+      }
+      case "leave": {
+        const body = { runId, iteration, author: who.bytes };
+        const signature = broken.badSignature ? rng.bytes(64) : who.sign(noticeSignedBytes("leave", leaveBody(body)));
+        return encodeLeave({ ...body, signature });
+      }
     }
   }
 }

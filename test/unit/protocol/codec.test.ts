@@ -73,7 +73,7 @@ describe("codec round trips", () => {
   // Typed over every message: a new message without a round trip does not compile.
   const cases: Record<MessageName, () => void> = {
     contribution: roundTrip(
-      { runId: RUN, iteration: 7, joinedAt: 1_700_000_000_000, payload: filled(16, 0x7f), parentHash: filled(32, 2), signature: filled(64, 3) },
+      { runId: RUN, iteration: 7, author: PEER_A, joinedAt: 1_700_000_000_000, payload: filled(16, 0x7f), parentHash: filled(32, 2), signature: filled(64, 3) },
       encodeContribution,
       decodeContribution,
     ),
@@ -81,9 +81,9 @@ describe("codec round trips", () => {
       roundTrip(commit, encodeCommit, decodeCommit)();
       roundTrip({ ...commit, exclusions: [{ author: PEER_B, iteration: 41 }, { author: PEER_A, iteration: 0 }] }, encodeCommit, decodeCommit)();
     },
-    leave: roundTrip({ runId: RUN, iteration: 0 }, encodeLeave, decodeLeave),
+    leave: roundTrip({ runId: RUN, iteration: 0, author: PEER_B, signature: filled(64, 6) }, encodeLeave, decodeLeave),
     heartbeat: roundTrip(
-      { runId: RUN, iteration: Number.MAX_SAFE_INTEGER, checksum: filled(32, 5), joinedAt: 3 },
+      { runId: RUN, iteration: Number.MAX_SAFE_INTEGER, checksum: filled(32, 5), joinedAt: 3, author: PEER_A, signature: filled(64, 7) },
       encodeHeartbeat,
       decodeHeartbeat,
     ),
@@ -151,6 +151,7 @@ describe("codec round trips", () => {
     const bytes = encodeContribution({
       runId: RUN,
       iteration: 1,
+      author: PEER_A,
       joinedAt: 1,
       payload: filled(4, 1),
       parentHash: filled(32, 0),
@@ -212,6 +213,7 @@ describe("decode guards", () => {
   const contribution: ContributionMessage = {
     runId: RUN,
     iteration: 3,
+    author: PEER_A,
     joinedAt: 4,
     payload: filled(8, 1),
     parentHash: filled(32, 0),
@@ -242,7 +244,7 @@ describe("decode guards", () => {
   });
 
   it("rejects a valid message padded past the limit", () => {
-    const valid = encodeLeave({ runId: RUN, iteration: 1 });
+    const valid = encodeLeave({ runId: RUN, iteration: 1, author: PEER_A, signature: filled(64, 1) });
     // An unknown bytes field (number 15) would parse fine: only the guard stops it.
     const pad = MAX_MESSAGE_BYTES.leave;
     const padded = Uint8Array.of(...valid, (15 << 3) | 2, pad, ...filled(pad, 0));
@@ -385,12 +387,12 @@ describe("decode guards", () => {
     const run = runIdBytes(RUN) as Uint8Array<ArrayBuffer>;
     const max = BigInt(Number.MAX_SAFE_INTEGER);
     assert.equal(
-      decodeLeave(pb.Leave.encode({ runId: run, iteration: max })).iteration,
+      decodeLeave(pb.Leave.encode({ runId: run, iteration: max, author: PEER_A as Uint8Array<ArrayBuffer>, signature: filled(64, 0) as Uint8Array<ArrayBuffer> })).iteration,
       Number.MAX_SAFE_INTEGER,
     );
     for (const v of [max + 1n, 2n ** 64n - 1n]) {
       throwsWire(
-        () => decodeLeave(pb.Leave.encode({ runId: run, iteration: v })),
+        () => decodeLeave(pb.Leave.encode({ runId: run, iteration: v, author: PEER_A as Uint8Array<ArrayBuffer>, signature: filled(64, 0) as Uint8Array<ArrayBuffer> })),
         "WIRE_BAD_FIELD",
       );
       throwsWire(

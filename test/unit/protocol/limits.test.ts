@@ -34,6 +34,7 @@ describe("limits cover the largest honest message", () => {
     const bytes = encodeContribution({
       runId: RUN,
       iteration: big,
+      author: maxPeer,
       joinedAt: big,
       payload: filled(MAX_PAYLOAD_BYTES, 1),
       parentHash: filled(32, 1),
@@ -70,10 +71,10 @@ describe("limits cover the largest honest message", () => {
 
   it("heartbeat, leave, snapshot and checksum responses", () => {
     assert.ok(
-      encodeHeartbeat({ runId: RUN, iteration: big, checksum: filled(32, 1), joinedAt: big })
+      encodeHeartbeat({ runId: RUN, iteration: big, checksum: filled(32, 1), joinedAt: big, author: maxPeer, signature: filled(64, 1) })
         .length <= MAX_MESSAGE_BYTES.heartbeat,
     );
-    assert.ok(encodeLeave({ runId: RUN, iteration: big }).length <= MAX_MESSAGE_BYTES.leave);
+    assert.ok(encodeLeave({ runId: RUN, iteration: big, author: maxPeer, signature: filled(64, 1) }).length <= MAX_MESSAGE_BYTES.leave);
     const snap = {
       iteration: big,
       checksum: filled(32, 1),
@@ -94,6 +95,7 @@ describe("limits cover the largest honest message", () => {
         encodeContribution({
           runId: RUN,
           iteration: 1,
+          author: maxPeer,
           joinedAt: 1,
           payload: filled(MAX_PAYLOAD_BYTES + 1, 1),
           parentHash: filled(32, 1),
@@ -101,10 +103,10 @@ describe("limits cover the largest honest message", () => {
         }),
       "WIRE_BAD_FIELD",
     );
-    throwsWire(() => encodeLeave({ runId: RUN, iteration: 1.5 }), "WIRE_BAD_FIELD");
-    throwsWire(() => encodeLeave({ runId: RUN, iteration: -1 }), "WIRE_BAD_FIELD");
-    throwsWire(() => encodeLeave({ runId: RUN, iteration: 2 ** 53 }), "WIRE_BAD_FIELD");
-    throwsWire(() => encodeLeave({ runId: "xyz", iteration: 1 }), "WIRE_BAD_FIELD");
+    throwsWire(() => encodeLeave({ runId: RUN, iteration: 1.5, author: maxPeer, signature: filled(64, 1) }), "WIRE_BAD_FIELD");
+    throwsWire(() => encodeLeave({ runId: RUN, iteration: -1, author: maxPeer, signature: filled(64, 1) }), "WIRE_BAD_FIELD");
+    throwsWire(() => encodeLeave({ runId: RUN, iteration: 2 ** 53, author: maxPeer, signature: filled(64, 1) }), "WIRE_BAD_FIELD");
+    throwsWire(() => encodeLeave({ runId: "xyz", iteration: 1, author: maxPeer, signature: filled(64, 1) }), "WIRE_BAD_FIELD");
     throwsWire(
       () => encodeChecksumResponse({ iteration: 1, checksum: filled(32, 1), known: false }),
       "WIRE_BAD_FIELD",

@@ -15,7 +15,7 @@ describe("topics and protocol ids", () => {
   it("round-trips every kind", () => {
     for (const kind of TOPIC_KINDS) {
       const s = stringifyTopic({ runId: RUN, kind });
-      assert.equal(s, `/seedswarm/1/${RUN}/${kind}`);
+      assert.equal(s, `/seedswarm/2/${RUN}/${kind}`);
       assert.deepEqual(parseTopic(s), { runId: RUN, kind });
     }
   });
@@ -25,22 +25,23 @@ describe("topics and protocol ids", () => {
       "",
       "/",
       "/seedswarm",
-      `/seedswarm/1/${RUN}`,
-      `/seedswarm/1/${RUN}/`,
-      `/seedswarm/1/${RUN}/commit/`,
-      `/seedswarm/1/${RUN}/commit/x`,
-      `seedswarm/1/${RUN}/commit`,
-      `//seedswarm/1/${RUN}/commit`,
-      `/seedswarm/2/${RUN}/commit`,
+      `/seedswarm/2/${RUN}`,
+      `/seedswarm/2/${RUN}/`,
+      `/seedswarm/2/${RUN}/commit/`,
+      `/seedswarm/2/${RUN}/commit/x`,
+      `seedswarm/2/${RUN}/commit`,
+      `//seedswarm/2/${RUN}/commit`,
+      `/seedswarm/1/${RUN}/commit`, // the layout before StrictNoSign
+      `/seedswarm/3/${RUN}/commit`,
       `/other/1/${RUN}/commit`,
-      `/seedswarm/1/${RUN.toUpperCase()}/commit`,
-      `/seedswarm/1/${RUN.slice(1)}/commit`,
-      `/seedswarm/1/${RUN}0/commit`,
-      `/seedswarm/1/${"g".repeat(64)}/commit`,
-      `/seedswarm/1/${RUN}/Commit`,
-      `/seedswarm/1/${RUN}/votes`,
-      `/seedswarm/1/${RUN}/constructor`,
-      `/seedswarm/1/${RUN}/__proto__`,
+      `/seedswarm/2/${RUN.toUpperCase()}/commit`,
+      `/seedswarm/2/${RUN.slice(1)}/commit`,
+      `/seedswarm/2/${RUN}0/commit`,
+      `/seedswarm/2/${"g".repeat(64)}/commit`,
+      `/seedswarm/2/${RUN}/Commit`,
+      `/seedswarm/2/${RUN}/votes`,
+      `/seedswarm/2/${RUN}/constructor`,
+      `/seedswarm/2/${RUN}/__proto__`,
     ];
     for (const s of bad) assert.equal(parseTopic(s), null, s);
   });

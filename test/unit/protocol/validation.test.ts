@@ -4,6 +4,7 @@ import {
   type CommitMessage,
   type ContributionMessage,
   decodeCommit,
+  decodeHeartbeat,
   decodeLeave,
   encodeCommit,
   encodeContribution,
@@ -29,7 +30,7 @@ import {
   validateLeave,
 } from "../../../protocol/validation.js";
 
-import { signedCommit, signedContribution, TEST_JOINED_AT, testKeys } from "../../helpers/chain-keys.js";
+import { signedCommit, signedContribution, signedHeartbeat, signedLeave, TEST_JOINED_AT, testKeys } from "../../helpers/chain-keys.js";
 import { filled, OTHER_RUN, PEER_A, PEER_B, RUN } from "./fixtures.js";
 
 const [KEY_A, KEY_B] = await testKeys(2);
@@ -79,7 +80,7 @@ describe("gossip validation", () => {
   const contribution = (over: Partial<ContributionMessage> = {}, key = KEY_A) => {
     const m = { runId: RUN, iteration: HEAD, joinedAt: TEST_JOINED_AT, payload: Uint8Array.of(1, 0xff, 0, 127), parentHash: filled(32, 0), ...over };
     const signed = signedContribution({ ...key, author: { ...key.author, joinedAt: m.joinedAt } }, m.runId, m.iteration, m.payload, m.parentHash, m.staleness ?? 0).m;
-    return encodeContribution({ ...signed, ...(over.signature ? { signature: over.signature } : {}) });
+    return encodeContribution({ ...signed, ...(over.signature ? { signature: over.signature } : {}), ...(over.author ? { author: over.author } : {}) });
   };
 
   /** A commit by KEY_A with entries signed by KEY_A and KEY_B (or the given payloads). */
@@ -104,8 +105,8 @@ describe("gossip validation", () => {
   function after(first: Uint8Array[], data: Uint8Array, kind: "contribution" | "commit") {
     const ctx = context();
     const validate = kind === "contribution" ? validateContribution : validateCommit;
-    for (const f of first) assert.equal(toVerdict(() => validate(f, AUTHOR, ctx)).verdict, "accept");
-    return toVerdict(() => validate(data, AUTHOR, ctx));
+    for (const f of first) assert.equal(toVerdict(() => validate(f, ctx)).verdict, "accept");
+    return toVerdict(() => validate(data, ctx));
   }
   const twice = (first: Uint8Array, data: Uint8Array, kind: "contribution" | "commit") => after([first], data, kind);
 
@@ -119,18 +120,18 @@ describe("gossip validation", () => {
         verdict: "reject",
         run: () =>
           toVerdict(() =>
-            validateContribution(contribution({ runId: OTHER_RUN }), AUTHOR, context()),
+            validateContribution(contribution({ runId: OTHER_RUN }), context()),
           ),
       },
       {
         verdict: "reject",
-        run: () => toVerdict(() => validateCommit(commit({ runId: OTHER_RUN }), AUTHOR, context())),
+        run: () => toVerdict(() => validateCommit(commit({ runId: OTHER_RUN }), context())),
       },
       {
         verdict: "reject",
         run: () =>
           toVerdict(() =>
-            validateLeave(encodeLeave({ runId: OTHER_RUN, iteration: 1 }), AUTHOR, context()),
+            validateLeave(signedLeave(KEY_A, OTHER_RUN, 1), context()),
           ),
       },
       {
@@ -138,13 +139,12 @@ describe("gossip validation", () => {
         run: () =>
           toVerdict(() =>
             validateHeartbeat(
-              encodeHeartbeat({
+              signedHeartbeat(KEY_A, {
                 runId: OTHER_RUN,
                 iteration: 1,
                 checksum: filled(32, 1),
                 joinedAt: TEST_JOINED_AT,
               }),
-              AUTHOR,
               context(),
             ),
           ),
@@ -153,15 +153,15 @@ describe("gossip validation", () => {
     MALFORMED: [
       {
         verdict: "reject",
-        run: () => toVerdict(() => validateContribution(filled(10, 0xff), AUTHOR, context())),
+        run: () => toVerdict(() => validateContribution(filled(10, 0xff), context())),
       },
       {
         verdict: "reject",
-        run: () => toVerdict(() => validateCommit(contribution(), AUTHOR, context())),
+        run: () => toVerdict(() => validateCommit(contribution(), context())),
       },
       {
         verdict: "reject",
-        run: () => toVerdict(() => validateHeartbeat(new Uint8Array(0), AUTHOR, context())),
+        run: () => toVerdict(() => validateHeartbeat(new Uint8Array(0), context())),
       },
     ],
     TOO_LARGE: [
@@ -169,13 +169,13 @@ describe("gossip validation", () => {
         verdict: "reject",
         run: () =>
           toVerdict(() =>
-            validateContribution(filled(MAX_MESSAGE_BYTES.contribution + 1, 0), AUTHOR, context()),
+            validateContribution(filled(MAX_MESSAGE_BYTES.contribution + 1, 0), context()),
           ),
       },
       {
         verdict: "reject",
         run: () =>
-          toVerdict(() => validateLeave(filled(MAX_MESSAGE_BYTES.leave + 1, 0), AUTHOR, context())),
+          toVerdict(() => validateLeave(filled(MAX_MESSAGE_BYTES.leave + 1, 0), context())),
       },
     ],
     OLD_ITERATION: [
@@ -183,12 +183,12 @@ describe("gossip validation", () => {
         verdict: "ignore",
         run: () =>
           toVerdict(() =>
-            validateContribution(contribution({ iteration: HEAD - 1 }), AUTHOR, context()),
+            validateContribution(contribution({ iteration: HEAD - 1 }), context()),
           ),
       },
       {
         verdict: "ignore",
-        run: () => toVerdict(() => validateCommit(commit({ iteration: 0 }), AUTHOR, context())),
+        run: () => toVerdict(() => validateCommit(commit({ iteration: 0 }), context())),
       },
     ],
     FUTURE_ITERATION: [
@@ -196,19 +196,19 @@ describe("gossip validation", () => {
         verdict: "ignore",
         run: () =>
           toVerdict(() =>
-            validateContribution(contribution({ iteration: HEAD + 3 }), AUTHOR, context()),
+            validateContribution(contribution({ iteration: HEAD + 3 }), context()),
           ),
       },
       {
         verdict: "ignore",
         run: () =>
-          toVerdict(() => validateCommit(commit({ iteration: HEAD + 3 }), AUTHOR, context())),
+          toVerdict(() => validateCommit(commit({ iteration: HEAD + 3 }), context())),
       },
       {
         verdict: "ignore",
         run: () =>
           toVerdict(() =>
-            validateLeave(encodeLeave({ runId: RUN, iteration: HEAD + 3 }), AUTHOR, context()),
+            validateLeave(signedLeave(KEY_A, RUN, HEAD + 3), context()),
           ),
       },
     ],
@@ -217,14 +217,14 @@ describe("gossip validation", () => {
         verdict: "reject",
         run: () =>
           toVerdict(() =>
-            validateContribution(contribution({ payload: filled(SIZE - 1, 1) }), AUTHOR, context()),
+            validateContribution(contribution({ payload: filled(SIZE - 1, 1) }), context()),
           ),
       },
       {
         verdict: "reject",
         run: () =>
           toVerdict(() =>
-            validateContribution(contribution({ payload: filled(SIZE + 1, 1) }), AUTHOR, context()),
+            validateContribution(contribution({ payload: filled(SIZE + 1, 1) }), context()),
           ),
       },
       {
@@ -233,7 +233,6 @@ describe("gossip validation", () => {
           toVerdict(() =>
             validateContribution(
               contribution({ payload: Uint8Array.of(1, 2, 0x80, 4) }),
-              AUTHOR,
               context(),
             ),
           ),
@@ -242,14 +241,14 @@ describe("gossip validation", () => {
         verdict: "reject",
         run: () =>
           toVerdict(() =>
-            validateCommit(commit({}, [Uint8Array.of(0x80, 0, 0, 0)]), AUTHOR, context()),
+            validateCommit(commit({}, [Uint8Array.of(0x80, 0, 0, 0)]), context()),
           ),
       },
       {
         verdict: "reject",
         run: () =>
           toVerdict(() =>
-            validateCommit(commit({}, [filled(1, 1)]), AUTHOR, context()),
+            validateCommit(commit({}, [filled(1, 1)]), context()),
           ),
       },
     ],
@@ -282,9 +281,15 @@ describe("gossip validation", () => {
         verdict: "reject" as const,
         run: () =>
           toVerdict(() => {
+            // KEY_B's message of each kind, in a run that admits only KEY_A.
             const ctx = context({ admits: (p) => p === AUTHOR });
-            checkMember("12D3KooWStranger", ctx);
-            return GOSSIP_VALIDATORS[kind](filled(10, 0xff), "12D3KooWStranger", ctx);
+            const byB = {
+              contribution: () => contribution({}, KEY_B),
+              commit: () => signedCommit(KEY_B, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0 }, [{ key: KEY_B, payload: filled(SIZE, 2) }]).encoded,
+              leave: () => signedLeave(KEY_B, RUN, HEAD),
+              heartbeat: () => signedHeartbeat(KEY_B, { runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT }),
+            }[kind]();
+            return GOSSIP_VALIDATORS[kind](byB, ctx);
           }),
       })),
       {
@@ -293,10 +298,7 @@ describe("gossip validation", () => {
           // KEY_B, the author of the commit's second entry, is no member.
           const admits = (p: string) => p === AUTHOR;
           const ctx = context({ admits });
-          return toVerdict(() => {
-            checkMember(AUTHOR, ctx);
-            return validateCommit(commit(), AUTHOR, ctx);
-          });
+          return toVerdict(() => validateCommit(commit(), ctx));
         },
       },
     ],
@@ -310,7 +312,6 @@ describe("gossip validation", () => {
                 { key: KEY_A, payload: filled(SIZE, 1) },
                 { key: KEY_A, payload: filled(SIZE, 2) },
               ]).encoded,
-              AUTHOR,
               context(),
             ),
           ),
@@ -320,26 +321,43 @@ describe("gossip validation", () => {
       {
         // A contribution signed by a peer whose id carries no Ed25519 key (a sha2-256 id).
         verdict: "reject",
-        run: () => toVerdict(() => validateContribution(contribution(), peerIdString(PEER_B), context())),
+        run: () => toVerdict(() => validateContribution(contribution({ author: PEER_B }), context())),
       },
       {
         // An entry author that is an identity multihash of non-key bytes.
         verdict: "reject",
         run: () =>
           toVerdict(() =>
-            validateCommit(tampered((m) => ({ ...m, entries: [{ ...m.entries[0], author: PEER_A }] })), AUTHOR, context()),
+            validateCommit(tampered((m) => ({ ...m, entries: [{ ...m.entries[0], author: PEER_A }] })), context()),
           ),
       },
     ],
     BAD_SIGNATURE: [
       {
-        // KEY_A's contribution, delivered as KEY_B's.
+        // KEY_A's contribution, naming KEY_B as its author.
         verdict: "reject",
-        run: () => toVerdict(() => validateContribution(contribution(), KEY_B.author.id, context())),
+        run: () => toVerdict(() => validateContribution(contribution({ author: KEY_B.bytes }), context())),
+      },
+      {
+        // KEY_A's heartbeat and leave, naming KEY_B: nobody speaks for another peer.
+        verdict: "reject",
+        run: () =>
+          toVerdict(() => {
+            const m = decodeHeartbeat(signedHeartbeat(KEY_A, { runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT }));
+            return validateHeartbeat(encodeHeartbeat({ ...m, author: KEY_B.bytes }), context());
+          }),
       },
       {
         verdict: "reject",
-        run: () => toVerdict(() => validateContribution(contribution({ signature: filled(64, 7) }), AUTHOR, context())),
+        run: () =>
+          toVerdict(() => {
+            const m = decodeLeave(signedLeave(KEY_A, RUN, HEAD));
+            return validateLeave(encodeLeave({ ...m, author: KEY_B.bytes }), context());
+          }),
+      },
+      {
+        verdict: "reject",
+        run: () => toVerdict(() => validateContribution(contribution({ signature: filled(64, 7) }), context())),
       },
       {
         // An entry's payload altered after its author signed it.
@@ -348,7 +366,6 @@ describe("gossip validation", () => {
           toVerdict(() =>
             validateCommit(
               tampered((m) => ({ ...m, entries: [{ ...m.entries[0], payload: filled(SIZE, 4) }, m.entries[1]] })),
-              AUTHOR,
               context(),
             ),
           ),
@@ -356,29 +373,29 @@ describe("gossip validation", () => {
       {
         // The commit's rank changed after the proposer signed.
         verdict: "reject",
-        run: () => toVerdict(() => validateCommit(tampered((m) => ({ ...m, rank: 1 })), AUTHOR, context())),
+        run: () => toVerdict(() => validateCommit(tampered((m) => ({ ...m, rank: 1 })), context())),
       },
     ],
     NOT_CANONICAL: [
       {
         // A field sent twice: protobuf takes the last, so it decodes, but the bytes differ.
         verdict: "reject",
-        run: () => toVerdict(() => validateContribution(Uint8Array.from([...contribution(), 0x10, HEAD]), AUTHOR, context())),
+        run: () => toVerdict(() => validateContribution(Uint8Array.from([...contribution(), 0x10, HEAD]), context())),
       },
       {
         verdict: "reject",
-        run: () => toVerdict(() => validateCommit(Uint8Array.from([...commit(), 0x10, HEAD]), AUTHOR, context())),
+        run: () => toVerdict(() => validateCommit(Uint8Array.from([...commit(), 0x10, HEAD]), context())),
       },
     ],
     BAD_JOINED_AT: [
       ...[0, 1, MIN_JOINED_AT - 1, Number.MAX_SAFE_INTEGER].map((joinedAt) => ({
         verdict: "reject" as const,
-        run: () => toVerdict(() => validateContribution(contribution({ joinedAt }), AUTHOR, context())),
+        run: () => toVerdict(() => validateContribution(contribution({ joinedAt }), context())),
       })),
       {
         // More than an hour ahead of our clock (clock skew between honest hosts is less).
         verdict: "reject",
-        run: () => toVerdict(() => validateContribution(contribution({ joinedAt: NOW + MAX_JOINED_AT_AHEAD_MS + 1 }), AUTHOR, context({ now: NOW }))),
+        run: () => toVerdict(() => validateContribution(contribution({ joinedAt: NOW + MAX_JOINED_AT_AHEAD_MS + 1 }), context({ now: NOW }))),
       },
       ...[KEY_EPOCH, KEY_FAR].map((key) => ({
         // A commit entry signed by its author over an out-of-bounds join time: the commit path checks it too.
@@ -390,26 +407,25 @@ describe("gossip validation", () => {
                 { key: KEY_A, payload: filled(SIZE, 1) },
                 { key, payload: filled(SIZE, 2) },
               ]).encoded,
-              AUTHOR,
               context(),
             ),
           ),
       })),
       {
         verdict: "reject",
-        run: () => toVerdict(() => validateHeartbeat(encodeHeartbeat({ runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: 0 }), AUTHOR, context())),
+        run: () => toVerdict(() => validateHeartbeat(signedHeartbeat(KEY_A, { runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: 0 }), context())),
       },
     ],
     BAD_PARENTS: [
       {
         // A contribution measured a step early, in a run without pipelined rounds.
         verdict: "reject",
-        run: () => toVerdict(() => validateContribution(contribution({ staleness: 1 }), AUTHOR, context())),
+        run: () => toVerdict(() => validateContribution(contribution({ staleness: 1 }), context())),
       },
       {
         // The same entry in a commit, parents and all: the run still does not pipeline.
         verdict: "reject",
-        run: () => toVerdict(() => validateCommit(staleCommit(), AUTHOR, context())),
+        run: () => toVerdict(() => validateCommit(staleCommit(), context())),
       },
       {
         // A proposer padding its commit with an older parent no entry names.
@@ -418,7 +434,6 @@ describe("gossip validation", () => {
           toVerdict(() =>
             validateCommit(
               signedCommit(KEY_A, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, olderParents: [filled(32, 5)] }, [{ key: KEY_A, payload: filled(SIZE, 1) }]).encoded,
-              AUTHOR,
               context({ maxStaleness: 2 }),
             ),
           ),
@@ -436,7 +451,6 @@ describe("gossip validation", () => {
                 { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, exclusions: [{ author: KEY_B.author.id, iteration: HEAD - 1 }] },
                 [filled(SIZE, 1), filled(SIZE, 2)].map((payload, i) => ({ key: i === 0 ? KEY_A : KEY_B, payload })),
               ).encoded,
-              AUTHOR,
               context(),
             ),
           ),
@@ -452,7 +466,6 @@ describe("gossip validation", () => {
                 { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0, exclusions: [{ author: KEY_B.author.id, iteration: HEAD }] },
                 [{ key: KEY_A, payload: filled(SIZE, 1) }],
               ).encoded,
-              AUTHOR,
               context(),
             ),
           ),
@@ -474,7 +487,7 @@ describe("gossip validation", () => {
               { runId: RUN, iteration: HEAD, prevHash: m.prevHash, checksum: m.checksum, rank: 0, proposer: AUTHOR, entries },
               KEY_A.sign,
             );
-            return validateCommit(resigned.encoded, AUTHOR, context());
+            return validateCommit(resigned.encoded, context());
           }),
       },
     ],
@@ -494,48 +507,48 @@ describe("gossip validation", () => {
 
   it("accepts what an honest node sends", () => {
     const ctx = context();
-    const c = toVerdict(() => validateContribution(contribution(), AUTHOR, ctx));
+    const c = toVerdict(() => validateContribution(contribution(), ctx));
     assert.equal(c.verdict, "accept");
     assert.equal(c.verdict === "accept" && c.value.iteration, HEAD);
     // Up to the edge of the window, from another author, and a commit with no entries.
     assert.equal(
-      toVerdict(() => validateContribution(contribution({ iteration: HEAD + 2 }), AUTHOR, ctx))
+      toVerdict(() => validateContribution(contribution({ iteration: HEAD + 2 }), ctx))
         .verdict,
       "accept",
     );
     assert.equal(
-      toVerdict(() => validateContribution(contribution({}, KEY_B), KEY_B.author.id, ctx)).verdict,
+      toVerdict(() => validateContribution(contribution({}, KEY_B), ctx)).verdict,
       "accept",
     );
     // The same author's commit is a different kind from its contribution: not equivocation.
-    assert.equal(toVerdict(() => validateCommit(commit(), AUTHOR, ctx)).verdict, "accept");
+    assert.equal(toVerdict(() => validateCommit(commit(), ctx)).verdict, "accept");
     assert.equal(
-      toVerdict(() => validateCommit(commit({ iteration: HEAD + 1 }, []), AUTHOR, ctx))
+      toVerdict(() => validateCommit(commit({ iteration: HEAD + 1 }, []), ctx))
         .verdict,
       "accept",
     );
     // A lagging node leaving, a heartbeat at the edge of the window.
     assert.equal(
-      toVerdict(() => validateLeave(encodeLeave({ runId: RUN, iteration: 0 }), AUTHOR, ctx))
+      toVerdict(() => validateLeave(signedLeave(KEY_B, RUN, 0), ctx))
         .verdict,
       "accept",
     );
-    const hb = encodeHeartbeat({
+    const hb = signedHeartbeat(KEY_A, {
       runId: RUN,
       iteration: HEAD + 2,
       checksum: filled(32, 1),
       joinedAt: TEST_JOINED_AT,
     });
-    assert.equal(toVerdict(() => validateHeartbeat(hb, AUTHOR, ctx)).verdict, "accept");
+    assert.equal(toVerdict(() => validateHeartbeat(hb, ctx)).verdict, "accept");
   });
 
   it("a pipelined run accepts contributions and commit entries measured up to its staleness early", () => {
     const ctx = context({ maxStaleness: 1 });
-    const c = toVerdict(() => validateContribution(contribution({ staleness: 1 }), AUTHOR, ctx));
+    const c = toVerdict(() => validateContribution(contribution({ staleness: 1 }), ctx));
     assert.equal(c.verdict === "accept" && c.value.staleness, 1);
-    const commit = toVerdict(() => validateCommit(staleCommit(), AUTHOR, ctx));
+    const commit = toVerdict(() => validateCommit(staleCommit(), ctx));
     assert.deepEqual(commit.verdict === "accept" && commit.value.entries.map((e) => e.staleness ?? 0).sort(), [0, 1]);
-    assert.equal(codeOf(toVerdict(() => validateContribution(contribution({ staleness: 2, iteration: HEAD + 1 }), AUTHOR, ctx))), "BAD_PARENTS");
+    assert.equal(codeOf(toVerdict(() => validateContribution(contribution({ staleness: 2, iteration: HEAD + 1 }), ctx))), "BAD_PARENTS");
   });
 
   it("dedupe runs last: a message that fails another check is never recorded", () => {
@@ -546,18 +559,18 @@ describe("gossip validation", () => {
         return "new";
       },
     });
-    toVerdict(() => validateContribution(contribution({ iteration: HEAD - 1 }), AUTHOR, ctx));
+    toVerdict(() => validateContribution(contribution({ iteration: HEAD - 1 }), ctx));
     toVerdict(() =>
-      validateContribution(contribution({ payload: filled(SIZE, 0x80) }), AUTHOR, ctx),
+      validateContribution(contribution({ payload: filled(SIZE, 0x80) }), ctx),
     );
-    toVerdict(() => validateContribution(contribution({ runId: OTHER_RUN }), AUTHOR, ctx));
+    toVerdict(() => validateContribution(contribution({ runId: OTHER_RUN }), ctx));
     assert.equal(calls, 0);
-    toVerdict(() => validateContribution(contribution(), AUTHOR, ctx));
+    toVerdict(() => validateContribution(contribution(), ctx));
     assert.equal(calls, 1);
   });
 
   it("join times at the bounds: 2024-01-01 and our clock + 1 h are accepted, one ms beyond is not", () => {
-    const at = (joinedAt: number) => toVerdict(() => validateContribution(contribution({ joinedAt }), AUTHOR, context({ now: NOW })));
+    const at = (joinedAt: number) => toVerdict(() => validateContribution(contribution({ joinedAt }), context({ now: NOW })));
     assert.equal(at(MIN_JOINED_AT).verdict, "accept");
     assert.equal(at(NOW + MAX_JOINED_AT_AHEAD_MS).verdict, "accept");
     assert.equal(codeOf(at(MIN_JOINED_AT - 1)), "BAD_JOINED_AT");
@@ -581,10 +594,10 @@ describe("gossip validation", () => {
   });
 
   it("a heartbeat claiming an iteration beyond the window is ignored, not forwarded", () => {
-    const hb = (iteration: number) => encodeHeartbeat({ runId: RUN, iteration, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT });
+    const hb = (iteration: number) => signedHeartbeat(KEY_A, { runId: RUN, iteration, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT });
     const ctx = context();
-    assert.equal(toVerdict(() => validateHeartbeat(hb(HEAD + ctx.window), AUTHOR, ctx)).verdict, "accept");
-    const far = toVerdict(() => validateHeartbeat(hb(HEAD + 1000), AUTHOR, ctx));
+    assert.equal(toVerdict(() => validateHeartbeat(hb(HEAD + ctx.window), ctx)).verdict, "accept");
+    const far = toVerdict(() => validateHeartbeat(hb(HEAD + 1000), ctx));
     assert.equal(far.verdict, "ignore");
     assert.equal(codeOf(far), "FUTURE_ITERATION");
   });
@@ -592,7 +605,7 @@ describe("gossip validation", () => {
   it("a second and third different message from one signer are let through to the rounds", () => {
     const ctx = context();
     for (const data of [contribution(), contribution({ parentHash: filled(32, 1) }), contribution({ payload: filled(SIZE, 3) })])
-      assert.equal(toVerdict(() => validateContribution(data, AUTHOR, ctx)).verdict, "accept");
+      assert.equal(toVerdict(() => validateContribution(data, ctx)).verdict, "accept");
   });
 
   it("a member run accepts its members' messages, the commit entries of members included", () => {
@@ -602,7 +615,7 @@ describe("gossip validation", () => {
     const gossiped = (kind: "contribution" | "commit", data: Uint8Array) =>
       toVerdict(() => {
         checkMember(AUTHOR, ctx);
-        return GOSSIP_VALIDATORS[kind](data, AUTHOR, ctx);
+        return GOSSIP_VALIDATORS[kind](data, ctx);
       }).verdict;
     assert.equal(gossiped("contribution", contribution()), "accept");
     assert.equal(gossiped("commit", commit()), "accept");
@@ -611,10 +624,10 @@ describe("gossip validation", () => {
     assert.equal(gossiped("commit", commit({ iteration: HEAD + 1 })), "reject");
   });
 
-  it("a commit is deduped by its proposer, not by whoever relayed it", () => {
+  it("a commit is deduped by its proposer (no relayer enters validation)", () => {
     const ctx = context();
-    assert.equal(toVerdict(() => validateCommit(commit(), "12D3KooWRelayOne", ctx)).verdict, "accept");
-    const again = toVerdict(() => validateCommit(commit(), "12D3KooWRelayTwo", ctx));
+    assert.equal(toVerdict(() => validateCommit(commit(), ctx)).verdict, "accept");
+    const again = toVerdict(() => validateCommit(commit(), ctx));
     assert.equal(codeOf(again), "DUPLICATE");
   });
 });

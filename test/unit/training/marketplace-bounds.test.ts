@@ -80,7 +80,7 @@ describe("Marketplace: losses a payload may claim", () => {
     };
     const [a] = await testKeys(1);
     const verdict = (payload: Uint8Array) =>
-      toVerdict(() => validateContribution(encodeContribution(signedContribution(a, run.runId, 3, payload).m), a.author.id, ctx)).verdict;
+      toVerdict(() => validateContribution(encodeContribution(signedContribution(a, run.runId, 3, payload).m), ctx)).verdict;
     const losses = Array.from({ length: paths }, (_, j) => 2 + j / paths);
     assert.equal(verdict(encodeV2(losses)), "accept");
     losses[1] = 1e20; // an honest encoder codes it 255: still valid
