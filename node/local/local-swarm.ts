@@ -5,7 +5,6 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import type { RunSpec } from "../../protocol/run-spec.js";
 import type { BackendChoice } from "../../training/engine.js";
@@ -13,6 +12,7 @@ import { useBackend } from "../../training/engine.js";
 import { loadCheckpoint } from "../store/checkpoint.js";
 import { checkpointPath } from "../store/data-dir.js";
 import { loadOrCreateIdentity } from "../store/identity.js";
+import { freePort } from "../network/free-port.js";
 import { openTrainingRun, type RunSources } from "../store/training-run.js";
 import type { Logger } from "../observe/logger.js";
 
@@ -135,7 +135,7 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
   const firstDir = join(base, "node-0");
   await mkdir(firstDir, { recursive: true });
   const firstId = (await loadOrCreateIdentity(firstDir)).peerId.toString();
-  const firstPort = await freeLoopbackPort();
+  const firstPort = await freePort();
   const bootstrap = `/ip4/127.0.0.1/tcp/${firstPort}/p2p/${firstId}`;
   spawnNode(0, firstPort);
   for (let i = 1; i < opts.nodes; i++) spawnNode(i, 0, bootstrap);
@@ -181,19 +181,6 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
   const seconds = (performance.now() - started) / 1000;
   log.info({ iteration: cps[0].iteration, agree, checksum: checksums[0], testAccuracy: test.accuracy, testLoss: test.loss, seconds: Math.round(seconds) }, "swarm done");
   return { iteration: cps[0].iteration, checksums, agree, testAccuracy: test.accuracy, testLoss: test.loss, seconds };
-}
-
-/** A TCP port on 127.0.0.1 free a moment ago (the OS picks it; released for the node to bind). */
-async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const address = server.address();
-  await new Promise((r) => server.close(r));
-  if (address === null || typeof address === "string") throw new Error("no free loopback port");
-  return address.port;
 }
 
 /** The node flags that hand it the run's files. */

@@ -167,3 +167,78 @@ describe("fork resolution", () => {
     );
   });
 });
+
+describe("the end of a run (settleAtEnd)", () => {
+  /** Our node at the state after commit 0, and a peer whose answer for iteration 1 the test sets. */
+  async function pair(answer: () => { iteration: number; checksum: string } | null) {
+    const [a] = keys;
+    const replica = initialReplica(run);
+    const self = { id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(), joinedAt: Date.UTC(2025, 0, 2) };
+    const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: a.sign };
+    const rounds = new Rounds(self, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 1, contribute: false }, log);
+    rounds.onCommit(next(initialReplica(run), 0, ZERO_HASH, [a], 0, [a]));
+    assert.equal(rounds.head, 1);
+    const [mine, peer] = await Promise.all([0, 1].map(async () => createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log)));
+    await serveSync(peer, { runId: run.runId, specJson: canonicalJson(spec), snapshot: () => null, commitsFrom: () => [], checksumAt: answer, admits: () => true }, log);
+    const topics = Gossip.topicsOf(run.runId);
+    for (const n of [mine, peer]) n.services.pubsub.subscribe(topics.commit);
+    await mine.dial(peer.getMultiaddrs()[0]);
+    const abort = new AbortController();
+    const peers = new Peers(mine, run.runId, topics.commit, [], log, abort.signal, () => true);
+    for (let i = 0; i < 100 && peers.connected().length === 0; i++) await sleep(50);
+    assert.equal(peers.connected().length, 1, "the peer takes part in the run");
+    const snapshots = new SnapshotStore();
+    const parts: SyncParts = {
+      libp2p: mine,
+      runId: run.runId,
+      self: self.id,
+      rounds,
+      replica,
+      peers,
+      planner: new SnapshotPlanner(mine, run.runId, snapshots, peers, replica.weights.length, log, Membership.OPEN, signerOf(await generateKeyPair("Ed25519"))),
+      fix: new ChainFix(rounds),
+      log,
+      decode: () => {
+        throw new Error("no snapshot download in this test");
+      },
+      weightCount: replica.weights.length,
+      faults: () => {},
+    };
+    const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 10 }, abort.signal);
+    const repair = new Repair(parts, catchUp, snapshots, null);
+    const close = async () => {
+      abort.abort();
+      await Promise.all([mine.stop(), peer.stop()]);
+    };
+    return { repair, sum: replica.checksum(), signal: abort.signal, close };
+  }
+
+  it("waits for a peer still behind until it holds our checksum, then agrees", async () => {
+    let sum = "";
+    let behindUntil = 0;
+    const p = await pair(() => (Date.now() < behindUntil ? null : { iteration: 1, checksum: sum }));
+    try {
+      sum = p.sum;
+      behindUntil = Date.now() + 600;
+      const started = Date.now();
+      const outcome = await p.repair.settleAtEnd(1, 10_000, 100, p.signal);
+      assert.equal(outcome, "agreed");
+      assert.ok(Date.now() - started >= 500, `waited for the peer (${Date.now() - started} ms)`);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it("gives up on a peer that never gets there after the bound, still pending", async () => {
+    const p = await pair(() => null);
+    try {
+      const started = Date.now();
+      const outcome = await p.repair.settleAtEnd(1, 800, 100, p.signal);
+      assert.equal(outcome, "pending");
+      const took = Date.now() - started;
+      assert.ok(took >= 600 && took < 5000, `bounded wait (${took} ms)`);
+    } finally {
+      await p.close();
+    }
+  });
+});
