@@ -7,6 +7,7 @@
  * a peer could take the port another node was about to listen on (CI saw `--http ... port in use`).
  * Each port is checked free on 127.0.0.1 and none is handed out twice in one process.
  */
+import { randomInt } from "node:crypto";
 import { createServer } from "node:net";
 
 const given = new Set<number>();
@@ -23,7 +24,8 @@ function isFree(port: number): Promise<boolean> {
 
 export async function freePort(): Promise<number> {
   for (let tries = 0; tries < 1000; tries++) {
-    const port = LOW + Math.floor(Math.random() * (HIGH - LOW));
+    // Which port is not replicated state: the CSPRNG, not the run's seeded streams.
+    const port = randomInt(LOW, HIGH);
     if (given.has(port)) continue;
     if (await isFree(port)) {
       given.add(port);
