@@ -1,9 +1,12 @@
 /**
  * What the daemon does with each validated gossip message (network/gossip.ts validates): the
  * contributions and commits go to the rounds, a heartbeat to the sync checks: a checksum that
- * differs from ours for the same iteration starts a check with peers, a head far ahead a pull.
+ * differs from ours for the same iteration starts a check with peers, a head far ahead a pull; a
+ * fraud proof to the audits, which recompute it (a false one costs its auditor).
  */
 import { toHex } from "../protocol/bytes.js";
+import { peerIdString } from "../protocol/signing.js";
+import type { Audits } from "./chain/audits.js";
 import { commitFromWire } from "./chain/commit-wire.js";
 import type { Rounds } from "./chain/rounds.js";
 import type { Gossip } from "./network/gossip.js";
@@ -21,6 +24,8 @@ export interface GossipHandlerParts {
   readonly repair: () => Repair;
   /** Runs a promise in the background with the daemon as its owner (failures logged). */
   readonly detach: (promise: Promise<unknown>, what: string) => void;
+  /** Audits by recomputation: they check gossiped fraud proofs (and charge false ones). */
+  readonly audits: Audits;
 }
 
 /** Validated gossip -> the rounds (contributions, commits) and the sync checks (heartbeats). */
@@ -52,5 +57,6 @@ export function listenToGossip(p: GossipHandlerParts): void {
       // stops our proposing nor starts a catch-up.
       if (h.iteration > rounds.head + 1) p.events.pullOnHint(author, "commits pulled on a heartbeat hint");
     },
+    proof: (m, auditor) => p.audits.takeProof({ iteration: m.iteration, commitHash: m.commitHash, accused: peerIdString(m.accused) }, auditor),
   }, (author, iteration) => rounds.noteLate(author, iteration));
 }

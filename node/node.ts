@@ -31,8 +31,8 @@ import type { TrainingRun } from "../training/run-context.js";
 import { openTrainingRun } from "./store/training-run.js";
 import { stateFromBytes } from "../training/state-bytes.js";
 import type { CommitLogFile } from "./chain/commit-log.js";
-import { Penalties } from "./chain/penalties.js";
-import { Audits } from "./chain/audits.js";
+import { Penalties, PENALTY } from "./chain/penalties.js";
+import { Audits, type ProofClaim } from "./chain/audits.js";
 import { Rounds } from "./chain/rounds.js";
 import { sharedVerifier, signerOf } from "./chain/signatures.js";
 import { Gossip } from "./network/gossip.js";
@@ -256,14 +256,12 @@ export class SwarmDaemon {
       penalise: (peer, cost, reason, iteration) => this.penalise(peer, cost, reason, iteration),
       fault: this.fault,
     });
-    this.audits = new Audits(
-      this.self.id,
-      this.run,
-      { commitAt: (t) => rounds.commitAt(t), checksumAt: (t) => rounds.checksumAt(t), snapshots: () => this.snapshots.all() },
-      { budget: opts.auditBudget, liar: this.faults.auditLiar, staleness: this.spec.staleness ?? 0 },
-      log.child({ module: "audits" }),
-      this.fault,
-    );
+    const chainView = { commitAt: (t: number) => rounds.commitAt(t), checksumAt: (t: number) => rounds.checksumAt(t), snapshots: () => this.snapshots.all(), isExcluded: (a: string) => rounds.isExcluded(a) };
+    // Our proofs are gossiped, so whichever node proposes first can record the exclusion.
+    const publishProof = (p: ProofClaim) => this.detach(this.gossip.publishProof(p), "fraud proof");
+    const chargeFalseProof = (auditor: string, reason: string, iteration: number) => this.penalise(auditor, PENALTY.falseAccusation, reason, iteration);
+    const auditOpts = { budget: opts.auditBudget, liar: this.faults.auditLiar, staleness: this.spec.staleness ?? 0, publishProof, chargeFalseProof };
+    this.audits = new Audits(this.self.id, this.run, chainView, auditOpts, log.child({ module: "audits" }), this.fault);
     this.rounds.useAudits(this.audits);
     // The chain we resume, before anything from gossip can be applied on top of it.
     this.rounds.resumeChain(chain.hash, chain.authors);
@@ -277,6 +275,7 @@ export class SwarmDaemon {
       log,
       repair: () => this.repair,
       detach: (promise, what) => this.detach(promise, what),
+      audits: this.audits,
     });
 
     this.closeSync = await serveSync(

@@ -1,5 +1,5 @@
 /**
- * Typed codecs for the gossip messages (contribution, commit, leave, heartbeat) over the protons
+ * Typed codecs for the gossip messages (contribution, commit, leave, heartbeat, proof) over the protons
  * messages. Every decode checks the byte length against its limit before parsing, parses with
  * finite repeated-field limits, then checks each field's shape, so a caller only ever sees
  * in-limit messages with 32-byte hashes and safe-integer iterations. Encodes run the same
@@ -96,6 +96,21 @@ export interface Heartbeat {
   /** Peer id (multihash bytes, an Ed25519 key) of the node whose head this is. */
   readonly author: Uint8Array;
   /** Its Ed25519 signature over noticeSignedBytes("heartbeat", encodeHeartbeat without it). */
+  readonly signature: Uint8Array;
+}
+
+/** An auditor's fraud proof: `accused`'s entry in commit `commitHash` (at `iteration`) does not recompute. */
+export interface FraudProof {
+  readonly runId: string;
+  /** The iteration of the commit holding the disproved contribution. */
+  readonly iteration: number;
+  /** Hash of that commit. */
+  readonly commitHash: Uint8Array;
+  /** Peer id (multihash bytes) of the accused author. */
+  readonly accused: Uint8Array;
+  /** Peer id (multihash bytes, an Ed25519 key) of the auditor. */
+  readonly author: Uint8Array;
+  /** Its Ed25519 signature over noticeSignedBytes("proof", proofBody(...)). */
   readonly signature: Uint8Array;
 }
 
@@ -303,5 +318,38 @@ export function decodeHeartbeat(bytes: Uint8Array): Heartbeat {
     joinedAt: fromU64(w.joinedAt, "heartbeat.joinedAt"),
     author: peerId(w.author, "heartbeat.author").slice(),
     signature: signature(w.signature, "heartbeat.signature").slice(),
+  };
+}
+
+/** Encodes a signed fraud proof. */
+export function encodeProof(m: FraudProof): Uint8Array {
+  return encodeWire("proof", pb.Proof, { ...proofFields(m), signature: out(signature(m.signature, "proof.signature")) });
+}
+
+/** A proof encoded without its signature: the body its auditor signs (noticeSignedBytes). */
+export function proofBody(m: Omit<FraudProof, "signature">): Uint8Array {
+  return encodeWire("proof", pb.Proof, { ...proofFields(m), signature: new Uint8Array(0) });
+}
+
+function proofFields(m: Omit<FraudProof, "signature">): Omit<pb.Proof, "signature"> {
+  return {
+    runId: out(runIdBytes(m.runId)),
+    iteration: toU64(m.iteration, "proof.iteration"),
+    commitHash: out(hash(m.commitHash, "proof.commitHash")),
+    accused: out(peerId(m.accused, "proof.accused")),
+    author: out(peerId(m.author, "proof.author")),
+  };
+}
+
+/** Decodes a fraud proof. */
+export function decodeProof(bytes: Uint8Array): FraudProof {
+  const w = decodeWire("proof", pb.Proof, bytes);
+  return {
+    runId: runIdHex(w.runId),
+    iteration: fromU64(w.iteration, "proof.iteration"),
+    commitHash: hash(w.commitHash, "proof.commitHash").slice(),
+    accused: peerId(w.accused, "proof.accused").slice(),
+    author: peerId(w.author, "proof.author").slice(),
+    signature: signature(w.signature, "proof.signature").slice(),
   };
 }

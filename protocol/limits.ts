@@ -93,6 +93,7 @@ export const MAX_MESSAGE_BYTES = {
     MAX_COMMIT_EXCLUSIONS * lenField(lenField(MAX_PEER_ID_BYTES) + U64_FIELD),
   leave: HASH_FIELD + U64_FIELD + lenField(MAX_PEER_ID_BYTES) + SIGNATURE_FIELD,
   heartbeat: 2 * HASH_FIELD + 2 * U64_FIELD + lenField(MAX_PEER_ID_BYTES) + SIGNATURE_FIELD,
+  proof: 2 * HASH_FIELD + U64_FIELD + 2 * lenField(MAX_PEER_ID_BYTES) + SIGNATURE_FIELD,
   runSpecRequest: MAX_REQUEST_BYTES,
   runSpecResponse: lenField(MAX_SPEC_JSON_BYTES),
   snapshotRequest: MAX_REQUEST_BYTES,

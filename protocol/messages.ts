@@ -1295,6 +1295,210 @@ export namespace Heartbeat {
   }
 }
 
+export interface Proof {
+  runId: Uint8Array<ArrayBuffer>
+  iteration: bigint
+  commitHash: Uint8Array<ArrayBuffer>
+  accused: Uint8Array<ArrayBuffer>
+  author: Uint8Array<ArrayBuffer>
+  signature: Uint8Array<ArrayBuffer>
+}
+
+export namespace Proof {
+  let _codec: Codec<Proof>
+
+  export const codec = (): Codec<Proof> => {
+    if (_codec == null) {
+      _codec = message<Proof>((obj, w, opts = {}) => {
+        if (opts.lengthDelimited !== false) {
+          w.fork()
+        }
+
+        if ((obj.runId != null && obj.runId.byteLength > 0)) {
+          w.uint32(10)
+          w.bytes(obj.runId)
+        }
+
+        if ((obj.iteration != null && obj.iteration !== 0n)) {
+          w.uint32(16)
+          w.uint64(obj.iteration)
+        }
+
+        if ((obj.commitHash != null && obj.commitHash.byteLength > 0)) {
+          w.uint32(26)
+          w.bytes(obj.commitHash)
+        }
+
+        if ((obj.accused != null && obj.accused.byteLength > 0)) {
+          w.uint32(34)
+          w.bytes(obj.accused)
+        }
+
+        if ((obj.author != null && obj.author.byteLength > 0)) {
+          w.uint32(42)
+          w.bytes(obj.author)
+        }
+
+        if ((obj.signature != null && obj.signature.byteLength > 0)) {
+          w.uint32(50)
+          w.bytes(obj.signature)
+        }
+
+        if (opts.lengthDelimited !== false) {
+          w.ldelim()
+        }
+      }, (reader, length, opts = {}) => {
+        const obj: any = {
+          runId: uint8ArrayAlloc(0),
+          iteration: 0n,
+          commitHash: uint8ArrayAlloc(0),
+          accused: uint8ArrayAlloc(0),
+          author: uint8ArrayAlloc(0),
+          signature: uint8ArrayAlloc(0)
+        }
+
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              obj.runId = reader.bytes()
+              break
+            }
+            case 2: {
+              obj.iteration = reader.uint64()
+              break
+            }
+            case 3: {
+              obj.commitHash = reader.bytes()
+              break
+            }
+            case 4: {
+              obj.accused = reader.bytes()
+              break
+            }
+            case 5: {
+              obj.author = reader.bytes()
+              break
+            }
+            case 6: {
+              obj.signature = reader.bytes()
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+
+        return obj
+      }, function * (reader, length, prefix, opts = {}) {
+        const end = length == null ? reader.len : reader.pos + length
+
+        while (reader.pos < end) {
+          const tag = reader.uint32()
+
+          switch (tag >>> 3) {
+            case 1: {
+              yield {
+                field: `${prefix}.runId`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 2: {
+              yield {
+                field: `${prefix}.iteration`,
+                value: reader.uint64()
+              }
+              break
+            }
+            case 3: {
+              yield {
+                field: `${prefix}.commitHash`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 4: {
+              yield {
+                field: `${prefix}.accused`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 5: {
+              yield {
+                field: `${prefix}.author`,
+                value: reader.bytes()
+              }
+              break
+            }
+            case 6: {
+              yield {
+                field: `${prefix}.signature`,
+                value: reader.bytes()
+              }
+              break
+            }
+            default: {
+              reader.skipType(tag & 7)
+              break
+            }
+          }
+        }
+      })
+    }
+
+    return _codec
+  }
+
+  export interface ProofRunIdFieldEvent {
+    field: '$.runId'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface ProofIterationFieldEvent {
+    field: '$.iteration'
+    value: bigint
+  }
+
+  export interface ProofCommitHashFieldEvent {
+    field: '$.commitHash'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface ProofAccusedFieldEvent {
+    field: '$.accused'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface ProofAuthorFieldEvent {
+    field: '$.author'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export interface ProofSignatureFieldEvent {
+    field: '$.signature'
+    value: Uint8Array<ArrayBuffer>
+  }
+
+  export function encode (obj: Partial<Proof>): Uint8Array<ArrayBuffer> {
+    return encodeMessage(obj, Proof.codec())
+  }
+
+  export function decode (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Proof>): Proof {
+    return decodeMessage(buf, Proof.codec(), opts)
+  }
+
+  export function stream (buf: Uint8Array | Uint8ArrayList, opts?: DecodeOptions<Proof>): Generator<ProofRunIdFieldEvent | ProofIterationFieldEvent | ProofCommitHashFieldEvent | ProofAccusedFieldEvent | ProofAuthorFieldEvent | ProofSignatureFieldEvent> {
+    return streamMessage(buf, Proof.codec(), opts)
+  }
+}
+
 export interface RunSpecRequest {
   runId: Uint8Array<ArrayBuffer>
 }

@@ -6,7 +6,7 @@
  *   contribution: "seedswarm/contribution/v1" || runId (32 B) || iteration (u64 BE)
  *                 || parentHash (32 B) || joinedAt (u64 BE) || payload
  *   commit:       "seedswarm/commit/v1" || the commit encoded without its signature field
- *   leave, heartbeat: "seedswarm/<kind>/v1" || the notice encoded without its signature field
+ *   leave, heartbeat, proof: "seedswarm/<kind>/v1" || the notice encoded without its signature field
  *
  * Gossip has no envelope signature (StrictNoSign): these are the only signatures on the wire, and
  * each message names its signer as a field that the signature must verify under.
@@ -92,12 +92,13 @@ export function expertEntrySignedBytes(key: Uint8Array, e: ExpertClaim): Uint8Ar
   return concat([EXPERT_DOMAIN, u64be(key.byteLength), key, u64be(e.suffix), u64be(e.timestamp), u64be(e.expiresAt)]);
 }
 
-/** The notices a node signs about itself: leaving, and its head. */
-export type NoticeKind = "leave" | "heartbeat";
+/** The notices a node signs: leaving, its head, and an audit's fraud proof. */
+export type NoticeKind = "leave" | "heartbeat" | "proof";
 
 const NOTICE_DOMAINS: Record<NoticeKind, Uint8Array> = {
   leave: new TextEncoder().encode("seedswarm/leave/v1"),
   heartbeat: new TextEncoder().encode("seedswarm/heartbeat/v1"),
+  proof: new TextEncoder().encode("seedswarm/proof/v1"),
 };
 
 /** The bytes a node signs for a notice: the kind's domain tag, then the notice encoded without its signature. */

@@ -6,7 +6,7 @@ import { isRunId } from "./run-id.js";
 import { WireError } from "./errors.js";
 
 /** Every gossip topic kind of a run. */
-export const TOPIC_KINDS = ["contribution", "commit", "leave", "heartbeat"] as const;
+export const TOPIC_KINDS = ["contribution", "commit", "leave", "heartbeat", "proof"] as const;
 export type TopicKind = (typeof TOPIC_KINDS)[number];
 
 /** A gossip topic as data: `/seedswarm/2/<runId>/<kind>`. */

@@ -14,15 +14,20 @@ import {
   encodeContribution,
   decodeHeartbeat,
   decodeLeave,
+  decodeProof,
   encodeHeartbeat,
+  encodeProof,
+  type FraudProof,
   encodeLeave,
   type Heartbeat,
   heartbeatBody,
   type Leave,
   leaveBody,
+  proofBody,
 } from "./codec.js";
 import { WireError } from "./errors.js";
 import { SeedswarmError } from "./errors.js";
+import { EXCLUSION_WINDOW } from "./limits.js";
 import { ChainCheckError, checkCommit, checkContribution, checkJoinedAt, checkNotice, type NoticeKind, peerIdString, type SignatureCheck } from "./signing.js";
 import type { TopicKind } from "./topics.js";
 
@@ -310,6 +315,27 @@ export function validateHeartbeat(data: Uint8Array, ctx: GossipContext): Heartbe
   return m;
 }
 
+/**
+ * Validates an audit's fraud proof, signed by the auditor. Only its form and signature are checked
+ * here: whether the accused's entry in that commit recomputes is the audits' to find out
+ * (node/chain/audits.ts), by recomputing, and a false proof costs its auditor there. A proof older
+ * than the exclusion window can no longer be recorded (ignored); one accusing its own signer is
+ * malformed.
+ */
+export function validateProof(data: Uint8Array, ctx: GossipContext): FraudProof {
+  const m = decode(decodeProof, data);
+  checkMember(peerIdString(m.author), ctx);
+  checkRun(m.runId, ctx);
+  if (m.iteration + EXCLUSION_WINDOW < ctx.head)
+    throw new GossipValidationError("OLD_ITERATION", "proof past the exclusion window", { iteration: m.iteration, head: ctx.head });
+  if (m.iteration > ctx.head + ctx.window)
+    throw new GossipValidationError("FUTURE_ITERATION", "proof beyond the window", { iteration: m.iteration, head: ctx.head, window: ctx.window });
+  if (equalBytes(m.accused, m.author))
+    throw new GossipValidationError("BAD_EXCLUSION", "a proof accusing its own auditor", { iteration: m.iteration });
+  checkNoticeBytes("proof", data, encodeProof(m), proofBody(m), m.author, m.signature, ctx, m.iteration);
+  return m;
+}
+
 /** The outcome of a validator: the message to act on, or the verdict and its metric label. */
 export type Validated<T> =
   | { readonly verdict: "accept"; readonly value: T }
@@ -341,6 +367,7 @@ export interface GossipMessages {
   commit: CommitMessage;
   leave: Leave;
   heartbeat: Heartbeat;
+  proof: FraudProof;
 }
 
 /** The validator of each topic kind: a new kind without one does not compile. */
@@ -351,10 +378,11 @@ export const GOSSIP_VALIDATORS: {
   commit: validateCommit,
   leave: validateLeave,
   heartbeat: validateHeartbeat,
+  proof: validateProof,
 };
 
 /** Who signed a validated message (peer id string): its author, or a commit's proposer. */
 export function gossipSigner<K extends TopicKind>(kind: K, m: GossipMessages[K]): string {
-  const signer = kind === "commit" ? (m as CommitMessage).proposer : (m as ContributionMessage | Leave | Heartbeat).author;
+  const signer = kind === "commit" ? (m as CommitMessage).proposer : (m as ContributionMessage | Leave | Heartbeat | FraudProof).author;
   return peerIdString(signer);
 }

@@ -9,14 +9,18 @@
  *   committed whether it will be audited, nor by whom. Audits run only while their CPU stays
  *   within `budget` (a share of the process's other CPU time, 10% by default).
  * - A mismatch is a fraud proof anyone can check: the author's signed entry in commit t of the
- *   chain. The node records it as an exclusion in the next commit it proposes (within
- *   EXCLUSION_WINDOW iterations of t).
+ *   chain. The node gossips it (`publishProof`) and records it as an exclusion in the next commit
+ *   it proposes (within EXCLUSION_WINDOW iterations of t). A node that receives a gossiped proof
+ *   recomputes it (`takeProof`; one about a commit it has not applied yet waits for it, bounded)
+ *   and, when it holds, records it too: the exclusion reaches the chain through whichever node
+ *   proposes first, not only through its auditor. A proof that recomputes honest costs its auditor
+ *   (`chargeFalseProof`), and its later proofs are ignored.
  * - Every node that receives a commit with an exclusion recomputes the entry itself before
  *   accepting the commit (`check`), from a kept snapshot and the commits after it: a false
  *   accusation gets the commit rejected and its proposer charged; a true one excludes the author
  *   from that commit on, at the same iteration on every replica.
  */
-import { sha256, toHex } from "../../protocol/bytes.js";
+import { equalBytes, sha256, toHex } from "../../protocol/bytes.js";
 import { entryParent } from "../../protocol/codec.js";
 import { EXCLUSION_WINDOW, MAX_COMMIT_EXCLUSIONS } from "../../protocol/limits.js";
 import { inTimestampOrder } from "../../training/algorithms/contribution.js";
@@ -33,6 +37,17 @@ export interface AuditOptions {
   readonly liar?: boolean;
   /** The run's pipelined-rounds `staleness`: how many earlier states a stale entry may need. */
   readonly staleness?: number;
+  /** Gossips a fraud proof our own audit found, so that any proposer may record it. */
+  readonly publishProof?: (proof: ProofClaim) => void;
+  /** Charges the auditor of a gossiped proof that recomputes honest. */
+  readonly chargeFalseProof?: (auditor: string, reason: string, iteration: number) => void;
+}
+
+/** What a fraud proof claims: `accused`'s entry in the commit `commitHash` at `iteration` does not recompute. */
+export interface ProofClaim {
+  readonly iteration: number;
+  readonly commitHash: Uint8Array;
+  readonly accused: string;
 }
 
 /** The default budget: audits cost at most a tenth of the CPU that training and networking use. */
@@ -48,10 +63,16 @@ export interface AuditChain {
   checksumAt(iteration: number): string | undefined;
   /** Kept states, any order. */
   snapshots(): readonly { readonly iteration: number; readonly checksum: string; readonly weights: Weights }[];
+  /** Whether an applied commit excluded this author. */
+  isExcluded(author: string): boolean;
 }
 
 /** Verdicts remembered, by (commit, author): a proof is recomputed once however often it comes. */
 const VERDICTS_KEPT = 1024;
+/** Auditors whose gossiped proof recomputed honest, remembered (oldest forgotten first) so their proofs cost nothing more. */
+const FALSE_AUDITORS_KEPT = 1024;
+/** Gossiped proofs about commits not applied yet, kept until they are (oldest dropped first). */
+const PENDING_PROOFS_KEPT = 64;
 const AUDIT_DOMAIN = new TextEncoder().encode("seedswarm/audit/v1");
 
 /** CPU microseconds (user + system) of a process.cpuUsage() reading. */
@@ -61,6 +82,9 @@ export class Audits {
   private readonly verdicts = new Map<string, Verdict>();
   /** Frauds this node recomputed itself, by author: what it may record as exclusions. */
   private readonly proven = new Map<string, Exclusion>();
+  private readonly falseAuditors = new Set<string>();
+  /** Proofs waiting for the commit they name, by iteration, then "auditor/accused". */
+  private readonly pending = new Map<string, { readonly p: ProofClaim; readonly auditor: string }>();
   private readonly cpuStart = process.cpuUsage();
   private auditMicros = 0;
   private lastAuditMicros = 0;
@@ -70,7 +94,7 @@ export class Audits {
    */
   private readonly recentStates = new Map<string, Weights>();
   /** For /status and the logs. */
-  readonly counts = { audited: 0, frauds: 0, skippedForBudget: 0, skippedNoState: 0, proofsChecked: 0, falseAccusations: 0 };
+  readonly counts = { audited: 0, frauds: 0, skippedForBudget: 0, skippedNoState: 0, proofsChecked: 0, falseAccusations: 0, proofsSent: 0, proofsTaken: 0 };
 
   constructor(
     private readonly self: string,
@@ -98,6 +122,7 @@ export class Audits {
    * iterations; read now, never kept): audits one other author of it, budget permitting.
    */
   afterApply(entry: ChainedCommit, pre: Weights): void {
+    this.takePending(entry.commit.iteration);
     if (!this.enabled) return;
     try {
       this.auditOne(entry, pre);
@@ -174,6 +199,55 @@ export class Audits {
   }
 
   /**
+   * A fraud proof gossiped by `auditor` (its form and signature validated): checked by
+   * recomputing, as a commit's exclusion is, and when it holds kept to record in our next
+   * proposal. "false": the entry recomputes, so the auditor lied and is charged; "pending": the
+   * commit it names is not applied here yet (retried when it is); "ignored": nothing to do here
+   * (another commit at that iteration on our chain, the accused already out, an auditor that is
+   * no author of our chain near that iteration or lied before, no state to recompute on).
+   * Recomputing costs at most once per (commit, accused) and once per lying auditor, and only an
+   * author of our recent chain can ask for it.
+   */
+  takeProof(p: ProofClaim, auditor: string, retry = false): "proven" | "false" | "pending" | "ignored" {
+    if (!this.run.algorithm.audit || this.chain.isExcluded(p.accused) || this.proven.has(p.accused) || this.falseAuditors.has(auditor)) return "ignored";
+    const offending = this.chain.commitAt(p.iteration);
+    if (!offending && !retry) {
+      this.pending.set(`${p.iteration}/${auditor}/${p.accused}`, { p, auditor });
+      if (this.pending.size > PENDING_PROOFS_KEPT) this.pending.delete(this.pending.keys().next().value as string);
+      return "pending";
+    }
+    if (!offending || !equalBytes(offending.hash, p.commitHash) || !this.authorNear(auditor, p.iteration)) return "ignored";
+    const verdict = this.check({ author: p.accused, iteration: p.iteration }, offending);
+    if (verdict === "fraud") {
+      this.counts.proofsTaken++;
+      this.proven.set(p.accused, { author: p.accused, iteration: p.iteration });
+      this.log.info({ iteration: p.iteration, author: p.accused, auditor }, "fraud proof recomputed: recording the exclusion");
+      return "proven";
+    }
+    if (verdict === "unknown") return "ignored";
+    this.falseAuditors.add(auditor);
+    if (this.falseAuditors.size > FALSE_AUDITORS_KEPT) this.falseAuditors.delete(this.falseAuditors.values().next().value as string);
+    this.opts.chargeFalseProof?.(auditor, `false fraud proof: ${p.accused}'s contribution to ${p.iteration} recomputes`, p.iteration);
+    return "false";
+  }
+
+  /** The proofs that waited for commit `t`, now applied. */
+  private takePending(t: number): void {
+    for (const [key, { p, auditor }] of this.pending) {
+      if (p.iteration !== t) continue;
+      this.pending.delete(key);
+      this.takeProof(p, auditor, true);
+    }
+  }
+
+  /** Whether `peer` has an entry in one of our commits within EXCLUSION_WINDOW of `t`: a recent author, not a free identity. */
+  private authorNear(peer: string, t: number): boolean {
+    for (let i = Math.max(0, t - EXCLUSION_WINDOW); i <= t + EXCLUSION_WINDOW; i++)
+      if (this.chain.commitAt(i)?.commit.entries.some((e) => e.author.id === peer)) return true;
+    return false;
+  }
+
+  /**
    * The exclusions this node proved itself that a commit at iteration t may record: within the
    * window, and of authors `excluded` does not already name. Proofs past the window are dropped.
    */
@@ -205,7 +279,13 @@ export class Audits {
     if (this.verdicts.size > VERDICTS_KEPT) this.verdicts.delete(this.verdicts.keys().next().value as string);
     if (verdict === "fraud") {
       this.counts.frauds++;
-      if (ours && !this.proven.has(entry.author.id)) this.proven.set(entry.author.id, { author: entry.author.id, iteration: c.commit.iteration });
+      if (ours && !this.proven.has(entry.author.id)) {
+        this.proven.set(entry.author.id, { author: entry.author.id, iteration: c.commit.iteration });
+        if (this.opts.publishProof) {
+          this.counts.proofsSent++;
+          this.opts.publishProof({ iteration: c.commit.iteration, commitHash: c.hash, accused: entry.author.id });
+        }
+      }
       const ctx = { iteration: c.commit.iteration, peer: entry.author.id, reason: problem ?? "", author: entry.author.id, ms: Math.round(this.lastAuditMicros / 1000), by: ours ? "audit" : "proof check" };
       if (this.fault) this.fault("auditFailed", "contribution does not recompute", ctx);
       else this.log.warn(ctx, "contribution does not recompute");

@@ -2,7 +2,7 @@
  * The run's gossip, both ways. In: topic -> fault hook -> typed validator (membership, then the
  * signature of the author the message names) -> verdict to gossipsub (rejects lower the relayer's
  * score) -> the handler of that kind, with the decoded message, its signer and the bytes it came
- * as. Out: contributions, commits, and the heartbeats and leave notice this node signs. Gossip
+ * as. Out: contributions, commits, and the heartbeats, leave notice and fraud proofs this node signs. Gossip
  * carries no envelope signature (StrictNoSign, libp2p.ts): each message's own signature names its
  * signer. The application-level dedupe ((kind, signer, iteration) -> SHA-256 of up to
  * DIFFERENT_KEEP different messages) lives here too: message ids alone do not stop a replay after
@@ -15,11 +15,13 @@ import {
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
+  encodeProof,
   type Heartbeat,
   heartbeatBody,
   leaveBody,
+  proofBody,
 } from "../../protocol/codec.js";
-import { noticeSignedBytes } from "../../protocol/signing.js";
+import { noticeSignedBytes, peerIdStringBytes } from "../../protocol/signing.js";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../../protocol/topics.js";
 import {
@@ -33,6 +35,7 @@ import type { Logger } from "../observe/logger.js";
 import type { FaultHooks } from "../ops/fault-hooks.js";
 import type { SwarmNode } from "./libp2p.js";
 import { sharedVerifier, type Signer } from "../chain/signatures.js";
+import type { ProofClaim } from "../chain/audits.js";
 
 /** How this node signs its notices (heartbeats, leave): its peer id bytes and its key. */
 export interface NoticeSigner {
@@ -244,6 +247,13 @@ export class Gossip {
     await this.libp2p.services.pubsub
       .publish(this.topics.leave, encodeLeave({ ...body, signature }))
       .catch(() => {});
+  }
+
+  /** Gossips, signed, a fraud proof our audit found; a failure (no peers yet) is not worth waiting for. */
+  async publishProof(p: ProofClaim): Promise<void> {
+    const body = { runId: this.runId, iteration: p.iteration, commitHash: p.commitHash, accused: peerIdStringBytes(p.accused), author: this.signer.author };
+    const signature = this.signer.sign(noticeSignedBytes("proof", proofBody(body)));
+    await this.libp2p.services.pubsub.publish(this.topics.proof, encodeProof({ ...body, signature })).catch(() => {});
   }
 
   /** Publishes `beat()` (when it has one), signed, every `everyMs`, until stop. */

@@ -36,6 +36,12 @@ describe("Byzantine contributions and false accusations (real processes)", () =>
     const refusals = honest.flatMap((n) => n.lines.filter((l) => l.msg === "commit rejected" && String(l.reason).startsWith("false accusation")));
     for (const r of refusals) assert.equal(r.proposer, liarId);
     t.diagnostic(`liar: ${liar.lines.filter((l) => l.msg === "author excluded" && l.author !== byzId).length} false exclusion(s) applied on its own chain; ${refusals.length} refused by honest nodes`);
+    // The liar also gossips its proofs, about commits of the chain it shared with the honest nodes
+    // at first: those recompute honest there, and cost it.
+    const charged = honest.map((n) => n.lines.filter((l) => l.msg === "peer penalised" && l.peer === liarId && String(l.reason).startsWith("false fraud proof")).length);
+    assert.ok(charged.some((c) => c >= 1), `the liar's false proofs charged by an honest node: ${charged}`);
+    for (const n of honest)
+      assert.ok(!n.lines.some((l) => l.msg === "peer penalised" && String(l.reason).startsWith("false fraud proof") && l.peer !== liarId), "an honest auditor charged for its proof");
     // On the chain both honest nodes end on (the last line per iteration: a one-step switch can
     // replace a commit that a node logged first), one commit excludes the Byzantine author, and
     // none from there on holds its bytes; nobody honest is excluded.

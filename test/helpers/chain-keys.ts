@@ -8,7 +8,7 @@ import { type Commit, type EncodedCommit, type Exclusion, type SignedContributio
 import { signCommit } from "../../node/chain/commit-wire.js";
 import { type Signer, signerOf } from "../../node/chain/signatures.js";
 import { peerIdBytes } from "../../node/network/peer-bytes.js";
-import { type ContributionMessage, encodeHeartbeat, encodeLeave, heartbeatBody, leaveBody } from "../../protocol/codec.js";
+import { type ContributionMessage, encodeHeartbeat, encodeLeave, encodeProof, heartbeatBody, leaveBody, proofBody } from "../../protocol/codec.js";
 import { contributionSignedBytes, noticeSignedBytes } from "../../protocol/signing.js";
 import { compareAuthors } from "../../training/algorithms/contribution.js";
 import type { Author } from "../../training/rng/seeds.js";
@@ -70,6 +70,12 @@ export function signedLeave(k: Pick<TestKey, "bytes" | "sign">, runId: string, i
 }
 
 /** A heartbeat signed by `k` (encoded as gossiped). */
+/** A fraud proof signed by `k`: `accused`'s entry in the commit `commitHash` at `iteration` does not recompute. */
+export function signedProof(k: Pick<TestKey, "bytes" | "sign">, fields: { runId: string; iteration: number; commitHash: Uint8Array; accused: Uint8Array }): Uint8Array {
+  const body = { ...fields, author: k.bytes };
+  return encodeProof({ ...body, signature: k.sign(noticeSignedBytes("proof", proofBody(body))) });
+}
+
 export function signedHeartbeat(k: Pick<TestKey, "bytes" | "sign">, fields: { runId: string; iteration: number; checksum: Uint8Array; joinedAt: number }): Uint8Array {
   const body = { ...fields, author: k.bytes };
   return encodeHeartbeat({ ...body, signature: k.sign(noticeSignedBytes("heartbeat", heartbeatBody(body))) });

@@ -19,6 +19,8 @@ import {
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
+  encodeProof,
+  proofBody,
   heartbeatBody,
   leaveBody,
   commitHash,
@@ -151,7 +153,7 @@ export interface WireFuzzerOptions {
 
 export class WireFuzzer {
   readonly rng: Prng;
-  private readonly corpus: Record<TopicKind, Uint8Array[]> = { contribution: [], commit: [], leave: [], heartbeat: [] };
+  private readonly corpus: Record<TopicKind, Uint8Array[]> = { contribution: [], commit: [], leave: [], heartbeat: [], proof: [] };
   private readonly window: number;
   private readonly otherRun: string;
 
@@ -384,6 +386,24 @@ export class WireFuzzer {
         const body = { runId, iteration, author: who.bytes };
         const signature = broken.badSignature ? rng.bytes(64) : who.sign(noticeSignedBytes("leave", leaveBody(body)));
         return encodeLeave({ ...body, signature });
+      }
+      case "proof": {
+        // Under "usurp", a false proof against the first author of the last honest commit heard
+        // (a signer that is no author of the chain: the audits ignore it without recomputing);
+        // otherwise one about a commit nobody holds, or accusing its own signer (malformed).
+        let target = { iteration, commitHash: rng.bytes(32), accused: who.bytes };
+        const last = this.corpus.commit.at(-1);
+        if (last && broken.usurp) {
+          try {
+            const c = decodeCommit(last);
+            if (c.entries.length > 0) target = { iteration: c.iteration, commitHash: commitHash(last), accused: c.entries[0].author };
+          } catch {
+            // not a commit after all: the random target
+          }
+        }
+        const body = { runId, ...target, author: who.bytes };
+        const signature = broken.badSignature ? rng.bytes(64) : who.sign(noticeSignedBytes("proof", proofBody(body)));
+        return encodeProof({ ...body, signature });
       }
     }
   }

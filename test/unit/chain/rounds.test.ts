@@ -64,7 +64,7 @@ async function swarm(
         );
         bus.nodes.set(self.id, rounds);
         if (pipelined.staleness > 0) {
-          const chain = { commitAt: (t: number) => rounds.commitAt(t), checksumAt: (t: number) => rounds.checksumAt(t), snapshots: () => [] };
+          const chain = { commitAt: (t: number) => rounds.commitAt(t), checksumAt: (t: number) => rounds.checksumAt(t), snapshots: () => [], isExcluded: (a: string) => rounds.isExcluded(a) };
           const audits = new Audits(self.id, imageTrainingRun(run), chain, { budget: 1, staleness: pipelined.staleness }, log);
           rounds.useAudits(audits);
           pipelined.audits.push(audits);

@@ -9,11 +9,13 @@ import {
   decodeCommit,
   decodeContribution,
   decodeHeartbeat,
+  decodeProof,
   decodeLeave,
   encodeCommit,
   encodeCommitBody,
   encodeContribution,
   encodeHeartbeat,
+  encodeProof,
   encodeLeave,
 } from "../../../protocol/codec.js";
 import { isPeerIdMultihash } from "../../../protocol/wire-fields.js";
@@ -86,6 +88,11 @@ describe("codec round trips", () => {
       { runId: RUN, iteration: Number.MAX_SAFE_INTEGER, checksum: filled(32, 5), joinedAt: 3, author: PEER_A, signature: filled(64, 7) },
       encodeHeartbeat,
       decodeHeartbeat,
+    ),
+    proof: roundTrip(
+      { runId: RUN, iteration: 41, commitHash: filled(32, 8), accused: PEER_B, author: PEER_A, signature: filled(64, 2) },
+      encodeProof,
+      decodeProof,
     ),
     runSpecRequest: roundTrip({ runId: RUN }, encodeRunSpecRequest, decodeRunSpecRequest),
     runSpecResponse: roundTrip(
@@ -228,6 +235,7 @@ describe("decode guards", () => {
       commit: decodeCommit,
       leave: decodeLeave,
       heartbeat: decodeHeartbeat,
+      proof: decodeProof,
       runSpecRequest: decodeRunSpecRequest,
       runSpecResponse: decodeRunSpecResponse,
       snapshotRequest: decodeSnapshotRequest,

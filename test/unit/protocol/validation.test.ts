@@ -6,10 +6,12 @@ import {
   decodeCommit,
   decodeHeartbeat,
   decodeLeave,
+  decodeProof,
   encodeCommit,
   encodeContribution,
   encodeHeartbeat,
   encodeLeave,
+  encodeProof,
 } from "../../../protocol/codec.js";
 import { signCommit } from "../../../node/chain/commit-wire.js";
 import { gradientPayloadProblem } from "../../../protocol/gradient-byte.js";
@@ -28,9 +30,10 @@ import {
   validateContribution,
   validateHeartbeat,
   validateLeave,
+  validateProof,
 } from "../../../protocol/validation.js";
 
-import { signedCommit, signedContribution, signedHeartbeat, signedLeave, TEST_JOINED_AT, testKeys } from "../../helpers/chain-keys.js";
+import { signedCommit, signedContribution, signedHeartbeat, signedLeave, signedProof, TEST_JOINED_AT, testKeys } from "../../helpers/chain-keys.js";
 import { filled, OTHER_RUN, PEER_A, PEER_B, RUN } from "./fixtures.js";
 
 const [KEY_A, KEY_B] = await testKeys(2);
@@ -180,6 +183,11 @@ describe("gossip validation", () => {
     ],
     OLD_ITERATION: [
       {
+        // A proof for an iteration past the exclusion window (16 behind the head): it can no longer be recorded.
+        verdict: "ignore",
+        run: () => toVerdict(() => validateProof(signedProof(KEY_A, { runId: RUN, iteration: 0, commitHash: filled(32, 4), accused: KEY_B.bytes }), context({ head: 17 }))),
+      },
+      {
         verdict: "ignore",
         run: () =>
           toVerdict(() =>
@@ -288,6 +296,7 @@ describe("gossip validation", () => {
               commit: () => signedCommit(KEY_B, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0 }, [{ key: KEY_B, payload: filled(SIZE, 2) }]).encoded,
               leave: () => signedLeave(KEY_B, RUN, HEAD),
               heartbeat: () => signedHeartbeat(KEY_B, { runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT }),
+              proof: () => signedProof(KEY_B, { runId: RUN, iteration: HEAD - 1, commitHash: filled(32, 4), accused: KEY_A.bytes }),
             }[kind]();
             return GOSSIP_VALIDATORS[kind](byB, ctx);
           }),
@@ -353,6 +362,15 @@ describe("gossip validation", () => {
           toVerdict(() => {
             const m = decodeLeave(signedLeave(KEY_A, RUN, HEAD));
             return validateLeave(encodeLeave({ ...m, author: KEY_B.bytes }), context());
+          }),
+      },
+      {
+        // KEY_A's proof naming KEY_B as its auditor.
+        verdict: "reject",
+        run: () =>
+          toVerdict(() => {
+            const m = decodeProof(signedProof(KEY_A, { runId: RUN, iteration: HEAD - 1, commitHash: filled(32, 4), accused: PEER_B }));
+            return validateProof(encodeProof({ ...m, author: KEY_B.bytes }), context());
           }),
       },
       {
@@ -440,6 +458,11 @@ describe("gossip validation", () => {
       },
     ],
     BAD_EXCLUSION: [
+      {
+        // A proof accusing its own auditor.
+        verdict: "reject",
+        run: () => toVerdict(() => validateProof(signedProof(KEY_A, { runId: RUN, iteration: HEAD - 1, commitHash: filled(32, 4), accused: KEY_A.bytes }), context())),
+      },
       {
         // KEY_B has an entry in the very commit that excludes it.
         verdict: "reject",
@@ -540,6 +563,11 @@ describe("gossip validation", () => {
       joinedAt: TEST_JOINED_AT,
     });
     assert.equal(toVerdict(() => validateHeartbeat(hb, ctx)).verdict, "accept");
+    // A proof about a commit a few iterations back, and one as far back as the exclusion window allows.
+    for (const [iteration, head] of [[HEAD - 2, HEAD], [0, 16]]) {
+      const proof = toVerdict(() => validateProof(signedProof(KEY_A, { runId: RUN, iteration, commitHash: filled(32, 4), accused: KEY_B.bytes }), context({ head })));
+      assert.equal(proof.verdict === "accept" && peerIdString(proof.value.author), AUTHOR);
+    }
   });
 
   it("a pipelined run accepts contributions and commit entries measured up to its staleness early", () => {
