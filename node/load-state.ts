@@ -23,6 +23,8 @@ export interface ResumedChain {
   readonly hash: Uint8Array;
   readonly authors: string[];
   readonly commits: EncodedCommit[];
+  /** A peer snapshot's: the authors the commits behind it excluded (sync/exclusions-behind.ts). */
+  readonly excluded?: readonly string[];
 }
 
 export interface LoadedState {

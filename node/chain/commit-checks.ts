@@ -71,7 +71,18 @@ export class CommitChecks {
     this.audits = audits;
   }
 
-  /** True when a commit this node applied excluded `peer` (a peer id string). */
+  /**
+   * Authors excluded by the commits behind a snapshot we adopted (sync/exclusions-behind.ts):
+   * refused and left out of our proposals like those our applied commits excluded.
+   */
+  inherit(excluded: Iterable<string>): void {
+    for (const author of excluded) {
+      this.banned.add(author);
+      if (this.banned.size > ROUND_CAPS.bannedAuthors) this.banned.delete(this.banned.values().next().value as string);
+    }
+  }
+
+  /** True when a commit this node applied (or one behind its snapshot) excluded `peer` (a peer id string). */
   isExcluded(peer: string): boolean {
     return this.banned.has(peer);
   }

@@ -160,6 +160,8 @@ export class Rounds {
 
   /** True when a commit this node applied excluded `peer` (a peer id string). */
   isExcluded(peer: string): boolean { return this.checks.isExcluded(peer); }
+  /** Authors the commits behind an adopted snapshot excluded (sync/exclusions-behind.ts). */
+  inheritExclusions(authors: Iterable<string>): void { this.checks.inherit(authors); }
 
   /** True when the commit with this hash was refused here for its exclusions (commit-checks.ts). */
   refusedForExclusions(hash: Uint8Array): boolean { return this.checks.refusedForExclusions(hash); }

@@ -12,6 +12,7 @@ import { chained, type EncodedCommit, ZERO_HASH } from "../chain/commit.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { Peers } from "../network/peers.js";
 import { type AnchorParts, joinerReference } from "./anchor-run.js";
+import { exclusionsBehind } from "./exclusions-behind.js";
 import { defaultSyncOptions } from "./protocols.js";
 import { fetchVerifiedSnapshot, type SnapshotFetchParts, type VerifiedSnapshot } from "./snapshot-fetch.js";
 
@@ -42,7 +43,7 @@ export interface InitialState {
   readonly weights: Weights;
   readonly iteration: number;
   /** The commit that produced the state (none at iteration 0: the chain starts there), its hash and authors. */
-  readonly chain: { readonly hash: Uint8Array; readonly authors: string[]; readonly commits: EncodedCommit[] };
+  readonly chain: { readonly hash: Uint8Array; readonly authors: string[]; readonly commits: EncodedCommit[]; readonly excluded?: readonly string[] };
 }
 
 /**
@@ -91,7 +92,9 @@ export async function initialStateFromPeers(s: InitialStateParts): Promise<Initi
       s.log.info({ iteration, checksum, blamed: blamed.length, anchored: anchor !== null }, "initial state adopted from a peer snapshot");
       if (!anchor) return { weights, iteration, chain: { hash: ZERO_HASH, authors: [], commits: [] } };
       const head = chained(anchor);
-      return { weights, iteration, chain: { hash: head.hash, authors: anchor.commit.entries.map((e) => e.author.id), commits: [anchor] } };
+      // Who the chain behind the snapshot excluded, before this node contributes or proposes.
+      const excluded = [...(await exclusionsBehind(s.libp2p, s.runId, anchor, s.peers.connected())).keys()];
+      return { weights, iteration, chain: { hash: head.hash, authors: anchor.commit.entries.map((e) => e.author.id), commits: [anchor], excluded } };
     }
   }
   throw new InitialStateError(

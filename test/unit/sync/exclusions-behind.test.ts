@@ -1,0 +1,94 @@
+// The polyfill must be evaluated before any libp2p module (Node 20).
+import "../../../node/polyfills.js";
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { generateKeyPair } from "@libp2p/crypto/keys";
+import type { EncodedCommit } from "../../../node/chain/commit.js";
+import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
+import { defaultNetworkOptions } from "../../../node/network/network-options.js";
+import { createLogger } from "../../../node/observe/logger.js";
+import { exclusionsBehind } from "../../../node/sync/exclusions-behind.js";
+import { serveSync } from "../../../node/sync/protocols.js";
+import { commitHash } from "../../../protocol/codec.js";
+import { PRESETS } from "../../../protocol/presets.js";
+import { canonicalJson, parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
+import { signedCommit, testKeys } from "../../helpers/chain-keys.js";
+
+const log = createLogger({ level: "silent" });
+const spec = parseRunSpec(PRESETS["tiny-spsa"]);
+const runId = runIdOf(spec);
+const netOpts = { ...defaultNetworkOptions, listen: ["/ip4/127.0.0.1/tcp/0"], bootstrap: [], mdns: false };
+const [A, B, CHEAT, HONEST] = await testKeys(4);
+const payload = new Uint8Array(16).fill(1);
+
+/** A chain of `n` commits by A and B; commit 6 excludes CHEAT (for its entry in commit 4). */
+function chain(n: number): EncodedCommit[] {
+  const out: EncodedCommit[] = [];
+  let prevHash: Uint8Array | undefined;
+  for (let t = 0; t < n; t++) {
+    const entries = [{ key: A, payload }, { key: B, payload }, ...(t === 4 ? [{ key: CHEAT, payload }] : [])];
+    const exclusions = t === 6 ? [{ author: CHEAT.author.id, iteration: 4 }] : undefined;
+    const c = signedCommit(A, { runId, iteration: t, ...(prevHash ? { prevHash } : {}), checksum: new Uint8Array(32).fill(t), rank: 0, ...(exclusions ? { exclusions } : {}) }, entries);
+    out.push(c);
+    prevHash = commitHash(c.encoded);
+  }
+  return out;
+}
+
+describe("exclusions behind an adopted snapshot (real libp2p, /commits)", () => {
+  const honest = chain(20);
+  const anchor = honest[19];
+  /** A peer that serves the chain with commit 10 swapped for its own, on the same parent, excluding an honest author. */
+  const forged = honest.map((c) =>
+    c.commit.iteration === 10
+      ? signedCommit(B, { runId, iteration: 10, prevHash: c.commit.prevHash, checksum: new Uint8Array(32).fill(99), rank: 0, exclusions: [{ author: HONEST.author.id, iteration: 8 }] }, [{ key: A, payload }])
+      : c,
+  );
+  let nodes: SwarmNode[] = [];
+
+  before(async () => {
+    nodes = await Promise.all([0, 1, 2, 3].map(async () => createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log)));
+    const serve = (n: SwarmNode, commits: EncodedCommit[]) =>
+      serveSync(
+        n,
+        {
+          runId,
+          specJson: canonicalJson(spec),
+          snapshot: () => null,
+          // Two commits a reply: the reader must page through the window.
+          commitsFrom: (from, max) => commits.filter((c) => c.commit.iteration >= from).slice(0, Math.min(max, 2)).map((c) => c.encoded),
+          checksumAt: () => null,
+          admits: () => true,
+        },
+        log,
+      );
+    await serve(nodes[1], honest);
+    await serve(nodes[2], forged);
+    // nodes[3] keeps only the last 5 commits (as a peer far ahead would): it links, but not far back.
+    await serve(nodes[3], honest.slice(15));
+    for (const n of nodes.slice(1)) await nodes[0].dial(n.getMultiaddrs()[0]);
+  });
+
+  after(async () => {
+    await Promise.all(nodes.map((n) => n.stop()));
+  });
+
+  it("learns the exclusions of the commits linked by hash to the anchor, paging through the window", async () => {
+    const got = await exclusionsBehind(nodes[0], runId, anchor, [nodes[1].peerId]);
+    assert.deepEqual([...got], [[CHEAT.author.id, 6]]);
+  });
+
+  it("a forged commit off the chain adds nothing; a peer that serves less is followed by the next", async () => {
+    // The forger links only from 18 back to 11, the short keeper from 18 back to 15: neither reaches
+    // commit 6; the honest peer asked third does, and only its chain's exclusion is kept.
+    const got = await exclusionsBehind(nodes[0], runId, anchor, [nodes[2].peerId, nodes[3].peerId, nodes[1].peerId]);
+    assert.deepEqual([...got], [[CHEAT.author.id, 6]]);
+    const forgerOnly = await exclusionsBehind(nodes[0], runId, anchor, [nodes[2].peerId]);
+    assert.equal(forgerOnly.size, 0, "the forged exclusion is off the chain: not learnt");
+  });
+
+  it("a window shorter than the chain reads only that far back", async () => {
+    const got = await exclusionsBehind(nodes[0], runId, anchor, [nodes[1].peerId], 10);
+    assert.equal(got.size, 0, "commit 6 is outside a 10-commit window behind 19");
+  });
+});
