@@ -3,7 +3,7 @@
  * protocol serves and fork choice compares against) and the checksum of the state after each
  * iteration. Both keep the last CHAIN_KEEP iterations only.
  */
-import { toHex } from "../../protocol/bytes.js";
+import { equalBytes, toHex } from "../../protocol/bytes.js";
 import { CHAIN_KEEP, type ChainedCommit, chained, type EncodedCommit, ZERO_HASH } from "./commit.js";
 
 export class AppliedHistory {
@@ -96,11 +96,19 @@ export class AppliedHistory {
 
   /**
    * Jumps to a snapshot after `iteration` applied iterations with checksum `sum`: nothing from
-   * its anchor commit (iteration - 1) on can be served as our chain any more; `anchor`, when
-   * known, becomes the last commit.
+   * its anchor commit (iteration - 1) on can be served as our chain any more, nor anything before
+   * it that the anchor does not build on; `anchor`, when known, becomes the last commit.
    */
   jumpTo(iteration: number, sum: string, anchor: ChainedCommit | null): void {
     while (this.log.length > 0 && this.log[this.log.length - 1].commit.iteration >= iteration - 1) this.log.pop();
+    // What stays must be the chain the anchor builds on. A snapshot of the other side of a deep
+    // fork leaves our own commits from before it, which are not: kept, they would be served as
+    // our chain and found to differ from the winner's at the next check (another switch).
+    const last = this.last();
+    if (anchor && last && !(last.commit.iteration === iteration - 2 && equalBytes(last.hash, anchor.commit.prevHash))) {
+      this.log.length = 0;
+      this.checksums.clear();
+    }
     for (const k of [...this.checksums.keys()]) if (k > iteration) this.checksums.delete(k);
     this.checksums.set(iteration, sum);
     if (anchor) this.log.push(anchor);

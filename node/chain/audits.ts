@@ -202,7 +202,7 @@ export class Audits {
    * A fraud proof gossiped by `auditor` (its form and signature validated): checked by
    * recomputing, as a commit's exclusion is, and when it holds kept to record in our next
    * proposal. "false": the entry recomputes, so the auditor lied and is charged; "pending": the
-   * commit it names is not applied here yet (retried when it is); "ignored": nothing to do here
+   * commit it names is not applied here yet, but close (retried when it is); "ignored": nothing to do here
    * (another commit at that iteration on our chain, the accused already out, an auditor that is
    * no author of our chain near that iteration or lied before, no state to recompute on).
    * Recomputing costs at most once per (commit, accused) and once per lying auditor, and only an
@@ -211,7 +211,9 @@ export class Audits {
   takeProof(p: ProofClaim, auditor: string, retry = false): "proven" | "false" | "pending" | "ignored" {
     if (!this.run.algorithm.audit || this.chain.isExcluded(p.accused) || this.proven.has(p.accused) || this.falseAuditors.has(auditor)) return "ignored";
     const offending = this.chain.commitAt(p.iteration);
-    if (!offending && !retry) {
+    // Not applied yet, but close (at most two iterations past our newest): wait for it. Further
+    // out, it is no proof we can check soon; the nodes that can will record it.
+    if (!offending && !retry && this.chain.checksumAt(p.iteration - 1) !== undefined) {
       this.pending.set(`${p.iteration}/${auditor}/${p.accused}`, { p, auditor });
       if (this.pending.size > PENDING_PROOFS_KEPT) this.pending.delete(this.pending.keys().next().value as string);
       return "pending";

@@ -233,7 +233,9 @@ export class Repair {
     const endorsers = new Set(eligible ?? []);
     if (!prefers(theirSide, mySide, endorsers)) return false;
     // A snapshot of ours on the shared part of the chain: its anchor (commit base-1) is ours and theirs.
-    const base = this.snapshots.all().find((x) => x.iteration <= t && (x.iteration === 0 || ours.has(x.iteration - 1)));
+    // A snapshot of ours on the shared part of the chain (its checksum ours there, where still known).
+    const onShared = (x: Snapshot) => x.iteration <= t && (x.iteration === 0 || ours.has(x.iteration - 1)) && (rounds.checksumAt(x.iteration) ?? x.checksum) === x.checksum;
+    const base = this.snapshots.all().find(onShared);
     if (!base && !common) return false;
     const reason = preferredBecause(theirSide, mySide, endorsers);
     this.s.faults("forkSwitch", "switching to a better fork", { iteration: t, peer: peer.toString(), reason, base: base?.iteration ?? null, head: this.head });
@@ -293,6 +295,8 @@ export class Repair {
     const replay = base.iteration > 0 ? served.slice(1) : served;
     await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
       rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, anchor);
+      // Our snapshots past the base are of the side we leave: never serve them as our chain's.
+      this.snapshots.retain((x) => x.iteration <= base.iteration);
       for (const t of replay) {
         if (t.commit.iteration !== this.head) break;
         rounds.onCommit(t);
@@ -327,6 +331,8 @@ export class Repair {
         const holders = [peer, ...peers.connected().filter((p) => !p.equals(peer))];
         const snap = await this.catchUp.downloadOnRun(run, holders);
         await this.catchUp.adoptSnapshot(snap, "fork switched to the winning side's snapshot", `the fork at ${mine.commit.iteration} is older than every snapshot kept`);
+        // Every snapshot we held is of the side we left (the fork is older than all of them).
+        this.snapshots.retain(() => false);
         await this.catchUp.replayCommits(Math.max(snap.iteration + 1, run[run.length - 1].commit.iteration + 1));
         log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "fork switched");
       } catch (err) {

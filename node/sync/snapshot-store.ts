@@ -40,6 +40,16 @@ export class SnapshotStore {
     return snap;
   }
 
+  /**
+   * Forgets the snapshots `keep` refuses: after a fork switch, those of the side we left, which
+   * would otherwise be served (and announced) as states of our chain.
+   */
+  retain(keep: (s: Snapshot) => boolean): void {
+    if (this.latestSnap && !keep(this.latestSnap)) this.latestSnap = null;
+    this.earlier = this.earlier.filter(keep);
+    this.pinned = this.pinned.filter(keep);
+  }
+
   /** Every snapshot held, newest first. */
   all(): Snapshot[] {
     const held = [this.latestSnap, ...this.earlier, ...this.pinned].filter((x): x is Snapshot => x !== null);

@@ -47,4 +47,20 @@ describe("snapshot store", () => {
     assert.equal(store.find(10), null, "only the two last pins are kept");
     assert.equal(store.find(20)?.checksum, "c20");
   });
+
+  it("retain forgets the snapshots of a side we left, pinned ones included", () => {
+    const store = new SnapshotStore();
+    for (const t of [10, 20, 30]) {
+      store.take(t, `c${t}`, weights(t));
+      store.pinLatest();
+    }
+    store.retain((x) => x.iteration <= 10);
+    assert.deepEqual(store.all().map((s) => s.iteration), [10]);
+    assert.equal(store.latest, null, "the latest (30) was past the base: gone until the next is taken");
+    assert.equal(store.find(), null);
+    store.retain(() => false);
+    assert.deepEqual(store.all(), []);
+    store.take(40, "c40", weights(40));
+    assert.equal(store.find()?.iteration, 40);
+  });
 });
