@@ -23,7 +23,7 @@ export interface ResumedChain {
   readonly hash: Uint8Array;
   readonly authors: string[];
   readonly commits: EncodedCommit[];
-  /** A peer snapshot's: the authors the commits behind it excluded (sync/exclusions-behind.ts). */
+  /** A peer snapshot's: the authors the commits behind it excluded (sync/chain-behind.ts). */
   readonly excluded?: readonly string[];
 }
 

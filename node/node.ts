@@ -266,7 +266,7 @@ export class SwarmDaemon {
     // The chain we resume, before anything from gossip can be applied on top of it.
     this.rounds.resumeChain(chain.hash, chain.authors);
     this.rounds.restoreLog(chain.commits);
-    this.rounds.inheritExclusions(chain.excluded ?? []);
+    this.rounds.addChainBehind([], chain.excluded ?? []);
     this.rounds.follow();
     await this.startObservability();
     listenToGossip({

@@ -68,6 +68,19 @@ export class AppliedHistory {
       .map((l) => l.encoded);
   }
 
+  /**
+   * After a snapshot: `commits` (oldest first) are the chain behind the first one kept, linked to
+   * it by hash (sync/chain-behind.ts); they go before it, within CHAIN_KEEP. Anything else is
+   * ignored.
+   */
+  prepend(commits: readonly EncodedCommit[]): void {
+    const first = this.log[0];
+    const last = commits[commits.length - 1];
+    if (!first || !last || last.commit.iteration !== first.commit.iteration - 1 || !equalBytes(chained(last).hash, first.commit.prevHash)) return;
+    const room = Math.max(0, CHAIN_KEEP - this.log.length);
+    this.log.unshift(...commits.slice(Math.max(0, commits.length - room)).map(chained));
+  }
+
   /** After a restart: commits read back from the commit log file, oldest first. */
   restore(commits: readonly EncodedCommit[]): void {
     for (const c of commits) this.log.push(chained(c));

@@ -72,7 +72,7 @@ export class CommitChecks {
   }
 
   /**
-   * Authors excluded by the commits behind a snapshot we adopted (sync/exclusions-behind.ts):
+   * Authors excluded by the commits behind a snapshot we adopted (sync/chain-behind.ts):
    * refused and left out of our proposals like those our applied commits excluded.
    */
   inherit(excluded: Iterable<string>): void {

@@ -160,8 +160,8 @@ export class Rounds {
 
   /** True when a commit this node applied excluded `peer` (a peer id string). */
   isExcluded(peer: string): boolean { return this.checks.isExcluded(peer); }
-  /** Authors the commits behind an adopted snapshot excluded (sync/exclusions-behind.ts). */
-  inheritExclusions(authors: Iterable<string>): void { this.checks.inherit(authors); }
+  /** The chain behind an adopted snapshot (sync/chain-behind.ts): kept before its anchor; the authors it excluded, out. */
+  addChainBehind(commits: readonly EncodedCommit[], excluded: readonly string[]): void { this.history.prepend(commits); this.checks.inherit(excluded); }
 
   /** True when the commit with this hash was refused here for its exclusions (commit-checks.ts). */
   refusedForExclusions(hash: Uint8Array): boolean { return this.checks.refusedForExclusions(hash); }

@@ -17,7 +17,7 @@ import type { FaultReporter } from "../observe/faults.js";
 import type { ChainFix } from "./chain-fix.js";
 import { PENALTY } from "../chain/penalties.js";
 import { joinerReference, verifiedReply } from "./anchor-run.js";
-import { exclusionsBehind } from "./exclusions-behind.js";
+import { chainBehind, excludedBy } from "./chain-behind.js";
 import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
 import {
   fetchVerifiedSnapshot,
@@ -328,11 +328,12 @@ export class CatchUp {
     // The peer: the first holder that served verified chunks (the others are counted).
     const ctx = { iteration, peer: holders[0] ?? null, reason, holders: holders.length, checksum, via, blamed: blamed.length };
     this.s.faults("snapshotAdopted", message, ctx);
-    // Before we contribute or propose: who the chain behind the snapshot excluded.
+    // Before we contribute or propose: the chain behind the snapshot, and whom it excluded.
     if (!snap.anchor) return;
-    const excluded = await exclusionsBehind(this.s.libp2p, this.s.runId, snap.anchor, this.s.peers.connected());
-    this.s.rounds.inheritExclusions(excluded.keys());
-    if (excluded.size > 0) this.s.log.info({ iteration, authors: [...excluded.keys()] }, "exclusions behind the snapshot inherited");
+    const behind = await chainBehind(this.s.libp2p, this.s.runId, snap.anchor, this.s.peers.connected());
+    const excluded = excludedBy(behind);
+    this.s.rounds.addChainBehind(behind, excluded);
+    this.s.log.info({ iteration, commits: behind.length, excluded }, "chain behind the snapshot read");
   }
 
   /** The highest head among peers (-1 when none answers) and a peer at it. */

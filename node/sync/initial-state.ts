@@ -12,7 +12,7 @@ import { chained, type EncodedCommit, ZERO_HASH } from "../chain/commit.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { Peers } from "../network/peers.js";
 import { type AnchorParts, joinerReference } from "./anchor-run.js";
-import { exclusionsBehind } from "./exclusions-behind.js";
+import { chainBehind, excludedBy } from "./chain-behind.js";
 import { defaultSyncOptions } from "./protocols.js";
 import { fetchVerifiedSnapshot, type SnapshotFetchParts, type VerifiedSnapshot } from "./snapshot-fetch.js";
 
@@ -92,9 +92,9 @@ export async function initialStateFromPeers(s: InitialStateParts): Promise<Initi
       s.log.info({ iteration, checksum, blamed: blamed.length, anchored: anchor !== null }, "initial state adopted from a peer snapshot");
       if (!anchor) return { weights, iteration, chain: { hash: ZERO_HASH, authors: [], commits: [] } };
       const head = chained(anchor);
-      // Who the chain behind the snapshot excluded, before this node contributes or proposes.
-      const excluded = [...(await exclusionsBehind(s.libp2p, s.runId, anchor, s.peers.connected())).keys()];
-      return { weights, iteration, chain: { hash: head.hash, authors: anchor.commit.entries.map((e) => e.author.id), commits: [anchor], excluded } };
+      // The chain behind the snapshot, and whom it excluded, before this node contributes or proposes.
+      const behind = await chainBehind(s.libp2p, s.runId, anchor, s.peers.connected());
+      return { weights, iteration, chain: { hash: head.hash, authors: anchor.commit.entries.map((e) => e.author.id), commits: [...behind, anchor], excluded: excludedBy(behind) } };
     }
   }
   throw new InitialStateError(

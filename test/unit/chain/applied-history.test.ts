@@ -59,4 +59,14 @@ describe("AppliedHistory.jumpTo: only the chain the snapshot's anchor builds on 
     h.jumpTo(8, "x-8", null);
     assert.deepEqual(h.all().map((c) => c.commit.iteration), [0, 1, 2, 3, 4, 5, 6]);
   });
+
+  it("prepend puts the chain behind the anchor before it (fork points and exclusions older than a snapshot), and nothing unlinked", () => {
+    const h = new AppliedHistory(0, "s0");
+    h.jumpTo(10, "theirs-10", theirs[9]);
+    h.prepend(ours.slice(0, 9));
+    assert.deepEqual(h.all().map((c) => c.commit.iteration), [9], "our commits 0..8 do not lead to their 9");
+    h.prepend(theirs.slice(2, 9));
+    assert.deepEqual(h.all().map((c) => c.commit.iteration), [2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.equal(h.commitAt(5)?.commit.proposer, B.author.id);
+  });
 });

@@ -7,7 +7,7 @@ import type { EncodedCommit } from "../../../node/chain/commit.js";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
 import { createLogger } from "../../../node/observe/logger.js";
-import { exclusionsBehind } from "../../../node/sync/exclusions-behind.js";
+import { chainBehind, excludedBy } from "../../../node/sync/chain-behind.js";
 import { serveSync } from "../../../node/sync/protocols.js";
 import { commitHash } from "../../../protocol/codec.js";
 import { PRESETS } from "../../../protocol/presets.js";
@@ -35,7 +35,7 @@ function chain(n: number): EncodedCommit[] {
   return out;
 }
 
-describe("exclusions behind an adopted snapshot (real libp2p, /commits)", () => {
+describe("the chain behind an adopted snapshot (real libp2p, /commits)", () => {
   const honest = chain(20);
   const anchor = honest[19];
   /** A peer that serves the chain with commit 10 swapped for its own, on the same parent, excluding an honest author. */
@@ -73,22 +73,28 @@ describe("exclusions behind an adopted snapshot (real libp2p, /commits)", () => 
     await Promise.all(nodes.map((n) => n.stop()));
   });
 
-  it("learns the exclusions of the commits linked by hash to the anchor, paging through the window", async () => {
-    const got = await exclusionsBehind(nodes[0], runId, anchor, [nodes[1].peerId]);
-    assert.deepEqual([...got], [[CHEAT.author.id, 6]]);
+  it("reads the commits linked by hash to the anchor, paging through the window, and the exclusions they record", async () => {
+    const got = await chainBehind(nodes[0], runId, anchor, [nodes[1].peerId]);
+    assert.deepEqual(got.map((c) => c.commit.iteration), [...Array(19).keys()]);
+    const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+    assert.deepEqual(got.map((c) => hex(c.encoded)), honest.slice(0, 19).map((c) => hex(c.encoded)), "the very bytes");
+    assert.deepEqual(excludedBy(got), [CHEAT.author.id]);
   });
 
-  it("a forged commit off the chain adds nothing; a peer that serves less is followed by the next", async () => {
-    // The forger links only from 18 back to 11, the short keeper from 18 back to 15: neither reaches
-    // commit 6; the honest peer asked third does, and only its chain's exclusion is kept.
-    const got = await exclusionsBehind(nodes[0], runId, anchor, [nodes[2].peerId, nodes[3].peerId, nodes[1].peerId]);
-    assert.deepEqual([...got], [[CHEAT.author.id, 6]]);
-    const forgerOnly = await exclusionsBehind(nodes[0], runId, anchor, [nodes[2].peerId]);
-    assert.equal(forgerOnly.size, 0, "the forged exclusion is off the chain: not learnt");
+  it("a forged commit off the chain ends the run there; the longest linked run among the peers asked is kept", async () => {
+    // The forger's run links from 18 back to 11 (its 10 is not the one 11 names), the short
+    // keeper's from 18 back to 15; the honest peer, asked third, reaches the start.
+    const forgerOnly = await chainBehind(nodes[0], runId, anchor, [nodes[2].peerId]);
+    assert.deepEqual(forgerOnly.map((c) => c.commit.iteration), [11, 12, 13, 14, 15, 16, 17, 18]);
+    assert.deepEqual(excludedBy(forgerOnly), [], "the forged exclusion is off the chain: not learnt");
+    const got = await chainBehind(nodes[0], runId, anchor, [nodes[2].peerId, nodes[3].peerId, nodes[1].peerId]);
+    assert.equal(got.length, 19);
+    assert.deepEqual(excludedBy(got), [CHEAT.author.id]);
   });
 
   it("a window shorter than the chain reads only that far back", async () => {
-    const got = await exclusionsBehind(nodes[0], runId, anchor, [nodes[1].peerId], 10);
-    assert.equal(got.size, 0, "commit 6 is outside a 10-commit window behind 19");
+    const got = await chainBehind(nodes[0], runId, anchor, [nodes[1].peerId], 10);
+    assert.deepEqual(got.map((c) => c.commit.iteration), [9, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
+    assert.deepEqual(excludedBy(got), [], "commit 6 is outside a 10-commit window behind 19");
   });
 });

@@ -1,0 +1,79 @@
+/**
+ * The chain behind an adopted snapshot. A snapshot carries the state, not the commits before it,
+ * so a node that adopts one would know neither which authors earlier commits excluded (it would
+ * take their contributions again, and every honest node would refuse and charge its commits for
+ * holding them) nor where its chain parts from a peer's when the fork is older than the snapshot
+ * (the deep fork choice needs the commit both sides share). So after adopting a snapshot a node
+ * reads the commits behind its anchor, as many as peers keep (CHAIN_KEEP), and keeps those linked
+ * to the anchor by hash: a commit whose hash its successor names is the chain the anchor builds
+ * on, so signatures need no checking (their form is checked: the ids are Ed25519 keys), and no
+ * peer can add a commit, or an exclusion, that is not there. A peer can only serve fewer: the
+ * longest linked run among up to three peers is kept.
+ */
+import type { PeerId } from "@libp2p/interface";
+import { equalBytes } from "../../protocol/bytes.js";
+import { commitHash } from "../../protocol/codec.js";
+import { CHAIN_KEEP, type EncodedCommit } from "../chain/commit.js";
+import { checkedCommit } from "../chain/commit-wire.js";
+import type { SwarmNode } from "../network/libp2p.js";
+import { fetchCommits } from "./protocols.js";
+
+/** Peers asked, in turn, until one serves a run linked back over the whole window. */
+const PEERS_ASKED = 3;
+
+/** Hash links vouch for these commits: their signatures were checked by the chain that holds them. */
+const LINKED = () => true;
+
+/**
+ * The commits behind `anchor` (oldest first, the last one its parent), linked to it by hash, as
+ * far back as `keep` commits, read from up to PEERS_ASKED of `peers`. Failures and garbage only
+ * shorten it: never a throw.
+ */
+export async function chainBehind(node: SwarmNode, runId: string, anchor: EncodedCommit, peers: readonly PeerId[], keep = CHAIN_KEEP): Promise<EncodedCommit[]> {
+  const from = Math.max(0, anchor.commit.iteration - keep);
+  let best: EncodedCommit[] = [];
+  if (anchor.commit.iteration === 0) return best;
+  for (const peer of peers.slice(0, PEERS_ASKED)) {
+    const run = await linkedFrom(node, runId, anchor, from, peer);
+    if (run.length > best.length) best = run;
+    if (best[0]?.commit.iteration === from) break;
+  }
+  return best;
+}
+
+/** `peer`'s commits from `from` to the anchor, walked back from it while each hash is what its successor names. */
+async function linkedFrom(node: SwarmNode, runId: string, anchor: EncodedCommit, from: number, peer: PeerId): Promise<EncodedCommit[]> {
+  const byIteration = new Map<number, EncodedCommit>();
+  for (let at = from; at < anchor.commit.iteration; ) {
+    const got = await fetchCommits(node, peer, runId, at).catch(() => [] as Uint8Array[]);
+    let next = at;
+    for (const bytes of got) {
+      let c: EncodedCommit;
+      try {
+        c = checkedCommit(bytes, LINKED);
+      } catch {
+        break;
+      }
+      const t = c.commit.iteration;
+      if (c.commit.runId !== runId || t < next || t >= anchor.commit.iteration) break;
+      byIteration.set(t, c);
+      next = t + 1;
+    }
+    if (next === at) break;
+    at = next;
+  }
+  const run: EncodedCommit[] = [];
+  let expected = anchor.commit.prevHash;
+  for (let t = anchor.commit.iteration - 1; t >= from; t--) {
+    const c = byIteration.get(t);
+    if (!c || !equalBytes(commitHash(c.encoded), expected)) break;
+    run.push(c);
+    expected = c.commit.prevHash;
+  }
+  return run.reverse();
+}
+
+/** The authors `commits` exclude (peer id strings), each once. */
+export function excludedBy(commits: readonly EncodedCommit[]): string[] {
+  return [...new Set(commits.flatMap((c) => (c.commit.exclusions ?? []).map((x) => x.author)))];
+}
