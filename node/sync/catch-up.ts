@@ -328,12 +328,18 @@ export class CatchUp {
     // The peer: the first holder that served verified chunks (the others are counted).
     const ctx = { iteration, peer: holders[0] ?? null, reason, holders: holders.length, checksum, via, blamed: blamed.length };
     this.s.faults("snapshotAdopted", message, ctx);
-    // Before we contribute or propose: the chain behind the snapshot, and whom it excluded.
-    if (!snap.anchor) return;
-    const behind = await chainBehind(this.s.libp2p, this.s.runId, snap.anchor, this.s.peers.connected());
-    const excluded = excludedBy(behind);
-    this.s.rounds.addChainBehind(behind, excluded);
-    this.s.log.info({ iteration, commits: behind.length, excluded }, "chain behind the snapshot read");
+    // The chain behind the snapshot, and whom it excluded, read beside the catch-up (it goes
+    // before the anchor whenever it comes; a slow peer must not hold the node's rejoin).
+    const { anchor } = snap;
+    if (!anchor) return;
+    const read = async () => {
+      const started = Date.now();
+      const behind = await chainBehind(this.s.libp2p, this.s.runId, anchor, this.s.peers.connected());
+      const excluded = excludedBy(behind);
+      this.s.rounds.addChainBehind(behind, excluded);
+      this.s.log.info({ iteration, commits: behind.length, excluded, ms: Date.now() - started }, "chain behind the snapshot read");
+    };
+    detach(read(), this.s.log, "chain behind the snapshot");
   }
 
   /** The highest head among peers (-1 when none answers) and a peer at it. */

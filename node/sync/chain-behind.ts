@@ -16,10 +16,12 @@ import { commitHash } from "../../protocol/codec.js";
 import { CHAIN_KEEP, type EncodedCommit } from "../chain/commit.js";
 import { checkedCommit } from "../chain/commit-wire.js";
 import type { SwarmNode } from "../network/libp2p.js";
-import { fetchCommits } from "./protocols.js";
+import { defaultSyncOptions, fetchCommits } from "./protocols.js";
 
 /** Peers asked, in turn, until one serves a run linked back over the whole window. */
 const PEERS_ASKED = 3;
+/** All the reading may take: slow or silent peers cost at most this, then what was linked is kept. */
+const READ_FOR_MS = 20_000;
 
 /** Hash links vouch for these commits: their signatures were checked by the chain that holds them. */
 const LINKED = () => true;
@@ -31,10 +33,12 @@ const LINKED = () => true;
  */
 export async function chainBehind(node: SwarmNode, runId: string, anchor: EncodedCommit, peers: readonly PeerId[], keep = CHAIN_KEEP): Promise<EncodedCommit[]> {
   const from = Math.max(0, anchor.commit.iteration - keep);
+  const until = Date.now() + READ_FOR_MS;
   let best: EncodedCommit[] = [];
   if (anchor.commit.iteration === 0) return best;
   for (const peer of peers.slice(0, PEERS_ASKED)) {
-    const run = await linkedFrom(node, runId, anchor, from, peer);
+    if (Date.now() >= until) break;
+    const run = await linkedFrom(node, runId, anchor, from, peer, until);
     if (run.length > best.length) best = run;
     if (best[0]?.commit.iteration === from) break;
   }
@@ -42,10 +46,12 @@ export async function chainBehind(node: SwarmNode, runId: string, anchor: Encode
 }
 
 /** `peer`'s commits from `from` to the anchor, walked back from it while each hash is what its successor names. */
-async function linkedFrom(node: SwarmNode, runId: string, anchor: EncodedCommit, from: number, peer: PeerId): Promise<EncodedCommit[]> {
+async function linkedFrom(node: SwarmNode, runId: string, anchor: EncodedCommit, from: number, peer: PeerId, until: number): Promise<EncodedCommit[]> {
   const byIteration = new Map<number, EncodedCommit>();
   for (let at = from; at < anchor.commit.iteration; ) {
-    const got = await fetchCommits(node, peer, runId, at).catch(() => [] as Uint8Array[]);
+    const left = until - Date.now();
+    if (left <= 0) break;
+    const got = await fetchCommits(node, peer, runId, at, Math.min(left, defaultSyncOptions.requestTimeoutMs)).catch(() => [] as Uint8Array[]);
     let next = at;
     for (const bytes of got) {
       let c: EncodedCommit;
