@@ -219,7 +219,14 @@ export class Audits {
       return "pending";
     }
     if (!offending || !equalBytes(offending.hash, p.commitHash) || !this.authorNear(auditor, p.iteration)) return "ignored";
-    const verdict = this.check({ author: p.accused, iteration: p.iteration }, offending);
+    let verdict: Verdict;
+    try {
+      verdict = this.check({ author: p.accused, iteration: p.iteration }, offending);
+    } catch (err) {
+      // Called from a gossip handler or after an apply: a failed recomputation must unwind neither.
+      this.log.warn({ err: (err as Error).message, iteration: p.iteration, auditor }, "fraud proof not checkable");
+      return "ignored";
+    }
     if (verdict === "fraud") {
       this.counts.proofsTaken++;
       this.proven.set(p.accused, { author: p.accused, iteration: p.iteration });
