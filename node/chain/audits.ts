@@ -210,6 +210,8 @@ export class Audits {
    */
   takeProof(p: ProofClaim, auditor: string, retry = false): "proven" | "false" | "pending" | "ignored" {
     if (!this.run.algorithm.audit || this.chain.isExcluded(p.accused) || this.proven.has(p.accused) || this.falseAuditors.has(auditor)) return "ignored";
+    // Only a recent author of our chain may ask for a recomputation, or a place in the wait list.
+    if (!this.authorNear(auditor, p.iteration)) return "ignored";
     const offending = this.chain.commitAt(p.iteration);
     // Not applied yet, but close (at most two iterations past our newest): wait for it. Further
     // out, it is no proof we can check soon; the nodes that can will record it.
@@ -218,7 +220,7 @@ export class Audits {
       if (this.pending.size > PENDING_PROOFS_KEPT) this.pending.delete(this.pending.keys().next().value as string);
       return "pending";
     }
-    if (!offending || !equalBytes(offending.hash, p.commitHash) || !this.authorNear(auditor, p.iteration)) return "ignored";
+    if (!offending || !equalBytes(offending.hash, p.commitHash)) return "ignored";
     let verdict: Verdict;
     try {
       verdict = this.check({ author: p.accused, iteration: p.iteration }, offending);

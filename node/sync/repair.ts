@@ -232,11 +232,11 @@ export class Repair {
     const mySide = { at: mine, next: ours.get(t + 1)?.commit, afterNext: ours.get(t + 2)?.commit };
     const endorsers = new Set(eligible ?? []);
     if (!prefers(theirSide, mySide, endorsers)) return false;
-    // A snapshot of ours on the shared part of the chain: its anchor (commit base-1) is ours and theirs.
-    // A snapshot of ours on the shared part of the chain: its checksum is our chain's there (a
-    // snapshot kept from before a jump to another chain is not). The initial state only while we
-    // hold the chain from its start: a node whose chain begins at a snapshot would otherwise replay
-    // the winner from iteration 0, where the winning side's snapshot is one download.
+    // A snapshot of ours on the shared part of the chain: its anchor (commit base-1) is ours and
+    // theirs, and its checksum is our chain's there (one kept from before a jump to another chain
+    // is not). The initial state only while we hold the chain from its start: a node whose chain
+    // begins at a snapshot would otherwise replay the winner from iteration 0, where the winning
+    // side's snapshot is one download.
     const onShared = (x: Snapshot) => x.iteration <= t && ours.has(x.iteration === 0 ? 0 : x.iteration - 1) && rounds.checksumAt(x.iteration) === x.checksum;
     const base = this.snapshots.all().find(onShared);
     if (!base && !common) return false;
