@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "protocol/messages.ts"] },
+  { ignores: ["dist/**", "dist-bench.tmp/**", "node_modules/**", "protocol/messages.ts"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -94,6 +94,17 @@ describe("hostile chain", () => {
       }
     };
 
+    // Forge for t as soon as commit t-1 and an honest contribution on it are both in: waiting a
+    // fixed time after the commit let the honest pair commit t first on fast rounds (the forgeries
+    // were then only OLD_ITERATION, never checked).
+    const commitsAt = new Map<number, { c: CommitMessage; hash: Uint8Array }>();
+    const forgedFor = new Set<number>();
+    const tryForge = (t: number) => {
+      const prev = commitsAt.get(t - 1);
+      if (!prev || forgedFor.has(t) || !heard.has(`${t}/${toHex(prev.hash)}`)) return;
+      forgedFor.add(t);
+      void forge(prev.c, prev.hash);
+    };
     attacker.node.services.pubsub.addEventListener("gossipsub:message", (e) => {
       if (!attacking) return;
       const { msg } = e.detail;
@@ -102,13 +113,14 @@ describe("hostile chain", () => {
           const m = decodeContribution(msg.data);
           const key = `${m.iteration}/${toHex(m.parentHash)}`;
           heard.set(key, [...(heard.get(key) ?? []), { author: m.author, m }]);
+          tryForge(m.iteration);
         } else if (msg.topic === commitTopic) {
           const c = decodeCommit(msg.data);
           const hash = commitHash(msg.data);
           if (seenCommits.has(toHex(hash)) || c.proposer.every((b, i) => b === me[i])) return;
           seenCommits.add(toHex(hash));
-          // Wait a moment for the next iteration's contributions, then forge on top of this commit.
-          setTimeout(() => void forge(c, hash), 40);
+          commitsAt.set(c.iteration, { c, hash });
+          tryForge(c.iteration + 1);
         }
       } catch {
         // Not ours to judge.
