@@ -16,6 +16,7 @@ import { type ChainedCommit, chained, type EncodedCommit, rankOf, ZERO_HASH } fr
 import { preferredBecause, prefers } from "../chain/fork-choice.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { Metrics } from "../observe/metrics.js";
+import { checksum } from "../../training/params.js";
 import type { CatchUp, SyncParts } from "./catch-up.js";
 import { fetchChecksum, fetchCommits } from "./protocols.js";
 import type { Snapshot, SnapshotStore } from "./snapshot-store.js";
@@ -137,6 +138,11 @@ export class Repair {
     this.s.faults("repair", message, { iteration: this.head, peer: null, reason });
     await fix.run({ restart: "always", forgetPeersHead: false }, async () => {
       try {
+        if (this.fromOwnChain()) {
+          await this.catchUp.replayCommits((await this.catchUp.peersHead(peers.connected())).head);
+          log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "repaired");
+          return;
+        }
         const snap = await this.catchUp.downloadSnapshot(null);
         await this.catchUp.adoptSnapshot(snap, "state repaired from snapshot", reason);
         await this.catchUp.replayCommits(
@@ -147,6 +153,34 @@ export class Repair {
         log.error({ err: (err as Error).message }, "repair failed; will retry at the next check");
       }
     });
+  }
+
+  /**
+   * Repairs with no peer: the newest snapshot we keep whose weights still hash to our chain's
+   * checksum there, then our own applied commits from it, each checked against its checksum (a
+   * flipped bit in the replica after the snapshot was taken: a few iterations, no download).
+   * False, with nothing changed, when no snapshot qualifies; false after the jump if a replayed
+   * commit does not check out (the download path then replaces the state).
+   */
+  private fromOwnChain(): boolean {
+    const { rounds, log } = this.s;
+    const base = this.snapshots
+      .all()
+      .find((x) => x.iteration < this.head && rounds.checksumAt(x.iteration) === x.checksum && (x.iteration === 0 || rounds.commitAt(x.iteration - 1)) && checksum(x.weights) === x.checksum);
+    if (!base) return false;
+    const anchor = base.iteration > 0 ? (rounds.commitAt(base.iteration - 1) ?? null) : null;
+    const replay = rounds.appliedCommits().filter((c) => c.commit.iteration >= base.iteration);
+    rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, anchor);
+    for (const c of replay) {
+      if (c.commit.iteration !== this.head) break;
+      rounds.onCommit(c);
+      if (rounds.checksumAt(this.head) !== toHex(c.commit.checksum)) {
+        log.warn({ iteration: c.commit.iteration }, "own commit did not check out replayed from our snapshot; downloading one");
+        return false;
+      }
+    }
+    log.info({ from: base.iteration, to: this.head }, "state rebuilt from our own snapshot and commits");
+    return true;
   }
 
   /**

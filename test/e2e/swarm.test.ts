@@ -173,7 +173,7 @@ describe("swarm of real node processes", () => {
     for (const e of await Promise.all(again.map((n) => n.exit))) assert.equal(e.code, 0);
   });
 
-  it("a flipped weight bit is detected within C iterations and repaired from peers", async () => {
+  it("a flipped weight bit is detected within C iterations and repaired from the node's own snapshot and commits", async () => {
     const nodes = await startSwarm(
       3,
       ["--stop-at", "50", "--check-every", "10"],
@@ -188,6 +188,10 @@ describe("swarm of real node processes", () => {
     );
     assert.ok((detected.iteration ?? 0) <= 12 + 10, `detected at iteration ${detected.iteration}`);
     await bad.waitFor((l) => l.msg === "repaired", 30_000, "repair");
+    // The snapshot it took at 10 still hashes to the chain's checksum there: no download.
+    const rebuilt = bad.lines.find((l) => l.msg === "state rebuilt from our own snapshot and commits");
+    assert.ok(rebuilt && Number(rebuilt.from) <= 12, `rebuilt locally: ${JSON.stringify(rebuilt)}`);
+    assert.ok(!bad.lines.some((l) => l.msg === "state repaired from snapshot"), "no snapshot downloaded");
     const exits = await Promise.all(nodes.map((n) => n.exit));
     for (const e of exits) assert.equal(e.code, 0);
     assert.equal(
