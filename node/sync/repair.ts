@@ -164,23 +164,39 @@ export class Repair {
    */
   private fromOwnChain(): boolean {
     const { rounds, log } = this.s;
-    const base = this.snapshots
-      .all()
-      .find((x) => x.iteration < this.head && rounds.checksumAt(x.iteration) === x.checksum && (x.iteration === 0 || rounds.commitAt(x.iteration - 1)) && checksum(x.weights) === x.checksum);
+    const base = this.snapshots.all().find((x) => x.iteration < this.head && this.onOurChain(x) && checksum(x.weights) === x.checksum);
     if (!base) return false;
-    const anchor = base.iteration > 0 ? (rounds.commitAt(base.iteration - 1) ?? null) : null;
     const replay = rounds.appliedCommits().filter((c) => c.commit.iteration >= base.iteration);
-    rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, anchor);
-    for (const c of replay) {
-      if (c.commit.iteration !== this.head) break;
-      rounds.onCommit(c);
-      if (rounds.checksumAt(this.head) !== toHex(c.commit.checksum)) {
-        log.warn({ iteration: c.commit.iteration }, "own commit did not check out replayed from our snapshot; downloading one");
-        return false;
-      }
+    rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, base.iteration > 0 ? (rounds.commitAt(base.iteration - 1) ?? null) : null);
+    const failed = this.replayChecked(replay);
+    if (failed) {
+      log.warn({ iteration: failed.commit.iteration }, "own commit did not check out replayed from our snapshot; downloading one");
+      return false;
     }
     log.info({ from: base.iteration, to: this.head }, "state rebuilt from our own snapshot and commits");
     return true;
+  }
+
+  /**
+   * Snapshot `x` lies on our chain: its checksum is our chain's there (one kept from before a jump
+   * to another chain is not), and we hold the commit it follows. The initial state only while we
+   * hold the chain from its start: a node whose chain begins at a snapshot would otherwise replay
+   * from iteration 0, where a snapshot is one download.
+   */
+  private onOurChain(x: Snapshot): boolean {
+    const { rounds } = this.s;
+    return rounds.checksumAt(x.iteration) === x.checksum && rounds.commitAt(x.iteration === 0 ? 0 : x.iteration - 1) !== undefined;
+  }
+
+  /** Applies `commits` from our head on, in order, each checked against its checksum field: the first that fails, or null (a gap ends it). */
+  private replayChecked(commits: readonly EncodedCommit[]): EncodedCommit | null {
+    const { rounds } = this.s;
+    for (const c of commits) {
+      if (c.commit.iteration !== this.head) break;
+      rounds.onCommit(c);
+      if (rounds.checksumAt(this.head) !== toHex(c.commit.checksum)) return c;
+    }
+    return null;
   }
 
   /**
@@ -266,13 +282,8 @@ export class Repair {
     const mySide = { at: mine, next: ours.get(t + 1)?.commit, afterNext: ours.get(t + 2)?.commit };
     const endorsers = new Set(eligible ?? []);
     if (!prefers(theirSide, mySide, endorsers)) return false;
-    // A snapshot of ours on the shared part of the chain: its anchor (commit base-1) is ours and
-    // theirs, and its checksum is our chain's there (one kept from before a jump to another chain
-    // is not). The initial state only while we hold the chain from its start: a node whose chain
-    // begins at a snapshot would otherwise replay the winner from iteration 0, where the winning
-    // side's snapshot is one download.
-    const onShared = (x: Snapshot) => x.iteration <= t && ours.has(x.iteration === 0 ? 0 : x.iteration - 1) && rounds.checksumAt(x.iteration) === x.checksum;
-    const base = this.snapshots.all().find(onShared);
+    // A snapshot of ours on the shared part of the chain: its anchor (commit base-1) is ours and theirs.
+    const base = this.snapshots.all().find((x) => x.iteration <= t && this.onOurChain(x));
     if (!base && !common) return false;
     const reason = preferredBecause(theirSide, mySide, endorsers);
     this.s.faults("forkSwitch", "switching to a better fork", { iteration: t, peer: peer.toString(), reason, base: base?.iteration ?? null, head: this.head });
@@ -334,14 +345,11 @@ export class Repair {
       rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, anchor);
       // Our snapshots past the base are of the side we leave: never serve them as our chain's.
       this.snapshots.retain((x) => x.iteration <= base.iteration);
-      for (const t of replay) {
-        if (t.commit.iteration !== this.head) break;
-        rounds.onCommit(t);
-        if (rounds.checksumAt(this.head) !== toHex(t.commit.checksum)) {
-          fix.busy = false;
-          await this.repair("replayed fork does not check out; repairing", `the fork's commit ${t.commit.iteration} from ${peer.toString()} did not give its checksum`);
-          return;
-        }
+      const failed = this.replayChecked(replay);
+      if (failed) {
+        fix.busy = false;
+        await this.repair("replayed fork does not check out; repairing", `the fork's commit ${failed.commit.iteration} from ${peer.toString()} did not give its checksum`);
+        return;
       }
       // One page replayed: the rest of the winner's chain, so we do not start proposing hundreds
       // of iterations behind it (a new fork) before a later check finds it again.
