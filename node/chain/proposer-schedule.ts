@@ -1,21 +1,13 @@
 /**
  * Who may propose an iteration, and from when (brief section 5). The proposers of t are the
  * authors of commit t-1 ranked by H(runId, t, peer); the primary (rank 0) commits as soon as every
- * expected author has contributed, or, with 3 or more expected, once a strict majority has and
- * the rest have had as long again as that majority took (at least QUORUM_GRACE x roundTimeout):
- * a slow author never holds a round for longer than the others took to contribute. Late authors
- * (a joiner) are still waited for. Otherwise tick k fires at (0.5 + 0.25 k) x roundTimeout after
+ * expected author has contributed. Otherwise tick k fires at (0.5 + 0.25 k) x roundTimeout after
  * the round began, and from then on rank k and better may propose; any contributing node may once
  * k is past the number of proposers.
  */
 import { proposerOrder } from "./commit.js";
 import type { ChainTip } from "./chain-tip.js";
 import type { LateAuthors } from "./late-authors.js";
-
-/** The shortest wait, as a fraction of roundTimeout, for the rest once a majority is in. */
-export const QUORUM_GRACE = 0.02;
-/** The fewest expected authors for which a majority may commit without the rest. */
-const QUORUM_MIN_EXPECTED = 3;
 
 export interface ScheduleOptions {
   readonly runId: string;
@@ -31,8 +23,6 @@ export class ProposerSchedule {
   private order: { t: number; authors: readonly string[]; order: readonly string[] } | null = null;
   private timers: NodeJS.Timeout[] = [];
   private roundStart = 0;
-  /** When this round's majority was first seen in (ms since the round began), and whether a re-check is set. */
-  private quorum: { t: number; at: number; recheckSet: boolean } | null = null;
 
   constructor(
     private readonly opts: ScheduleOptions,
@@ -45,7 +35,6 @@ export class ProposerSchedule {
   /** A round begins now: its ticks, and the time reported with its commit, count from here. */
   roundBegins(): void {
     this.roundStart = performance.now();
-    this.quorum = null;
   }
 
   /** Milliseconds since the round began. */
@@ -57,7 +46,6 @@ export class ProposerSchedule {
   clear(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
-    this.quorum = null;
   }
 
   /**
@@ -83,49 +71,22 @@ export class ProposerSchedule {
 
   /**
    * True when this node is the primary proposer of t (there is none at the start of a chain) and
-   * every expected author has contributed, or the quorum rule's wait for the rest is over (when it
-   * is not yet, `recheck` is called once it is); `held` (the authors of the usable contributions)
-   * is asked only then.
+   * every expected author has contributed; `held` (the authors of the usable contributions) is
+   * asked only then.
    */
-  mayProposeEarly(t: number, held: () => ReadonlyMap<string, unknown>, recheck: () => void): boolean {
+  mayProposeEarly(t: number, held: () => ReadonlyMap<string, unknown>): boolean {
     if (this.tip.authors.length === 0) return false;
     if (this.proposers(t)[0] !== this.opts.self) return false;
     const have = held();
-    const late = this.late.recent(t);
-    const expected = this.expected(late);
-    const missing = expected.filter((a) => !have.has(a));
-    return missing.length === 0 || this.quorumWaitOver(t, expected.length, missing, late, recheck);
+    return this.expected(t).every((a) => have.has(a));
   }
 
   /**
-   * A strict majority of `expected` authors is in, none of the `missing` is a late author, and
-   * the others have had as long again as the majority took: the round need not wait longer.
+   * Authors round t waits for: last commit's authors, those whose contribution to the last
+   * iteration came too late to be included (a joiner), and this node.
    */
-  private quorumWaitOver(t: number, expected: number, missing: readonly string[], late: readonly string[], recheck: () => void): boolean {
-    if (expected < QUORUM_MIN_EXPECTED || 2 * (expected - missing.length) <= expected) return false;
-    if (missing.some((a) => late.includes(a))) return false;
-    if (this.quorum?.t !== t) this.quorum = { t, at: this.elapsed(), recheckSet: false };
-    const q = this.quorum;
-    const wait = q.at + Math.max(q.at, QUORUM_GRACE * this.opts.roundTimeoutMs) - this.elapsed();
-    if (wait <= 0) return true;
-    if (!q.recheckSet) {
-      q.recheckSet = true;
-      // Timers run in whole milliseconds and may fire a fraction early: rounded up, and re-armed.
-      const timer = setTimeout(() => {
-        q.recheckSet = false;
-        recheck();
-      }, Math.ceil(wait) + 1);
-      this.timers.push(timer);
-    }
-    return false;
-  }
-
-  /**
-   * Authors a round waits for: last commit's authors, those whose contribution to the last
-   * iteration came too late to be included (`late`: a joiner), and this node.
-   */
-  private expected(late: readonly string[]): string[] {
-    const set = new Set([...this.tip.authors, ...late]);
+  private expected(t: number): string[] {
+    const set = new Set([...this.tip.authors, ...this.late.recent(t)]);
     if (this.opts.contribute) set.add(this.opts.self);
     return [...set];
   }

@@ -407,11 +407,11 @@ export class Rounds {
     this.stall.worked(work);
   }
 
-  /** The primary proposer commits as soon as every expected author, or a quorum, has contributed. */
+  /** The primary proposer commits as soon as every expected author has contributed. */
   private maybeProposeEarly(): void {
     if (!this.isActive) return;
     const t = this.head;
-    if (this.schedule.mayProposeEarly(t, () => this.usable(t), () => this.maybeProposeEarly())) this.propose(t, 0);
+    if (this.schedule.mayProposeEarly(t, () => this.usable(t))) this.propose(t, 0);
   }
 
   /**
