@@ -292,9 +292,13 @@ export class Audits {
       this.counts.frauds++;
       if (ours && !this.proven.has(entry.author.id)) {
         this.proven.set(entry.author.id, { author: entry.author.id, iteration: c.commit.iteration });
-        if (this.opts.publishProof) {
+        const publish = this.opts.publishProof;
+        if (publish) {
           this.counts.proofsSent++;
-          this.opts.publishProof({ iteration: c.commit.iteration, commitHash: c.hash, accused: entry.author.id });
+          // On the next turn: after our own commit's publish (audited as it is applied), so a
+          // proof never leaves before the commit it names and finds no receiver that can check it.
+          const claim = { iteration: c.commit.iteration, commitHash: c.hash, accused: entry.author.id };
+          setImmediate(() => publish(claim));
         }
       }
       const ctx = { iteration: c.commit.iteration, peer: entry.author.id, reason: problem ?? "", author: entry.author.id, ms: Math.round(this.lastAuditMicros / 1000), by: ours ? "audit" : "proof check" };
