@@ -1,21 +1,75 @@
 /**
- * Authors whose contribution missed its commit (a joiner, a node that was behind or slow), with
- * the head when that was noticed. The rounds wait for them (at most 0.5 x roundTimeout a round)
- * in the next two rounds, so they get included instead of chasing a fast swarm forever.
+ * Authors whose contribution missed its commit, and how late each one is. Two kinds:
+ *
+ * - **Late** (a joiner, a node that was behind): never included in the last PACE_WINDOW commits.
+ *   The rounds wait for them (at most 0.5 x roundTimeout a round) in the next two rounds, so they
+ *   get included instead of chasing a fast swarm forever.
+ * - **Members** (included in one of the last PACE_WINDOW commits) that missed one: a straggler the
+ *   quorum rule left out, or a node a little behind the others. They are not waited for as late
+ *   (one slow node would then hold every other round); instead the quorum rule (proposer-schedule.ts)
+ *   waits for a member that missed the last commit by a little (`lagAt`), so a node late once is
+ *   not left out for good, while one far behind is.
  */
 
 /** How many iterations back a late contribution still makes its author expected. */
 const LATE_WINDOW = 64;
+/** Commits back within which an included author is a member, not waited for as late. */
+export const PACE_WINDOW = 128;
+/** The most authors whose last arrival is kept (a crowd of free identities evicts only its own). */
+const ARRIVALS_KEPT = 1024;
+/** Round starts kept, to measure how late a contribution to a past round arrived. */
+const STARTS_KEPT = 4;
 
 export class LateAuthors {
   private readonly late = new Map<string, number>();
+  /** Author -> the last iteration that included it (bounded: pruned every 16 commits). */
+  private readonly included = new Map<string, number>();
+  /** Author -> its newest contribution's iteration and ms after that round began here (least recently heard first). */
+  private readonly arrivals = new Map<string, { t: number; ms: number }>();
+  /** Iteration -> when its round began here (performance.now()). */
+  private readonly starts = new Map<number, number>();
+
+  /** Round t began here now. */
+  roundBegins(t: number, now: number): void {
+    this.starts.set(t, now);
+    for (const s of this.starts.keys()) if (this.starts.size > STARTS_KEPT) this.starts.delete(s);
+  }
+
+  /**
+   * A contribution of `author` to iteration t arrived now: how long after its round began
+   * (0 for a round that has not begun here yet, one pipelined ahead). Only newer ones count.
+   */
+  heard(author: string, t: number, now: number): void {
+    const last = this.arrivals.get(author);
+    if (last && last.t >= t) return;
+    const start = this.starts.get(t);
+    const ms = start === undefined ? (t > Math.max(-1, ...this.starts.keys()) ? 0 : Infinity) : Math.max(0, now - start);
+    this.arrivals.delete(author);
+    this.arrivals.set(author, { t, ms });
+    if (this.arrivals.size > ARRIVALS_KEPT) this.arrivals.delete(this.arrivals.keys().next().value as string);
+  }
+
+  /**
+   * How long after round t-1 began `author`'s contribution to it arrived here, if it is a member
+   * that contributed to t-1 (on time or after its commit); undefined otherwise (it missed t-1
+   * altogether: dead, or far behind).
+   */
+  lagAt(author: string, t: number): number | undefined {
+    const a = this.arrivals.get(author);
+    return a && a.t >= t - 1 && this.keepsPace(author, t) ? a.ms : undefined;
+  }
+
+  /** The members at round t: included in one of the last PACE_WINDOW commits. */
+  members(t: number): string[] {
+    return [...this.included].filter(([, at]) => at >= t - PACE_WINDOW).map(([a]) => a);
+  }
 
   /**
    * `author` contributed for `iteration`, already committed (our head is `head`): wait for it
-   * unless it is a member already (`members`, the last commit's authors) or hopelessly far behind.
+   * unless it is in the last commit already (`last`), a member, or hopelessly far behind.
    */
-  note(author: string, iteration: number, head: number, members: readonly string[]): void {
-    if (iteration >= head - LATE_WINDOW && !members.includes(author)) this.late.set(author, head);
+  note(author: string, iteration: number, head: number, last: readonly string[]): void {
+    if (iteration >= head - LATE_WINDOW && !last.includes(author) && !this.keepsPace(author, head)) this.late.set(author, head);
   }
 
   /** The late authors a round at `head` still waits for (noticed at most one round ago). */
@@ -25,11 +79,21 @@ export class LateAuthors {
 
   /**
    * Commit `iteration` was applied with `included` as its authors; `held` contributed for it but
-   * are not in it (a fallback proposer's view, a race): they are late too. Older ones are dropped.
+   * are not in it (a fallback proposer's view, a race): they are late too, unless members.
+   * Older ones are dropped.
    */
   afterCommit(iteration: number, included: ReadonlySet<string>, held: Iterable<string>): void {
-    for (const a of included) this.late.delete(a);
-    for (const a of held) if (!included.has(a)) this.late.set(a, iteration + 1);
+    for (const a of included) {
+      this.late.delete(a);
+      this.included.set(a, iteration);
+    }
+    for (const a of held) if (!included.has(a) && !this.keepsPace(a, iteration)) this.late.set(a, iteration + 1);
     for (const [a, at] of this.late) if (at < iteration) this.late.delete(a);
+    if (iteration % 16 === 0) for (const [a, at] of this.included) if (at < iteration - PACE_WINDOW) this.included.delete(a);
+  }
+
+  private keepsPace(author: string, head: number): boolean {
+    const at = this.included.get(author);
+    return at !== undefined && at >= head - PACE_WINDOW;
   }
 }

@@ -1,13 +1,29 @@
 /**
  * Who may propose an iteration, and from when (brief section 5). The proposers of t are the
  * authors of commit t-1 ranked by H(runId, t, peer); the primary (rank 0) commits as soon as every
- * expected author has contributed. Otherwise tick k fires at (0.5 + 0.25 k) x roundTimeout after
- * the round began, and from then on rank k and better may propose; any contributing node may once
- * k is past the number of proposers.
+ * expected author has contributed, or by the quorum rule below. Otherwise tick k fires at
+ * (0.5 + 0.25 k) x roundTimeout after the round began, and from then on rank k and better may
+ * propose; any contributing node may once k is past the number of proposers.
+ *
+ * The quorum rule: with 3 or more expected authors, once a strict majority of them is in (at `q`
+ * ms into the round), the rest get as long again (D = q + max(q, QUORUM_GRACE x roundTimeout)),
+ * and then the round commits without them; a late author (a joiner) is still waited for. A member
+ * left out of the last commit (late-authors.ts) is waited for too, with all the expected in, up to
+ * D, when its contribution to the last round arrived: a node left out once by a little is back in
+ * the next round, a straggler far behind or a dead node costs nothing. An author whose last
+ * contribution arrived a little after D (up to 1.5 D) is given up to 1.1 x that, so one that keeps
+ * missing by a little is waited for.
  */
 import { proposerOrder } from "./commit.js";
 import type { ChainTip } from "./chain-tip.js";
 import type { LateAuthors } from "./late-authors.js";
+
+/** The shortest wait, as a fraction of roundTimeout, for the rest once a majority is in. */
+export const QUORUM_GRACE = 0.02;
+/** The fewest expected authors for which a majority may commit without the rest. */
+const QUORUM_MIN_EXPECTED = 3;
+/** How far past D a missing author's last arrival may be for it still to be waited for. */
+const STRETCH_LIMIT = 1.5;
 
 export interface ScheduleOptions {
   readonly runId: string;
@@ -23,6 +39,8 @@ export class ProposerSchedule {
   private order: { t: number; authors: readonly string[]; order: readonly string[] } | null = null;
   private timers: NodeJS.Timeout[] = [];
   private roundStart = 0;
+  /** When this round's quorum (or all expected) was first seen in, ms into the round; whether a re-check is set. */
+  private quorum: { t: number; at: number; recheckSet: boolean } | null = null;
 
   constructor(
     private readonly opts: ScheduleOptions,
@@ -33,8 +51,15 @@ export class ProposerSchedule {
   ) {}
 
   /** A round begins now: its ticks, and the time reported with its commit, count from here. */
-  roundBegins(): void {
+  roundBegins(t: number): void {
     this.roundStart = performance.now();
+    this.late.roundBegins(t, this.roundStart);
+    this.quorum = null;
+  }
+
+  /** A contribution of `author` to iteration t arrived now (its lag feeds the quorum rule). */
+  heard(author: string, t: number): void {
+    this.late.heard(author, t, performance.now());
   }
 
   /** Milliseconds since the round began. */
@@ -46,6 +71,7 @@ export class ProposerSchedule {
   clear(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
+    this.quorum = null;
   }
 
   /**
@@ -71,22 +97,57 @@ export class ProposerSchedule {
 
   /**
    * True when this node is the primary proposer of t (there is none at the start of a chain) and
-   * every expected author has contributed; `held` (the authors of the usable contributions) is
-   * asked only then.
+   * every expected author has contributed, or the quorum rule's wait for the rest is over (when it
+   * is not yet, `recheck` is called once it is); `held` (the authors of the usable contributions)
+   * is asked only then.
    */
-  mayProposeEarly(t: number, held: () => ReadonlyMap<string, unknown>): boolean {
+  mayProposeEarly(t: number, held: () => ReadonlyMap<string, unknown>, recheck: () => void): boolean {
     if (this.tip.authors.length === 0) return false;
     if (this.proposers(t)[0] !== this.opts.self) return false;
     const have = held();
-    return this.expected(t).every((a) => have.has(a));
+    const late = this.late.recent(t);
+    const expected = this.expected(late);
+    const missing = expected.filter((a) => !have.has(a));
+    if (missing.length > 0) {
+      if (expected.length < QUORUM_MIN_EXPECTED || 2 * (expected.length - missing.length) <= expected.length) return false;
+      if (missing.some((a) => late.includes(a))) return false;
+    }
+    // Members left out of the last commit: waited for only if they contributed to the last round.
+    const absent = this.late.members(t).filter((a) => !have.has(a) && !expected.includes(a) && this.late.lagAt(a, t) !== undefined);
+    if (missing.length === 0 && absent.length === 0) return true;
+    if (this.quorum?.t !== t) this.quorum = { t, at: this.elapsed(), recheckSet: false };
+    const q = this.quorum;
+    const d = q.at + Math.max(q.at, QUORUM_GRACE * this.opts.roundTimeoutMs);
+    // One that missed D by far last round (a straggler) is not waited for at all.
+    const near = absent.filter((a) => (this.late.lagAt(a, t) ?? Infinity) <= STRETCH_LIMIT * d);
+    if (missing.length === 0 && near.length === 0) return true;
+    const until = Math.max(d, ...[...missing, ...near].map((a) => this.stretch(a, t, d)));
+    const wait = until - this.elapsed();
+    if (wait <= 0) return true;
+    if (!q.recheckSet) {
+      q.recheckSet = true;
+      // Timers run in whole milliseconds and may fire a fraction early: rounded up, and re-armed.
+      const timer = setTimeout(() => {
+        q.recheckSet = false;
+        recheck();
+      }, Math.ceil(wait) + 1);
+      this.timers.push(timer);
+    }
+    return false;
+  }
+
+  /** How long round t waits for a missing `author` past D: up to 1.1 x its last lag, if that missed D by a little. */
+  private stretch(author: string, t: number, d: number): number {
+    const lag = this.late.lagAt(author, t);
+    return lag !== undefined && lag <= STRETCH_LIMIT * d ? Math.min(STRETCH_LIMIT * d, 1.1 * lag) : d;
   }
 
   /**
-   * Authors round t waits for: last commit's authors, those whose contribution to the last
-   * iteration came too late to be included (a joiner), and this node.
+   * Authors a round waits for: last commit's authors, those whose contribution to the last
+   * iteration came too late to be included (`late`: a joiner), and this node.
    */
-  private expected(t: number): string[] {
-    const set = new Set([...this.tip.authors, ...this.late.recent(t)]);
+  private expected(late: readonly string[]): string[] {
+    const set = new Set([...this.tip.authors, ...late]);
     if (this.opts.contribute) set.add(this.opts.self);
     return [...set];
   }

@@ -265,10 +265,7 @@ export class Rounds {
     this.schedule.clear();
   }
 
-  /**
-   * `author` contributed for `iteration`, already committed: wait for it in the next two rounds
-   * (if it is not a member already and not hopelessly far behind).
-   */
+  /** `author` contributed for `iteration`, already committed: late, unless a member (late-authors.ts). */
   noteLate(author: string, iteration: number): void {
     this.late.note(author, iteration, this.head, this.tip.authors);
   }
@@ -281,6 +278,7 @@ export class Rounds {
    */
   onContribution(c: SignedContribution, iteration: number, parentHash: Uint8Array): void {
     if (this.checks.isExcluded(c.author.id)) return;
+    this.schedule.heard(c.author.id, iteration);
     if (iteration < this.head) {
       // Too late for its commit (a joiner, a node that was behind): waited for next round, once.
       this.noteLate(c.author.id, iteration);
@@ -368,7 +366,7 @@ export class Rounds {
       return;
     }
     const t = this.head;
-    this.schedule.roundBegins();
+    this.schedule.roundBegins(t);
     this.inbox.dropContributionsBefore(t);
     if (!this.active) {
       for (const c of this.inbox.takePending(t)) if (this.head === t) this.onCommit(c);
@@ -407,11 +405,11 @@ export class Rounds {
     this.stall.worked(work);
   }
 
-  /** The primary proposer commits as soon as every expected author has contributed. */
+  /** The primary proposer commits as soon as every expected author, or a quorum, has contributed. */
   private maybeProposeEarly(): void {
     if (!this.isActive) return;
     const t = this.head;
-    if (this.schedule.mayProposeEarly(t, () => this.usable(t))) this.propose(t, 0);
+    if (this.schedule.mayProposeEarly(t, () => this.usable(t), () => this.maybeProposeEarly())) this.propose(t, 0);
   }
 
   /**
