@@ -5,10 +5,12 @@
  *   The rounds wait for them (at most 0.5 x roundTimeout a round) in the next two rounds, so they
  *   get included instead of chasing a fast swarm forever.
  * - **Members** (included in one of the last PACE_WINDOW commits) that missed one: a straggler the
- *   quorum rule left out, or a node a little behind the others. They are not waited for as late
- *   (one slow node would then hold every other round); instead the quorum rule (proposer-schedule.ts)
- *   waits for a member that missed the last commit by a little (`lagAt`), so a node late once is
- *   not left out for good, while one far behind is.
+ *   quorum rule left out, a node thawed after a pause, or one a little behind the others. A member
+ *   is waited for as late at most once per PACE_WINDOW commits (one slow node would otherwise hold
+ *   every other round: waited for, included, left out by the quorum rule, late again); a thawed
+ *   node gets back in with that once. Besides, the quorum rule (proposer-schedule.ts) waits for a
+ *   member that missed the last commit by a little (`lagAt`), so a node late by a little is not
+ *   left out for good, while one far behind is.
  */
 
 /** How many iterations back a late contribution still makes its author expected. */
@@ -24,6 +26,8 @@ export class LateAuthors {
   private readonly late = new Map<string, number>();
   /** Author -> the last iteration that included it (bounded: pruned every 16 commits). */
   private readonly included = new Map<string, number>();
+  /** Member -> the head when it was last made late (bounded like `included`). */
+  private readonly lateAsMember = new Map<string, number>();
   /** Author -> its newest contribution's iteration and ms after that round began here (least recently heard first). */
   private readonly arrivals = new Map<string, { t: number; ms: number }>();
   /** Iteration -> when its round began here (performance.now()). */
@@ -66,10 +70,11 @@ export class LateAuthors {
 
   /**
    * `author` contributed for `iteration`, already committed (our head is `head`): wait for it
-   * unless it is in the last commit already (`last`), a member, or hopelessly far behind.
+   * unless it is in the last commit already (`last`), a member made late once already in the last
+   * PACE_WINDOW commits, or hopelessly far behind.
    */
   note(author: string, iteration: number, head: number, last: readonly string[]): void {
-    if (iteration >= head - LATE_WINDOW && !last.includes(author) && !this.keepsPace(author, head)) this.late.set(author, head);
+    if (iteration >= head - LATE_WINDOW && !last.includes(author)) this.makeLate(author, head);
   }
 
   /** The late authors a round at `head` still waits for (noticed at most one round ago). */
@@ -87,9 +92,24 @@ export class LateAuthors {
       this.late.delete(a);
       this.included.set(a, iteration);
     }
-    for (const a of held) if (!included.has(a) && !this.keepsPace(a, iteration)) this.late.set(a, iteration + 1);
+    for (const a of held) if (!included.has(a)) this.makeLate(a, iteration + 1);
     for (const [a, at] of this.late) if (at < iteration) this.late.delete(a);
-    if (iteration % 16 === 0) for (const [a, at] of this.included) if (at < iteration - PACE_WINDOW) this.included.delete(a);
+    if (iteration % 16 === 0)
+      for (const m of [this.included, this.lateAsMember]) for (const [a, at] of m) if (at < iteration - PACE_WINDOW) m.delete(a);
+  }
+
+  /** Waits for `author` in the rounds `head` and `head` + 1: always a newcomer, a member once per PACE_WINDOW. */
+  private makeLate(author: string, head: number): void {
+    if (this.late.has(author)) {
+      if (!this.keepsPace(author, head)) this.late.set(author, head);
+      return;
+    }
+    if (this.keepsPace(author, head)) {
+      const last = this.lateAsMember.get(author);
+      if (last !== undefined && last >= head - PACE_WINDOW) return;
+      this.lateAsMember.set(author, head);
+    }
+    this.late.set(author, head);
   }
 
   private keepsPace(author: string, head: number): boolean {

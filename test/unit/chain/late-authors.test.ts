@@ -3,18 +3,23 @@ import { describe, it } from "node:test";
 import { LateAuthors, PACE_WINDOW } from "../../../node/chain/late-authors.js";
 
 describe("LateAuthors (node/chain/late-authors.ts)", () => {
-  it("a joiner is late; a member that misses a commit is not, and its lag is measured from its round's start", () => {
+  it("a joiner is late each time; a member once per PACE_WINDOW commits; lags are measured from their round's start", () => {
     const late = new LateAuthors();
     late.afterCommit(0, new Set(["a", "b", "c"]), []);
     late.roundBegins(1, 1000);
     late.note("joiner", 0, 1, ["a", "b", "c"]);
     late.note("c", 0, 1, ["a", "b"]);
-    assert.deepEqual(late.recent(1), ["joiner"]);
+    assert.deepEqual(late.recent(1), ["joiner", "c"]);
     // c contributed to round 1 after its commit, 70 ms after that round began here.
     late.heard("c", 1, 1070);
     late.afterCommit(1, new Set(["a", "b"]), ["c"]);
     late.roundBegins(2, 1100);
-    assert.deepEqual(late.recent(2), ["joiner"]);
+    assert.deepEqual(late.recent(2), ["joiner", "c"], "still in its two rounds");
+    late.afterCommit(2, new Set(["a", "b", "c"]), []);
+    late.note("joiner", 1, 3, ["a", "b", "c"]);
+    late.note("c", 2, 4, ["a", "b"]);
+    assert.deepEqual(late.recent(4), ["joiner"], "a member late again so soon is not waited for as late");
+    late.afterCommit(3, new Set(["a", "b"]), []);
     assert.equal(late.lagAt("c", 2), 70);
     assert.deepEqual(late.members(2).sort(), ["a", "b", "c"]);
     // Pipelined: a contribution to a round not begun here yet arrived with no lag.
@@ -35,7 +40,15 @@ describe("LateAuthors (node/chain/late-authors.ts)", () => {
     for (let t = 1; t <= PACE_WINDOW + 16; t++) late.afterCommit(t, new Set(["x"]), []);
     assert.deepEqual(late.members(PACE_WINDOW + 17), ["x"]);
     late.note("old", PACE_WINDOW + 16, PACE_WINDOW + 17, ["x"]);
-    assert.deepEqual(late.recent(PACE_WINDOW + 17), ["old"], "no longer a member: late again");
+    late.note("x", PACE_WINDOW + 16, PACE_WINDOW + 17, []);
+    late.note("x", PACE_WINDOW + 16, PACE_WINDOW + 18, []);
+    assert.deepEqual(late.recent(PACE_WINDOW + 18), ["old", "x"], "no longer a member: late; a member: late once, not renewed");
+    late.afterCommit(PACE_WINDOW + 18, new Set(["old", "x"]), []);
+    late.note("x", PACE_WINDOW + 18, PACE_WINDOW + 20, []);
+    assert.deepEqual(late.recent(PACE_WINDOW + 20), []);
+    for (let t = PACE_WINDOW + 19; t <= 2 * PACE_WINDOW + 33; t++) late.afterCommit(t, new Set(["x"]), []);
+    late.note("x", 2 * PACE_WINDOW + 33, 2 * PACE_WINDOW + 34, []);
+    assert.deepEqual(late.recent(2 * PACE_WINDOW + 34), ["x"], "late again, PACE_WINDOW commits later");
     late.roundBegins(200, 0);
     for (let i = 0; i < 5000; i++) late.heard(`sybil-${i}`, 200, 1);
     late.heard("x", 200, 5);
