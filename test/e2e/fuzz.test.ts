@@ -80,9 +80,14 @@ describe("wire fuzz", () => {
     // Cases a validator accepts (a far-past heartbeat, a contribution on a wrong parent, a usurping
     // commit the rounds then refuse) are not counted here, so per kind the floor is low; in all,
     // at least a third of every case published reached each node's validators and was refused.
+    // Per kind, two of the three nodes at least: an honest node relays no refused case, so one a
+    // burst's identity was not yet meshed with hears only what it was sent directly (a clean CI run:
+    // one node validated 11 of 120 heartbeat cases while the other two validated 78 each).
+    for (const kind of TOPIC_KINDS) {
+      const low = reached.map((r, i) => ({ i, n: r[kind] })).filter(({ n }) => n < PER_TOPIC * 0.1);
+      assert.ok(low.length <= 1, `${low.map(({ i, n }) => `node ${i} validated only ${n}`).join(", ")} of ${PER_TOPIC} ${kind} cases (${context})`);
+    }
     for (const [i, r] of reached.entries()) {
-      for (const kind of TOPIC_KINDS)
-        assert.ok(r[kind] >= PER_TOPIC * 0.1, `node ${i} validated only ${r[kind]} of ${PER_TOPIC} ${kind} cases (${context})`);
       const all = TOPIC_KINDS.reduce((s, k) => s + r[k], 0);
       assert.ok(all >= (PER_TOPIC * TOPIC_KINDS.length) / 3, `node ${i} validated only ${all} cases in all (${context})`);
     }
