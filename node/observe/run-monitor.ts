@@ -98,6 +98,9 @@ export function stallMsFor(roundTimeoutMs: number): number {
   return Math.max(10_000, 5 * roundTimeoutMs);
 }
 
+/** How often the per-iteration progress reads the peer count (a gauge and a progress line). */
+const PEERS_EVERY_MS = 1000;
+
 export class RunMonitor {
   private readonly started = Date.now();
   private lastAdvance = Date.now();
@@ -108,6 +111,8 @@ export class RunMonitor {
   private readonly log: MetricsLog;
   private writing: Promise<void> = Promise.resolve();
   private lastRowAt = 0;
+  /** The connected peers' count, read at most every PEERS_EVERY_MS (it filters every connection). */
+  private peersSeen = { at: 0, n: 0 };
 
   constructor(
     private readonly run: Pick<TrainingRun, "runId" | "spec" | "algorithm" | "heldOut">,
@@ -153,7 +158,8 @@ export class RunMonitor {
       this.logger.info({ iteration: t, accuracy, heldOutLoss: score.loss, examples: score.examples }, "evaluated");
     }
     const loss = this.lossNow();
-    const peers = this.view.peers();
+    if (now - this.peersSeen.at >= PEERS_EVERY_MS) this.peersSeen = { at: now, n: this.view.peers() };
+    const peers = this.peersSeen.n;
     const m = this.metrics;
     if (m) {
       m.iterationsApplied.inc();
