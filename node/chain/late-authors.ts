@@ -17,7 +17,7 @@
 const LATE_WINDOW = 64;
 /** Commits back within which an included author is a member, not waited for as late. */
 export const PACE_WINDOW = 128;
-/** The most authors whose last arrival is kept (a crowd of free identities evicts only its own). */
+/** The most members whose last arrival is kept (least recently heard evicted). */
 const ARRIVALS_KEPT = 1024;
 /** Round starts kept, to measure how late a contribution to a past round arrived. */
 const STARTS_KEPT = 4;
@@ -41,9 +41,11 @@ export class LateAuthors {
 
   /**
    * A contribution of `author` to iteration t arrived now: how long after its round began
-   * (0 for a round that has not begun here yet, one pipelined ahead). Only newer ones count.
+   * (0 for a round that has not begun here yet, one pipelined ahead). Only newer ones count, and
+   * only a member's (`lagAt` reads no other), so strangers' signatures neither grow nor evict them.
    */
   heard(author: string, t: number, now: number): void {
+    if (!this.keepsPace(author, t)) return;
     const last = this.arrivals.get(author);
     if (last && last.t >= t) return;
     const start = this.starts.get(t);

@@ -118,10 +118,11 @@ export class ProposerSchedule {
     if (this.quorum?.t !== t) this.quorum = { t, at: this.elapsed(), recheckSet: false };
     const q = this.quorum;
     const d = q.at + Math.max(q.at, QUORUM_GRACE * this.opts.roundTimeoutMs);
-    // One that missed D by far last round (a straggler) is not waited for at all.
-    const near = absent.filter((a) => (this.late.lagAt(a, t) ?? Infinity) <= STRETCH_LIMIT * d);
-    if (missing.length === 0 && near.length === 0) return true;
-    const until = Math.max(d, ...[...missing, ...near].map((a) => this.stretch(a, t, d)));
+    // A missing author waits D, stretched for one that missed D by a little; an absent member that
+    // missed it by far last round (a straggler) is not waited for at all.
+    const waits = [...missing.map((a) => this.stretch(a, t, d) ?? d), ...absent.map((a) => this.stretch(a, t, d) ?? 0)];
+    if (missing.length === 0 && waits.every((w) => w === 0)) return true;
+    const until = Math.max(d, ...waits);
     const wait = until - this.elapsed();
     if (wait <= 0) return true;
     if (!q.recheckSet) {
@@ -136,10 +137,13 @@ export class ProposerSchedule {
     return false;
   }
 
-  /** How long round t waits for a missing `author` past D: up to 1.1 x its last lag, if that missed D by a little. */
-  private stretch(author: string, t: number, d: number): number {
+  /**
+   * How long round t waits for `author`, if its last contribution arrived within STRETCH_LIMIT x D:
+   * at least D, up to 1.1 x that lag when it missed D by a little; undefined otherwise.
+   */
+  private stretch(author: string, t: number, d: number): number | undefined {
     const lag = this.late.lagAt(author, t);
-    return lag !== undefined && lag <= STRETCH_LIMIT * d ? Math.min(STRETCH_LIMIT * d, 1.1 * lag) : d;
+    return lag !== undefined && lag <= STRETCH_LIMIT * d ? Math.max(d, Math.min(STRETCH_LIMIT * d, 1.1 * lag)) : undefined;
   }
 
   /**
