@@ -3,14 +3,17 @@
  * there; here Mesa's lavapipe, selected with VK_DRIVER_FILES when no GPU driver is installed),
  * - gpu_update_bit_identical: weights after 100 canonical updates, WGSL kernel vs JS reference;
  * - gpu_update_ns_per_param_byte: the WGSL update's device time per parameter and gradient byte;
- * - gpu_enqueue_ms_per_forward: CPU time of the Node thread (the thread's own schedstat, so the
- *   driver's threads are not counted) per GPT-2-small-shaped forward through tfjs-webgpu;
- * - gpu_forward_ms / gpu_lm_tokens_per_s: wall time of that forward, read back;
+ * - gpu_enqueue_ms_per_forward / gpu_lm_tokens_per_s: CPU time of the Node thread (the thread's
+ *   own schedstat, so the driver's threads are not counted) per pass of seedswarm's own WebGPU
+ *   GPT-2 forward (perturbations batched), and its tokens per second (gpu-lm.ts); with
+ *   gpu_vs_torch_ratio where python3 has torch and a CUDA device;
+ * - tfjs_webgpu_enqueue_ms_per_forward / tfjs_webgpu_forward_ms: the same model through tfjs-webgpu;
  * - mixed_backend_swarm_identical: wasm, cpu and webgpu-update node processes, 50 iterations.
- * Runs unchanged on a GPU machine: `npm run bench -- --only gpu`.
+ * Runs unchanged on a GPU machine: `npm run bench -- --only gpu`. A software driver's run is its
+ * own section with `_software` figure names, so it never overwrites the last GPU's figures.
  */
 /// <reference types="@webgpu/types" />
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import * as tf from "@tensorflow/tfjs";
 import { runMixedSwarm } from "../test/e2e/mixed-swarm.js";
 import { cleanup } from "../test/e2e/node-process.js";
@@ -24,15 +27,11 @@ import { parseHfConfig } from "../training/hf/config.js";
 import { initWeights } from "../training/models/model.js";
 import { buildTransformer, tokenBatch } from "../training/models/transformer.js";
 import { layoutOf, toTensors } from "../training/params.js";
+import { TILES } from "../training/gpu/lm-matmul-wgsl.js";
+import { GPT2_SMALL, lmPassFigures, threadCpuMs } from "./gpu-lm.js";
 import { fmt, type Section } from "./report.js";
 
-const GPT2_SMALL = { model_type: "gpt2", vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12 };
 const LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.json";
-
-/** CPU time of the calling thread in ms (Linux: /proc/thread-self/schedstat, nanoseconds). */
-function threadCpuMs(): number {
-  return Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]) / 1e6;
-}
 
 /** Sequences per forward: the issue's 16 x 64 on a GPU; fewer on a software driver (same dispatches). */
 function batchFor(software: boolean): number {
@@ -63,6 +62,13 @@ export async function gpuSection(): Promise<Section> {
   const kernels = new GpuSpsa(dev);
   const check = await compareUpdates(kernels, "bench", 100);
   const updateNs = await updateTiming(kernels, dev.software ? 1 << 20 : 1 << 24, 48);
+  const lm = await lmPassFigures(dev);
+  const torchRatio = lm.torch ? lm.tokensPerS / lm.torch.tokens_per_s : null;
+  const tuned = lm.tuning
+    ? Object.entries(lm.tuning)
+        .map(([k, v]) => `${k}: ${JSON.stringify(v.tile)} (${v.ms.map((m) => fmt(m)).join(" / ")} ms)`)
+        .join("; ")
+    : null;
 
   await useBackend("webgpu");
   // tfjs-webgpu binds the token embedding whole: where the adapter's binding limit is below its
@@ -97,28 +103,41 @@ export async function gpuSection(): Promise<Section> {
   const swarm = await runMixedSwarm(50);
   await cleanup();
   const swarmOk = swarm.exits.every((e) => e.code === 0) && swarm.disagreed === 0 && swarm.compared >= 50;
+  // A software driver's figures go under their own keys, so that a rerun without a GPU never
+  // overwrites the last GPU's.
+  const key = (k: string) => (dev.software ? `${k}_software` : k);
   return {
-    id: "gpu",
-    title: `GPU (WebGPU through Dawn): ${dev.adapterName}`,
+    id: dev.software ? "gpu-software" : "gpu",
+    title: `GPU (WebGPU through Dawn): ${dev.adapterName}${dev.software ? " (software driver)" : ""}`,
     command: "npm run bench -- --only gpu",
-    markdown: `Adapter: **${dev.adapterName}**${dev.software ? " — a software driver (Mesa lavapipe on this machine's CPU cores): no GPU was lent to this run, so the speed figures measure the CPU, not a GPU; rerun the same command on a GPU machine" : ""}.
+    markdown: `Adapter: **${dev.adapterName}**${dev.software ? " — a software driver (Mesa lavapipe on this machine's CPU cores): no GPU was lent to this run, so the speed figures measure the CPU, not a GPU; rerun the same command on a GPU machine (a GPU's figures are kept under the names below; a software driver's carry `_software`)" : ""}.
 
 - \`gpu_update_bit_identical\`: ${check.params} weights in 7 ragged tensors after 100 canonical updates (1 to 60 bytes each, every 10th with 600 more on one direction so a class sum passes 2^24), WGSL kernel on the device vs the JS reference, compared byte for byte (${check.moved} weights moved, ${check.differing} differ).
 - \`gpu_update_ns_per_param_byte\`: device time of the WGSL update per parameter and non-zero gradient byte (${dev.software ? "2^20" : "2^24"} parameters, 48 bytes; wasm SIMD on one core: see \`lm_update\`).
-- \`gpu_enqueue_ms_per_forward\`: CPU time of the Node thread (its own /proc/thread-self/schedstat, so the driver's threads are not counted) to enqueue one GPT-2-small-shaped forward (12 layers, width 768, vocabulary projection included) through tfjs-webgpu 4.22, as is (no batching of perturbations yet), mean of ${reps}; batch ${batchSize} x ${length} tokens (the dispatch count does not depend on the batch${dev.software ? "; 2 sequences instead of 16 so that lavapipe finishes" : ""}); vocabulary ${vocab}${vocab < GPT2_SMALL.vocab_size ? ` instead of ${GPT2_SMALL.vocab_size}, so that the token embedding fits the adapter's ${tfDevice.limits.maxStorageBufferBindingSize / 2 ** 20} MiB storage binding limit` : ""}.
-- \`gpu_forward_ms\`, \`gpu_lm_tokens_per_s\`: wall time of that forward, read back, and its tokens per second.
+- \`gpu_enqueue_ms_per_forward\`, \`gpu_lm_tokens_per_s\`: seedswarm's own WebGPU pass (training/gpu/lm-forward.ts) over a GPT-2-small-shaped model (12 layers, width 768, vocabulary ${lm.vocab}${lm.vocab < GPT2_SMALL.vocab_size ? ` instead of ${GPT2_SMALL.vocab_size}, so that the token embedding fits the adapter's binding limit` : ""}, random weights): ${lm.perturbations} low-rank perturbations (rank ${lm.rank}, ${lm.perturbations / 2} antithetic pairs) x ${lm.sequencesPerPerturbation} sequences x ${lm.length} tokens in one pass, up to each perturbation's mean next-token loss read back. Enqueue: CPU time of the Node thread (its own /proc/thread-self/schedstat, so the driver's threads are not counted) from the call to the submit (the directions' sign bits are drawn on the device: Philox in WGSL); mean of ${lm.reps}${dev.software ? "; 2 perturbations of 1 sequence on this software driver, so that it finishes (what the thread enqueues does not grow with the batch)" : ""}. Pass: ${fmt(lm.passMs)} ms wall, read back.${tuned ? ` Tiles chosen by timing each of ${TILES.length} on the device (ms per product, in lm-matmul-wgsl.ts's TILES order): ${tuned}.` : ""}
+- \`gpu_vs_torch_ratio\`: ${lm.torch ? `tokens per second of that pass / PyTorch ${lm.torch.torch} on ${lm.torch.device} (transformers' GPT2LMHeadModel forward with its loss, float32, TF32 ${lm.torch.tf32 ? "on" : "off"}, attention ${lm.torch.attention}; the same ${lm.perturbations * lm.sequencesPerPerturbation} x ${lm.length} tokens, unperturbed; ${fmt(lm.torch.ms)} ms, ${fmt(lm.torch.tokens_per_s)} tokens/s; bench/torch-lm-forward.py)` : `not measured: ${lm.torchProblem}`}.
+- \`tfjs_webgpu_enqueue_ms_per_forward\`, \`tfjs_webgpu_forward_ms\`, \`tfjs_webgpu_tokens_per_s\`: the same model's unperturbed forward through tfjs-webgpu 4.22, for comparison; batch ${batchSize} x ${length} tokens (its dispatch count does not depend on the batch${dev.software ? "; 2 sequences so that lavapipe finishes" : ""}); vocabulary ${vocab}; mean of ${reps}.
 - \`mixed_backend_swarm_identical\`: a wasm node, a cpu node and a node whose canonical update runs in WGSL on this adapter (\`SEEDSWARM_UPDATE_KERNELS=webgpu\`, forward passes on wasm), real processes, 50 iterations of tiny-spsa: ${swarm.compared} checksum pairs compared, ${swarm.disagreed} differ (${fmt(swarm.seconds)} s).
-- Not measured here: \`gpu_vs_torch_ratio\` (needs a GPU and python3 with torch), the low-rank figures (not built), a node training on tfjs-webgpu (its forward passes; the training loop reads losses synchronously: docs/architecture.md, "GPU").`,
-    figures: {
+- Not measured here: a node training with its forward passes on the device (the training loop reads losses synchronously: docs/architecture.md, "GPU").`,
+    figures: Object.fromEntries(
+      Object.entries({
       gpu_update_bit_identical: check.identical ? 1 : 0,
       gpu_adapter_is_software: dev.software ? 1 : 0,
       gpu_update_ns_per_param_byte: updateNs,
-      gpu_enqueue_ms_per_forward: enqueueMs,
-      gpu_forward_ms: forwardMs,
-      gpu_lm_tokens_per_s: tokensPerS,
-      gpu_forward_batch: batchSize,
+      gpu_enqueue_ms_per_forward: lm.enqueueMs,
+      gpu_lm_pass_ms: lm.passMs,
+      gpu_lm_tokens_per_s: lm.tokensPerS,
+      gpu_lm_pass_tokens: lm.perturbations * lm.sequencesPerPerturbation * lm.length,
+      ...(torchRatio === null ? {} : { gpu_vs_torch_ratio: torchRatio, torch_lm_tokens_per_s: (lm.torch as { tokens_per_s: number }).tokens_per_s }),
+      tfjs_webgpu_enqueue_ms_per_forward: enqueueMs,
+      tfjs_webgpu_forward_ms: forwardMs,
+      tfjs_webgpu_tokens_per_s: tokensPerS,
+      tfjs_webgpu_forward_batch: batchSize,
       mixed_backend_swarm_identical: swarmOk ? 1 : 0,
-    },
+      })
+        .filter(([k]) => !(dev.software && k === "gpu_adapter_is_software"))
+        .map(([k, v]) => [key(k), v]),
+    ),
   };
 }
 

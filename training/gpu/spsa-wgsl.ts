@@ -18,11 +18,8 @@
  *   any non-zero d), and d = 0 leaves w as it is except -0 + +0 = +0, written out explicitly.
  */
 
-/** Philox4x32-10 and helpers shared by both kernels. */
-const COMMON = /* wgsl */ `
-struct Tensor { offset: u32, size: u32, c2: u32, firstWord: u32 }
-@group(0) @binding(1) var<storage, read> tensors: array<Tensor>;
-
+/** Philox4x32-10 in 32-bit integer arithmetic: philox(c0, c2, c3, k0, k1) is philox.ts's block (c0, 0, c2, c3) under key (k0, k1). */
+export const PHILOX_WGSL = /* wgsl */ `
 fn mulhi(a: u32, b: u32) -> u32 {
   let al = a & 0xffffu; let ah = a >> 16u; let bl = b & 0xffffu; let bh = b >> 16u;
   let lh = al * bh; let hl = ah * bl;
@@ -41,7 +38,14 @@ fn philox(c0: u32, c2: u32, c3: u32, k0: u32, k1: u32) -> vec4<u32> {
   }
   return x;
 }
+`;
 
+/** Philox4x32-10 and helpers shared by both kernels. */
+const COMMON = /* wgsl */ `
+struct Tensor { offset: u32, size: u32, c2: u32, firstWord: u32 }
+@group(0) @binding(1) var<storage, read> tensors: array<Tensor>;
+
+${PHILOX_WGSL}
 /** Which tensor holds global sign word g (tensors sorted by firstWord). */
 fn tensorOf(g: u32, n: u32) -> u32 {
   var lo = 0u; var hi = n - 1u;

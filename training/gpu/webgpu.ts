@@ -43,7 +43,9 @@ async function open(): Promise<WebGpu> {
   }
   // tfjs-backend-webgpu looks for the browser's globals (GPUBufferUsage, navigator.gpu, ...).
   Object.assign(globalThis, dawn.globals);
-  const gpu = dawn.create([]);
+  // Expert knob: Dawn's own flags, ';'-separated (e.g. "enable-dawn-features=disable_robustness").
+  const flags = (process.env.SEEDSWARM_DAWN_FLAGS ?? "").split(";").filter((f) => f.length > 0);
+  const gpu = dawn.create(flags);
   Object.defineProperty(globalThis, "navigator", { value: { gpu }, configurable: true, writable: true });
   const adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
   if (!adapter)

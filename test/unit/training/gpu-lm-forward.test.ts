@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import * as tf from "@tensorflow/tfjs";
+import { readHfCheckpoint } from "../../../node/store/hf-checkpoint.js";
+import { perturbLowRankJs } from "../../../training/algorithms/lowrank.js";
+import { useBackend } from "../../../training/engine.js";
+import { GpuLmForward, type LmPerturbation } from "../../../training/gpu/lm-forward.js";
+import { TILES } from "../../../training/gpu/lm-matmul-wgsl.js";
+import { openWebGpu } from "../../../training/gpu/webgpu.js";
+import { tokenBatch } from "../../../training/models/transformer.js";
+import { meanNextTokenLoss } from "../../../training/next-token-loss.js";
+import { toTensors } from "../../../training/params.js";
+import { seedFrom } from "../../../training/rng/seeds.js";
+import { LM_FIXTURES, referenceCases } from "../../helpers/lm-fixtures.js";
+import { webGpuProblem } from "../../helpers/vulkan.js";
+
+const problem = await webGpuProblem();
+const skip = problem ?? false;
+const GPT2 = `${LM_FIXTURES}gpt2-tiny`;
+
+/** The mean next-token loss of `seqs` at weights + sign * eps * the seed's rank-r direction, by tfjs on the cpu backend. */
+async function cpuLoss(ck: Awaited<ReturnType<typeof readHfCheckpoint>>, seqs: number[][], p: LmPerturbation | null, eps: number, rank: number, length: number): Promise<number> {
+  await useBackend("cpu");
+  const w = ck.weights.slice();
+  if (p) perturbLowRankJs(w, ck.weights, ck.model.layout, p.seed, eps, rank, p.sign);
+  const tensors = toTensors(ck.model.layout, w);
+  try {
+    return meanNextTokenLoss(ck.model, tensors, tokenBatch(seqs, length)).loss;
+  } finally {
+    tf.dispose(tensors);
+  }
+}
+
+describe("GPT-2 forward passes on a WebGPU device (lavapipe)", { skip }, () => {
+  it("reproduces transformers' next-token losses of the gpt2-tiny fixture, position by position", async () => {
+    const ck = await readHfCheckpoint(GPT2);
+    const gpu = await openWebGpu();
+    for (const tile of TILES) {
+      const lm = new GpuLmForward(gpu, ck.config, ck.model.layout, 1, tile);
+      lm.upload(ck.weights);
+      for (const c of referenceCases("gpt2-tiny")) {
+        const T = c.input_ids[0].length;
+        const none = { seed: seedFrom("unused", []), sign: 1 as const };
+        const out = await lm.losses(tokenBatch(c.input_ids, T), [none], 0, { nll: true });
+        const nll = out.nll as Float32Array;
+        let worst = 0;
+        c.next_token_nll.forEach((seq, b) => seq.forEach((want, t) => (worst = Math.max(worst, Math.abs(nll[b * T + t] - want) / Math.abs(want)))));
+        assert.ok(worst < 1e-4, `${c.name}, tile ${JSON.stringify(tile)}: worst relative error ${worst}`);
+        assert.ok(Math.abs(out.loss[0] - c.mean_loss) / c.mean_loss < 1e-5, `${c.name}: mean ${out.loss[0]} vs ${c.mean_loss}`);
+      }
+      lm.destroy();
+    }
+  });
+
+  it("evaluates several low-rank perturbations in one pass, each equal to the materialised perturbed model's loss", async () => {
+    const ck = await readHfCheckpoint(GPT2);
+    const V = ck.config.vocabSize;
+    const seqs = (k: number) => Array.from({ length: 3 }, (_, b) => Array.from({ length: 12 - 3 * b }, (_, t) => (k * 131 + b * 71 + t * 37) % V));
+    for (const rank of [1, 3]) {
+      const lm = new GpuLmForward(await openWebGpu(), ck.config, ck.model.layout, rank);
+      lm.upload(ck.weights);
+      const eps = 0.05;
+      const perts: LmPerturbation[] = [0, 1].flatMap((j) => [1, -1].map((sign) => ({ seed: seedFrom("test/gpu-lm", [rank, j]), sign: sign as 1 | -1 })));
+      // Group p has its own (right-padded) sequences: pair j measured on seed j's minibatch.
+      const groups = perts.map((_, p) => seqs(p >> 1));
+      const out = await lm.losses(tokenBatch(groups.flat(), 12), perts, eps);
+      assert.equal(out.loss.length, perts.length);
+      for (const [p, pert] of perts.entries()) {
+        const want = await cpuLoss(ck, groups[p], pert, eps, rank, 12);
+        assert.ok(Math.abs(out.loss[p] - want) / want < 1e-4, `rank ${rank}, perturbation ${p}: ${out.loss[p]} vs ${want}`);
+      }
+      const plain = await cpuLoss(ck, groups[0], null, eps, rank, 12);
+      // The directions matter: each sign moves the loss away from the unperturbed one, differently.
+      assert.ok(Math.abs(out.loss[0] - plain) > 1e-3 && Math.abs(out.loss[1] - plain) > 1e-3, `losses ${out.loss[0]}, ${out.loss[1]} vs ${plain}`);
+      assert.notEqual(out.loss[0], out.loss[1]);
+      if (rank === 1) {
+        // Tuning picks a tiling per product from the ones timed; the losses stay what they were.
+        const tuned = await lm.tune();
+        assert.deepEqual(Object.keys(tuned).sort(), ["down", "fc", "head", "proj", "qkv"]);
+        for (const v of Object.values(tuned)) assert.equal(v.ms.length, TILES.length);
+        const again = await lm.losses(tokenBatch(groups.flat(), 12), perts, eps);
+        again.loss.forEach((l, p) => assert.ok(Math.abs(l - out.loss[p]) < 1e-5 * out.loss[p], `after tuning, perturbation ${p}: ${l} vs ${out.loss[p]}`));
+        const profile = await lm.profile();
+        for (const k of ["signs", "embed", "attention", "mm head", "nll", "loss"]) assert.ok((profile[k] ?? 0) > 0, `profile has no ${k}`);
+      }
+      lm.destroy();
+    }
+  });
+
+  it("refuses what it cannot run, naming it", async () => {
+    const ck = await readHfCheckpoint(GPT2);
+    const gpu = await openWebGpu();
+    assert.throws(() => new GpuLmForward(gpu, ck.config, ck.model.layout, 0), /rank must be 1\.\.16: 0/);
+    const lm = new GpuLmForward(gpu, ck.config, ck.model.layout, 1);
+    lm.upload(ck.weights);
+    const seed = seedFrom("x", []);
+    assert.throws(() => lm.losses(tokenBatch([[1, 2], [3, 4], [5, 6]], 2), [{ seed, sign: 1 }, { seed, sign: -1 }], 0.01), /3 sequences do not split into 2/);
+    assert.throws(() => lm.losses(tokenBatch([[1, ck.config.vocabSize]], 2), [{ seed, sign: 1 }], 0.01), /outside the vocabulary/);
+    lm.destroy();
+  });
+});

@@ -1,0 +1,445 @@
+/**
+ * The forward passes of the forward-only algorithms for a GPT-2-family language model on a
+ * WebGPU device, written for the GPU rather than through tfjs (issue 14): the weights stay on the
+ * device, every perturbation of an iteration runs in ONE batched pass (low-rank directions as
+ * x W + s (x A) B^T, never a perturbed matrix), and a pass is about 10 dispatches per layer
+ * recorded into one command buffer with pipelines and bind groups made once per batch shape. So
+ * the Node thread enqueues a pass in a few milliseconds whatever the model's size, where
+ * tfjs-webgpu spends ~150 ms on 576 small dispatches.
+ *
+ * The directions are exactly the ones lowrank.ts applies: the same Philox sign bits, drawn on the
+ * device from the seeds (16 bytes per perturbation go up); the losses differ from tfjs's in the
+ * last bits (summation order), which only chooses an author's byte.
+ */
+/// <reference types="@webgpu/types" />
+import { lowRankScale, matrixShape } from "../algorithms/lowrank.js";
+import type { TransformerConfig } from "../hf/config.js";
+import type { TokenBatch } from "../models/transformer.js";
+import type { ParamLayout } from "../params.js";
+import { Purpose, type Seed, streamOf } from "../rng/seeds.js";
+import { type MatmulOptions, matmulWgsl, type Tile, TILES } from "./lm-matmul-wgsl.js";
+import { attentionWgsl, EMBED_WGSL, LAYERNORM_WGSL, LOSS_WGSL, NLL_WGSL, PROJECT_WGSL, SIGNS_WGSL, VECTORS_WGSL } from "./lm-wgsl.js";
+import { timeDispatch } from "./device-timer.js";
+import { GpuError, type WebGpu } from "./webgpu.js";
+
+/** One perturbation: weights + sign * eps * (the seed's low-rank direction). */
+export interface LmPerturbation {
+  readonly seed: Seed;
+  readonly sign: 1 | -1;
+}
+
+export interface LmLosses {
+  /** Mean next-token loss of each perturbation's sequences. */
+  readonly loss: Float32Array;
+  /** Per token row (size * length): its next-token loss, 0 where it predicts nothing. */
+  readonly nll?: Float32Array;
+}
+
+const STORAGE = 0x80; // GPUBufferUsage.STORAGE
+const COPY_DST = 0x08;
+const COPY_SRC = 0x04;
+const UNIFORM = 0x40;
+const MAP_READ = 0x01;
+const MAX_RANK = 16;
+const MAX_HEAD_DIM = 128;
+
+/** What a tensor of the layout is to the pass. */
+interface Slot {
+  readonly ti: number;
+  /** Matrices: index among matrices (sign-table column); vectors: float offset in the vector block. */
+  readonly at: number;
+  readonly rows: number;
+  readonly cols: number;
+}
+
+interface Step {
+  /** What the step computes (the pipeline's key), for profiles. */
+  readonly label: string;
+  /** A matrix product's kind (qkv, proj, fc, down, head): the unit of tuning. */
+  readonly kind?: string;
+  readonly pipeline: GPUComputePipeline;
+  readonly group: GPUBindGroup;
+  readonly grid: readonly [number, number];
+}
+
+/** The buffers and recorded steps of one batch shape (perturbations x sequences x length). */
+interface Plan {
+  readonly key: string;
+  readonly P: number;
+  readonly rows: number;
+  readonly buffers: GPUBuffer[];
+  readonly ids: GPUBuffer;
+  readonly target: GPUBuffer;
+  readonly keyMask: GPUBuffer;
+  readonly vecs: GPUBuffer;
+  readonly seeds: GPUBuffer;
+  readonly scales: GPUBuffer;
+  readonly loss: GPUBuffer;
+  readonly nll: GPUBuffer;
+  readonly readLoss: GPUBuffer;
+  readonly steps: Step[];
+  /** The matrix product steps by kind, for tuning. */
+  readonly products: { opts: MatmulOptions; index: number; dims: number[]; entries: GPUBindGroupEntry[] }[];
+}
+
+const rowGrid = (rows: number): [number, number] => [Math.min(rows, 65535), Math.ceil(rows / 65535)];
+
+export class GpuLmForward {
+  private readonly device: GPUDevice;
+  private readonly matrices: Slot[] = [];
+  private readonly vectors = new Map<number, Slot>();
+  private readonly weights = new Map<number, GPUBuffer>();
+  private readonly vectorBase: GPUBuffer;
+  /** Floats of the vector block (each vector's slot starts on a multiple of 32). */
+  private readonly vectorFloats: number;
+  /** Sign words of one perturbation: each matrix's A then B bits (word-aligned), then the vector block. */
+  private readonly wordsPerPert: number;
+  private readonly matrixWords: number[] = [];
+  private readonly pipelines = new Map<string, GPUComputePipeline>();
+  /** The streams of one perturbation's sign words: (first word, Philox c2) in word order. */
+  private readonly segments: GPUBuffer;
+  private readonly segmentCount: number;
+  private plan: Plan | undefined;
+  /** The tile of each product kind; tuned per device on the first pass unless fixed. */
+  private tiles = new Map<string, Tile>();
+  private readonly index: Map<string, number>;
+
+  constructor(
+    readonly gpu: WebGpu,
+    readonly config: TransformerConfig,
+    readonly layout: ParamLayout,
+    readonly rank: number,
+    private readonly tileChoice: Tile | "tune" = gpu.software ? TILES[0] : "tune",
+  ) {
+    const c = config;
+    if (c.architecture !== "gpt2" || c.activation !== "gelu_new" || !c.tiedHead)
+      throw new GpuError("GPU_OUT_OF_RANGE", `the WebGPU language-model pass runs GPT-2 (gelu_new, tied head), not ${c.architecture}/${c.activation}`, { architecture: c.architecture });
+    if (c.headDim > MAX_HEAD_DIM || c.headDim % 4 !== 0) throw new GpuError("GPU_OUT_OF_RANGE", `head width ${c.headDim} is not a multiple of 4 up to ${MAX_HEAD_DIM}`, { headDim: c.headDim });
+    if (!(Number.isInteger(rank) && rank >= 1 && rank <= MAX_RANK)) throw new GpuError("GPU_OUT_OF_RANGE", `low-rank rank must be 1..${MAX_RANK}: ${rank}`, { rank });
+    this.device = gpu.device;
+    this.index = new Map(layout.tensors.map((t, i) => [t.name, i]));
+    let vec = 0;
+    let words = 0;
+    for (const [ti, t] of layout.tensors.entries()) {
+      const m = matrixShape(t);
+      if (m) {
+        this.matrices.push({ ti, at: this.matrices.length, rows: m.rows, cols: m.cols });
+        this.matrixWords.push(words);
+        words += Math.ceil(((m.rows + m.cols) * rank) / 32);
+      } else {
+        this.vectors.set(ti, { ti, at: vec, rows: 1, cols: t.size });
+        vec += Math.ceil(t.size / 32) * 32;
+      }
+    }
+    this.matrixWords.push(words); // the vector block
+    this.vectorFloats = vec;
+    this.wordsPerPert = words + vec / 32;
+    const limit = this.device.limits.maxStorageBufferBindingSize;
+    for (const s of this.matrices) {
+      const bytes = s.rows * s.cols * 4;
+      if (bytes > limit) throw new GpuError("GPU_OUT_OF_RANGE", `${layout.tensors[s.ti].name} (${bytes} bytes) is over the adapter's ${limit}-byte binding limit`, { tensor: layout.tensors[s.ti].name });
+      this.weights.set(s.ti, this.device.createBuffer({ size: bytes, usage: STORAGE | COPY_DST }));
+    }
+    this.vectorBase = this.device.createBuffer({ size: Math.max(16, vec * 4), usage: STORAGE | COPY_DST });
+    const segs: number[] = [];
+    for (const s of this.matrices) segs.push(this.matrixWords[s.at], streamOf({ k0: 0, k1: 0, k2: 0 }, Purpose.LowRank, s.ti).c2);
+    for (const [ti, s] of this.vectors) segs.push(words + s.at / 32, streamOf({ k0: 0, k1: 0, k2: 0 }, Purpose.Noise, ti).c2);
+    this.segmentCount = segs.length / 2;
+    this.segments = this.device.createBuffer({ size: Math.max(16, segs.length * 4), usage: STORAGE | COPY_DST });
+    this.device.queue.writeBuffer(this.segments, 0, Uint32Array.from(segs));
+  }
+
+  /** Uploads the canonical weights (layout order). */
+  upload(weights: Float32Array): void {
+    if (weights.length !== this.layout.size) throw new GpuError("GPU_OUT_OF_RANGE", `${weights.length} weights, the layout has ${this.layout.size}`, {});
+    const q = this.device.queue;
+    for (const s of this.matrices) {
+      const t = this.layout.tensors[s.ti];
+      q.writeBuffer(this.weights.get(s.ti) as GPUBuffer, 0, weights, t.offset, t.size);
+    }
+    const block = new Float32Array(this.vectorFloats);
+    for (const [ti, s] of this.vectors) {
+      const t = this.layout.tensors[ti];
+      block.set(weights.subarray(t.offset, t.offset + t.size), s.at);
+    }
+    q.writeBuffer(this.vectorBase, 0, block);
+  }
+
+  private ti(name: string): number {
+    return this.index.get(name) as number;
+  }
+
+  private pipelineOf(key: string, code: () => string): GPUComputePipeline {
+    let p = this.pipelines.get(key);
+    if (!p) {
+      p = this.device.createComputePipeline({ label: key, layout: "auto", compute: { module: this.device.createShaderModule({ code: code() }), entryPoint: "main" } });
+      this.pipelines.set(key, p);
+    }
+    return p;
+  }
+
+  private matmulPipeline(t: Tile, o: MatmulOptions): GPUComputePipeline {
+    return this.pipelineOf(`mm ${JSON.stringify(t)} ${JSON.stringify(o)}`, () => matmulWgsl(t, o));
+  }
+
+  private uniform(dims: number[]): GPUBuffer {
+    const words = new Uint32Array(16);
+    words.set(dims);
+    const b = this.device.createBuffer({ size: 64, usage: UNIFORM | COPY_DST });
+    this.device.queue.writeBuffer(b, 0, words);
+    return b;
+  }
+
+  /** Dims: [M, N, K, tokensPerPert, rank, mat, nMat, vecStride, biasOff, gammaOff, fOff, rowBase, T, heads, headDim, gOff]. */
+  private dims(o: Partial<Record<"M" | "N" | "K" | "tpp" | "mat" | "bias" | "gamma" | "fOff" | "rowBase" | "T" | "gOff", number>>): number[] {
+    const c = this.config;
+    return [o.M ?? 0, o.N ?? 0, o.K ?? 0, o.tpp ?? 1, this.rank, o.mat ?? 0, this.matrices.length + 1, this.vectorFloats, o.bias ?? 0, o.gamma ?? 0, o.fOff ?? 0, o.rowBase ?? 0, o.T ?? 0, c.heads, c.headDim, o.gOff ?? 0];
+  }
+
+  private build(P: number, size: number, length: number): Plan {
+    const c = this.config;
+    const dev = this.device;
+    const rows = size * length;
+    const tpp = rows / P;
+    const hid = c.hidden;
+    const r = this.rank;
+    const buffers: GPUBuffer[] = [];
+    const buf = (bytes: number, usage = STORAGE) => {
+      const b = dev.createBuffer({ size: Math.max(16, Math.ceil(bytes / 16) * 16), usage });
+      buffers.push(b);
+      return b;
+    };
+    const x = buf(rows * hid * 4);
+    const y = buf(rows * hid * 4);
+    const qkv = buf(rows * 3 * hid * 4);
+    const att = buf(rows * hid * 4);
+    const h = buf(rows * c.ffn * 4);
+    const u = buf(rows * r * 4);
+    const ids = buf(rows * 8, STORAGE | COPY_DST);
+    const target = buf(rows * 4, STORAGE | COPY_DST);
+    const keyMask = buf(rows * 4, STORAGE | COPY_DST);
+    const vecs = buf(P * this.vectorFloats * 4);
+    const signs = buf(P * this.wordsPerPert * 4);
+    const seeds = buf(P * 16, STORAGE | COPY_DST);
+    const mtab = buf(P * (this.matrices.length + 1) * 4, STORAGE | COPY_DST);
+    const scales = buf((2 * P + 1) * 4, STORAGE | COPY_DST);
+    const nll = buf(rows * 4, STORAGE | COPY_SRC);
+    const loss = buf(P * 4, STORAGE | COPY_SRC);
+    const readLoss = buf(P * 4, MAP_READ | COPY_DST);
+    const table = new Uint32Array(P * (this.matrices.length + 1));
+    for (let p = 0; p < P; p++) for (let m = 0; m <= this.matrices.length; m++) table[p * (this.matrices.length + 1) + m] = p * this.wordsPerPert + this.matrixWords[m];
+    dev.queue.writeBuffer(mtab, 0, table);
+    // Logit rows per head chunk: a multiple of 64 (binding offsets stay 256-byte aligned) under the binding limit and 256 MiB.
+    const cap = Math.min(dev.limits.maxStorageBufferBindingSize, 256 * 2 ** 20);
+    const chunk = Math.max(64, Math.floor(cap / (c.vocabSize * 4) / 64) * 64);
+    const logits = buf(Math.min(chunk, rows) * c.vocabSize * 4);
+
+    const steps: Step[] = [];
+    const products: Plan["products"] = [];
+    const uniforms: GPUBuffer[] = [];
+    const entriesOf = (dims: number[], bind: Record<number, { buffer: GPUBuffer; offset?: number; size?: number }>): GPUBindGroupEntry[] => {
+      const ub = this.uniform(dims);
+      uniforms.push(ub);
+      return [{ binding: 0, resource: { buffer: ub } }, ...Object.entries(bind).map(([k, v]) => ({ binding: Number(k), resource: v }))];
+    };
+    const add = (pipeline: GPUComputePipeline, entries: GPUBindGroupEntry[], grid: [number, number], kind?: string) =>
+      steps.push({ label: pipeline.label, kind, pipeline, group: dev.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }), grid });
+    const sg = { 6: { buffer: signs }, 7: { buffer: mtab } };
+    const mat = (name: string) => this.matrices.find((s) => s.ti === this.ti(name)) as Slot;
+    const vec = (name: string) => (this.vectors.get(this.ti(name)) as Slot).at;
+    const wbuf = (name: string) => ({ buffer: this.weights.get(this.ti(name)) as GPUBuffer });
+    /** A product with its epilogue; tile chosen at encode time (tuning may change it). */
+    const product = (o: MatmulOptions, kind: string, dims: number[], bind: Record<number, { buffer: GPUBuffer; offset?: number; size?: number }>) => {
+      const entries = entriesOf(dims, bind);
+      const t = this.tiles.get(kind) ?? (this.tileChoice === "tune" ? TILES[0] : this.tileChoice);
+      const grid: [number, number] = [Math.ceil(dims[1] / t.bn), Math.ceil(dims[0] / t.bm)];
+      products.push({ opts: o, index: steps.length, dims, entries });
+      add(this.matmulPipeline(t, o), entries, grid, kind);
+    };
+
+    // The directions' sign bits, perturbed vectors for every p, then the embedding.
+    add(this.pipelineOf("signs", () => SIGNS_WGSL), entriesOf(this.dims({ M: this.segmentCount, N: this.wordsPerPert }), { 1: { buffer: this.segments }, 2: { buffer: seeds }, 3: { buffer: signs } }), [Math.ceil(this.wordsPerPert / 256), P]);
+    add(this.pipelineOf("vectors", () => VECTORS_WGSL), entriesOf(this.dims({ N: this.vectorFloats, K: P, mat: this.matrices.length }), { 1: { buffer: this.vectorBase }, 3: { buffer: vecs }, ...sg, 8: { buffer: scales } }), [Math.ceil(this.vectorFloats / 256), P]);
+    const wte = mat("transformer.wte.weight");
+    const wpe = mat("transformer.wpe.weight");
+    add(
+      this.pipelineOf("embed", () => EMBED_WGSL),
+      entriesOf(this.dims({ M: rows, N: hid, tpp, mat: wte.at, fOff: wte.rows * r, gOff: wpe.rows * r }), { 1: { buffer: ids }, 2: wbuf("transformer.wte.weight"), 3: { buffer: x }, 4: wbuf("transformer.wpe.weight"), ...sg, 8: { buffer: scales } }),
+      rowGrid(rows),
+    );
+    const layerNorm = (prefix: string, next: Slot, transposed: boolean) =>
+      add(
+        this.pipelineOf("layernorm", () => LAYERNORM_WGSL),
+        entriesOf(this.dims({ M: rows, N: hid, K: 2 * P, tpp, mat: next.at, gamma: vec(`${prefix}.weight`), bias: vec(`${prefix}.bias`), gOff: transposed ? next.rows * r : 0 }), { 1: { buffer: x }, 3: { buffer: y }, 4: { buffer: vecs }, 5: { buffer: u }, ...sg, 8: { buffer: scales } }),
+        rowGrid(rows),
+      );
+    const project = (input: GPUBuffer, width: number, next: Slot) =>
+      add(this.pipelineOf("project", () => PROJECT_WGSL), entriesOf(this.dims({ M: rows, N: width, tpp, mat: next.at }), { 3: { buffer: input }, 5: { buffer: u }, ...sg }), rowGrid(rows));
+    const lowRank = { 5: { buffer: u }, ...sg, 8: { buffer: scales } };
+    for (let i = 0; i < c.layers; i++) {
+      const p = `transformer.h.${i}.`;
+      const cAttn = mat(`${p}attn.c_attn.weight`);
+      layerNorm(`${p}ln_1`, cAttn, false);
+      product({ transposed: false, bias: true, lowRank: true, gelu: false, accumulate: false }, "qkv", this.dims({ M: rows, N: 3 * hid, K: hid, tpp, mat: cAttn.at, bias: vec(`${p}attn.c_attn.bias`), fOff: cAttn.rows * r }), { 1: { buffer: y }, 2: wbuf(`${p}attn.c_attn.weight`), 3: { buffer: qkv }, 4: { buffer: vecs }, ...lowRank });
+      add(this.pipelineOf("attention", () => attentionWgsl(c.headDim)), entriesOf(this.dims({ T: length }), { 1: { buffer: qkv }, 2: { buffer: keyMask }, 3: { buffer: att } }), [size, c.heads]);
+      const aProj = mat(`${p}attn.c_proj.weight`);
+      project(att, hid, aProj);
+      product({ transposed: false, bias: true, lowRank: true, gelu: false, accumulate: true }, "proj", this.dims({ M: rows, N: hid, K: hid, tpp, mat: aProj.at, bias: vec(`${p}attn.c_proj.bias`), fOff: aProj.rows * r }), { 1: { buffer: att }, 2: wbuf(`${p}attn.c_proj.weight`), 3: { buffer: x }, 4: { buffer: vecs }, ...lowRank });
+      const fc = mat(`${p}mlp.c_fc.weight`);
+      layerNorm(`${p}ln_2`, fc, false);
+      product({ transposed: false, bias: true, lowRank: true, gelu: true, accumulate: false }, "fc", this.dims({ M: rows, N: c.ffn, K: hid, tpp, mat: fc.at, bias: vec(`${p}mlp.c_fc.bias`), fOff: fc.rows * r }), { 1: { buffer: y }, 2: wbuf(`${p}mlp.c_fc.weight`), 3: { buffer: h }, 4: { buffer: vecs }, ...lowRank });
+      const mProj = mat(`${p}mlp.c_proj.weight`);
+      project(h, c.ffn, mProj);
+      product({ transposed: false, bias: true, lowRank: true, gelu: false, accumulate: true }, "down", this.dims({ M: rows, N: hid, K: c.ffn, tpp, mat: mProj.at, bias: vec(`${p}mlp.c_proj.bias`), fOff: mProj.rows * r }), { 1: { buffer: h }, 2: wbuf(`${p}mlp.c_proj.weight`), 3: { buffer: x }, 4: { buffer: vecs }, ...lowRank });
+    }
+    // Final norm, projected on wte's B for the tied head; then the head and the loss, chunk by chunk.
+    layerNorm("transformer.ln_f", wte, true);
+    for (let r0 = 0; r0 < rows; r0 += chunk) {
+      const n = Math.min(chunk, rows - r0);
+      product({ transposed: true, bias: false, lowRank: true, gelu: false, accumulate: false }, "head", this.dims({ M: n, N: c.vocabSize, K: hid, tpp, mat: wte.at, fOff: 0, rowBase: r0 }), {
+        1: { buffer: y, offset: r0 * hid * 4, size: n * hid * 4 },
+        2: wbuf("transformer.wte.weight"),
+        3: { buffer: logits, size: n * c.vocabSize * 4 },
+        5: { buffer: u, offset: r0 * r * 4, size: n * r * 4 },
+        ...sg,
+        8: { buffer: scales },
+      });
+      add(this.pipelineOf("nll", () => NLL_WGSL), entriesOf(this.dims({ M: n, N: c.vocabSize, rowBase: r0 }), { 1: { buffer: logits, size: n * c.vocabSize * 4 }, 2: { buffer: target }, 3: { buffer: nll } }), rowGrid(n));
+    }
+    add(this.pipelineOf("loss", () => LOSS_WGSL), entriesOf(this.dims({ tpp }), { 1: { buffer: nll }, 2: { buffer: target }, 3: { buffer: loss } }), [P, 1]);
+    buffers.push(...uniforms);
+    return { key: `${P}x${size}x${length}`, P, rows, buffers, ids, target, keyMask, vecs, seeds, scales, loss, nll, readLoss, steps, products };
+  }
+
+  /**
+   * Encodes and submits one pass: the batch's sequences are P equal groups, group p evaluated at
+   * weights + sign_p * eps * direction(seed_p). Returns when the work is queued; the promise
+   * settles with the losses once the device has them.
+   */
+  losses(batch: TokenBatch, perts: readonly LmPerturbation[], eps: number, options: { nll?: boolean } = {}): Promise<LmLosses> {
+    const P = perts.length;
+    const c = this.config;
+    if (P === 0 || batch.size % P !== 0) throw new GpuError("GPU_OUT_OF_RANGE", `${batch.size} sequences do not split into ${P} perturbation groups`, { size: batch.size, perturbations: P });
+    if (batch.length > c.maxPositions) throw new GpuError("GPU_OUT_OF_RANGE", `sequences of ${batch.length} tokens are longer than the model's ${c.maxPositions} positions`, { length: batch.length });
+    const key = `${P}x${batch.size}x${batch.length}`;
+    if (this.plan?.key !== key) {
+      for (const b of this.plan?.buffers ?? []) b.destroy();
+      this.plan = this.build(P, batch.size, batch.length);
+    }
+    const plan = this.plan;
+    const rows = plan.rows;
+    const T = batch.length;
+    const ids = new Uint32Array(2 * rows);
+    const target = new Uint32Array(rows).fill(0xffffffff);
+    const keyMask = new Uint32Array(rows);
+    for (let b = 0; b < batch.size; b++) {
+      let pos = 0;
+      for (let t = 0; t < T; t++) {
+        const i = b * T + t;
+        const id = batch.ids[i];
+        if (!(id >= 0 && id < c.vocabSize)) throw new GpuError("GPU_OUT_OF_RANGE", `token id ${id} is outside the vocabulary (${c.vocabSize})`, { id });
+        ids[2 * i] = id;
+        ids[2 * i + 1] = batch.mask[i] ? pos++ : 0;
+        keyMask[i] = batch.mask[i];
+        if (t + 1 < T && batch.mask[i] && batch.mask[i + 1]) target[i] = batch.ids[i + 1];
+      }
+    }
+    const scales = new Float32Array(2 * P + 1);
+    const f = Math.fround;
+    for (const [p, { sign }] of perts.entries()) {
+      scales[p] = f(sign * f(eps * lowRankScale(this.rank)));
+      scales[P + p] = f(sign * eps);
+    }
+    scales[2 * P] = c.normEps;
+    const q = this.device.queue;
+    q.writeBuffer(plan.ids, 0, ids);
+    q.writeBuffer(plan.target, 0, target);
+    q.writeBuffer(plan.keyMask, 0, keyMask);
+    q.writeBuffer(plan.scales, 0, scales);
+    const seeds = new Uint32Array(4 * P);
+    perts.forEach(({ seed }, p) => seeds.set([seed.k0, seed.k1, seed.k2], 4 * p));
+    q.writeBuffer(plan.seeds, 0, seeds);
+    const enc = this.device.createCommandEncoder();
+    const pass = enc.beginComputePass();
+    for (const s of plan.steps) {
+      pass.setPipeline(s.pipeline);
+      pass.setBindGroup(0, s.group);
+      pass.dispatchWorkgroups(s.grid[0], s.grid[1]);
+    }
+    pass.end();
+    enc.copyBufferToBuffer(plan.loss, 0, plan.readLoss, 0, P * 4);
+    let readNll: GPUBuffer | undefined;
+    if (options.nll) {
+      readNll = this.device.createBuffer({ size: rows * 4, usage: MAP_READ | COPY_DST });
+      enc.copyBufferToBuffer(plan.nll, 0, readNll, 0, rows * 4);
+    }
+    q.submit([enc.finish()]);
+    return (async () => {
+      await plan.readLoss.mapAsync(MAP_READ);
+      const loss = new Float32Array(plan.readLoss.getMappedRange().slice(0, P * 4));
+      plan.readLoss.unmap();
+      if (!readNll) return { loss };
+      await readNll.mapAsync(MAP_READ);
+      const nll = new Float32Array(readNll.getMappedRange().slice(0, rows * 4));
+      readNll.destroy();
+      return { loss, nll };
+    })();
+  }
+
+  /**
+   * Times each tiling on each product kind of the current plan (3 dispatches each, the device's
+   * own completion as the clock) and re-records the plan with the fastest. Returns the choice
+   * with its per-tile milliseconds, for the benchmark's report.
+   */
+  async tune(): Promise<Record<string, { tile: Tile; ms: number[] }>> {
+    const plan = this.plan;
+    if (!plan) throw new GpuError("GPU_FAILED", "tune() needs a pass first (it tunes that batch shape)", {});
+    const report: Record<string, { tile: Tile; ms: number[] }> = {};
+    const steps = plan.steps;
+    const kinds = [...new Set(steps.map((s) => s.kind).filter((k): k is string => k !== undefined))];
+    for (const kind of kinds) {
+      const sample = plan.products.find((p) => steps[p.index].kind === kind) as Plan["products"][number];
+      const ms: number[] = [];
+      for (const t of TILES) {
+        const pipeline = this.matmulPipeline(t, sample.opts);
+        const group = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: sample.entries });
+        ms.push(await timeDispatch(this.device, pipeline, group, [Math.ceil(sample.dims[1] / t.bn), Math.ceil(sample.dims[0] / t.bm)]));
+      }
+      const best = ms.indexOf(Math.min(...ms));
+      this.tiles.set(kind, TILES[best]);
+      report[kind] = { tile: TILES[best], ms };
+    }
+    for (const b of plan.buffers) b.destroy();
+    this.plan = undefined;
+    return report;
+  }
+
+  /**
+   * Device milliseconds of each kind of step of the current plan, summed over a pass: every step
+   * run alone (3 times, the device's completion as the clock). For finding what to speed up.
+   */
+  async profile(): Promise<Record<string, number>> {
+    const plan = this.plan;
+    if (!plan) throw new GpuError("GPU_FAILED", "profile() needs a pass first", {});
+    const out: Record<string, number> = {};
+    for (const s of plan.steps) {
+      const ms = await timeDispatch(this.device, s.pipeline, s.group, s.grid);
+      const key = s.label.startsWith("mm ") ? `mm ${s.kind}` : s.label;
+      out[key] = (out[key] ?? 0) + ms;
+    }
+    return out;
+  }
+
+  /** The tiles in use, by product kind (after tune()). */
+  tileOf(kind: string): Tile | undefined {
+    return this.tiles.get(kind);
+  }
+
+  destroy(): void {
+    for (const b of this.plan?.buffers ?? []) b.destroy();
+    for (const b of this.weights.values()) b.destroy();
+    this.vectorBase.destroy();
+    this.segments.destroy();
+    this.plan = undefined;
+  }
+}
