@@ -10,6 +10,7 @@ import { type TextDatasetSpec } from "../protocol/dataset-spec.js";
 import { type TransformerModelSpec } from "../protocol/model-spec.js";
 import { algorithmOf, type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { Spsa } from "./algorithms/spsa.js";
+import { GpuLmPairs } from "./gpu/lm-pairs.js";
 import { type TextDataset, textDataset } from "./data/text-dataset.js";
 import type { TextTokenizer } from "./data/tokenizer.js";
 import type { TransformerConfig } from "./hf/config.js";
@@ -22,7 +23,7 @@ import { promptClassificationTask, scorePrompts, tokenizePromptTask } from "./ta
 import type { Task } from "./tasks/task.js";
 import type { HeldOutScore, TrainingRun } from "./run-context.js";
 
-export type LanguageRunErrorCode = "LM_WEIGHTS_MISMATCH" | "LM_DATA_MISMATCH" | "LM_ARCHITECTURE_MISMATCH" | "LM_DATA_UNUSABLE";
+export type LanguageRunErrorCode = "LM_WEIGHTS_MISMATCH" | "LM_DATA_MISMATCH" | "LM_ARCHITECTURE_MISMATCH" | "LM_DATA_UNUSABLE" | "LM_FORWARD_UNSUPPORTED";
 
 export class LanguageRunError extends SeedswarmError<LanguageRunErrorCode> {}
 
@@ -49,6 +50,23 @@ export interface LanguageRun extends TrainingRun {
   readonly tokenizer: TextTokenizer;
   readonly task: Task;
   readonly algorithm: Spsa;
+}
+
+/**
+ * The device pass for a causal LM's low-rank SPSA pairs (gpu/lm-pairs.ts) where
+ * `SEEDSWARM_LM_FORWARD=webgpu` asks for it; null (the default, `host`): tfjs on the tensor
+ * backend. A request it cannot serve is an error naming why, never a silent fallback.
+ */
+function devicePairs(cfg: Extract<RunSpec["algorithm"], { kind: "spsa" }>, sequences: number[][] | null, model: LanguageModel): GpuLmPairs | null {
+  const wanted = process.env.SEEDSWARM_LM_FORWARD ?? "host";
+  if (wanted === "host") return null;
+  const refuse = (why: string): never => {
+    throw new LanguageRunError("LM_FORWARD_UNSUPPORTED", `SEEDSWARM_LM_FORWARD=${wanted}: ${why}`, { forward: wanted });
+  };
+  if (wanted !== "webgpu") refuse("choose webgpu or host");
+  if (cfg.perturbation?.kind !== "lowrank") refuse("the device pass measures low-rank directions: the run's algorithm.perturbation must be lowrank");
+  if (!sequences) refuse("the device pass measures next-token losses: the run's task must be causal-lm");
+  return new GpuLmPairs(model, sequences as number[][], (cfg.perturbation as { rank: number }).rank);
 }
 
 /** Sequences per forward pass of a held-out evaluation: bounds its memory. */
@@ -112,12 +130,14 @@ export function openLanguageRun(spec: RunSpec, source: LanguageRunSource): Langu
   const tokenizer = source.tokenizer;
   let task: Task;
   let heldOut: LanguageRun["heldOut"];
+  let lmSequences: number[][] | null = null;
   if (d.task.kind === "causal-lm") {
     if (text.labels.length > 0) unusable("causal-lm needs unlabelled text, the file has labels");
     const train = tokenSequences(text.train, tokenizer, d.task.contextLength);
     const test = tokenSequences(text.test, tokenizer, d.task.contextLength);
     if (train.length === 0 || test.length === 0) unusable(`${train.length} training and ${test.length} held-out windows of >= 2 tokens: both must be > 0`);
     task = causalLmTask(model, train);
+    lmSequences = train;
     heldOut = (weights, limit = Infinity) => heldOutLm(model, weights, test.slice(0, limit));
   } else {
     if (text.labels.length !== d.task.labelWords.length) {
@@ -143,8 +163,8 @@ export function openLanguageRun(spec: RunSpec, source: LanguageRunSource): Langu
       return { loss: loss / n, accuracy: hits / n, examples: n };
     };
   }
-  algorithmOf(spec, "spsa");
-  const algorithm = new Spsa(runId, spec, model, task);
+  const pairs = devicePairs(algorithmOf(spec, "spsa"), lmSequences, model);
+  const algorithm = new Spsa(runId, spec, model, task, pairs);
   return {
     runId,
     spec,
@@ -155,6 +175,7 @@ export function openLanguageRun(spec: RunSpec, source: LanguageRunSource): Langu
     algorithm,
     params: model.layout.size,
     heldOut,
+    ...(pairs ? { forwardOn: pairs.description } : {}),
     initialReplica: () => (source.weights ? new Replica(runId, model, source.weights.slice(), 0) : null),
     replicaAt: (weights, iteration) => new Replica(runId, model, weights, iteration),
   };

@@ -9,6 +9,7 @@ import { SeedswarmError } from "../../protocol/errors.js";
 import type { RunSpec } from "../../protocol/run-spec.js";
 import { openLanguageRun } from "../../training/language-run.js";
 import { imageTrainingRun, loadDataset, openRun, type TrainingRun } from "../../training/run-context.js";
+import type { Logger } from "../observe/logger.js";
 import { readLanguageRunSource } from "./language-run-source.js";
 
 export class RunSourceError extends SeedswarmError<"RUN_SOURCE_MISSING" | "RUN_WEIGHTS_MISSING"> {}
@@ -21,7 +22,7 @@ export interface RunSources {
   readonly dataFile?: string;
 }
 
-export async function openTrainingRun(spec: RunSpec, sources: RunSources): Promise<TrainingRun> {
+export async function openTrainingRun(spec: RunSpec, sources: RunSources, log?: Logger): Promise<TrainingRun> {
   if (spec.model.kind !== "transformer") return imageTrainingRun(await openRun(spec, await loadDataset(spec, sources.idxDir)));
   if (!sources.modelDir || !sources.dataFile) {
     throw new RunSourceError(
@@ -30,5 +31,7 @@ export async function openTrainingRun(spec: RunSpec, sources: RunSources): Promi
       { run: spec.name },
     );
   }
-  return openLanguageRun(spec, await readLanguageRunSource(sources.modelDir, sources.dataFile));
+  const run = openLanguageRun(spec, await readLanguageRunSource(sources.modelDir, sources.dataFile));
+  if (run.forwardOn) log?.info({ forward: run.forwardOn }, "contributions' forward passes on the device");
+  return run;
 }

@@ -22,12 +22,18 @@ export interface PairLosses {
   readonly minus: number[];
 }
 
+/** What measures all k low-rank pairs of a contribution at once (this file's MLP pass; gpu/lm-pairs.ts on a device). */
+export interface PairLossSource {
+  /** The mean losses of the k = seeds.length pairs, minibatch j drawn from seed j. */
+  losses(weights: Float32Array, seeds: readonly Seed[], size: number, eps: number, rank: number): PairLosses;
+}
+
 /** Whether a model's forward pass can take low-rank factors (dense layers only: the MLP). */
 export function batchesLowRank(model: Model): boolean {
   return model.spec.kind === "mlp";
 }
 
-export class LowRankPairs {
+export class LowRankPairs implements PairLossSource {
   private readonly widths: number[];
   /** The stacked rows, reused: a fresh 6 MB array per call cost more than the copy (page faults, GC). */
   private scratch = new Float32Array(0);

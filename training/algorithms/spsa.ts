@@ -35,7 +35,7 @@ import { AUDIT_LOSS_TOLERANCE } from "./audit-tolerance.js";
 import { type UpdateKernels, updateKernels } from "./update-kernels.js";
 import { applyUpdateJs, perturbTensorJs, planPasses, type Step } from "./spsa-update.js";
 import { applyLowRankJs, perturbLowRankJs } from "./lowrank.js";
-import type { LowRankPairs } from "./lowrank-forward.js";
+import type { PairLossSource } from "./lowrank-forward.js";
 
 /** One measured perturbation, kept for diagnostics and benchmarks. */
 export interface Measurement {
@@ -77,7 +77,7 @@ export class Spsa implements Algorithm {
     private readonly model: { readonly layout: ParamLayout },
     private readonly task: Task,
     /** Measures low-rank pairs in one batched forward; null: materialise each perturbation. */
-    private readonly pairs: LowRankPairs | null = null,
+    private readonly pairs: PairLossSource | null = null,
   ) {
     this.cfg = algorithmOf(spec, "spsa");
     this.maxPayloadBytes = this.cfg.perturbations;

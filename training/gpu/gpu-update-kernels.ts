@@ -11,7 +11,8 @@ import type { UpdateKernels } from "../algorithms/update-kernels.js";
 import type { ParamLayout, TensorLayout } from "../params.js";
 import type { Seed } from "../rng/seeds.js";
 import { inKernelRange } from "./spsa-gpu.js";
-import { DONE, PENDING, type UpdateRequest } from "./update-worker.js";
+import type { UpdateRequest } from "./update-worker.js";
+import { callWorker } from "./worker-call.js";
 import { GpuError } from "./webgpu.js";
 
 /** Longest wait for one call: opening a device, or one update of a large model on a software driver. */
@@ -35,14 +36,10 @@ export class GpuUpdateKernels implements UpdateKernels {
   }
 
   private call(req: Request, failure: "GPU_UNAVAILABLE" | "GPU_FAILED" = "GPU_FAILED"): string {
-    const head = new Int32Array(this.control, 0, 2);
-    Atomics.store(head, 0, PENDING);
-    this.worker.postMessage({ ...req, control: this.control, data: this.data });
-    if (Atomics.wait(head, 0, PENDING, CALL_TIMEOUT_MS) === "timed-out")
-      throw new GpuError("GPU_FAILED", `the GPU update worker did not answer ${req.op} within ${CALL_TIMEOUT_MS} ms`, { op: req.op });
-    const text = new TextDecoder().decode(new Uint8Array(this.control, 8, head[1]).slice());
-    if (Atomics.load(head, 0) !== DONE) throw new GpuError(failure, `GPU ${req.op} failed: ${text}`, { op: req.op });
-    return text;
+    const r = callWorker(this.worker, this.control, { ...req, data: this.data }, CALL_TIMEOUT_MS);
+    if (!r) throw new GpuError("GPU_FAILED", `the GPU update worker did not answer ${req.op} within ${CALL_TIMEOUT_MS} ms`, { op: req.op });
+    if (!r.ok) throw new GpuError(failure, `GPU ${req.op} failed: ${r.text}`, { op: req.op });
+    return r.text;
   }
 
   private stage(weights: Float32Array, floats: number): Float32Array {

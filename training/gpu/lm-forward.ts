@@ -150,7 +150,9 @@ export class GpuLmForward {
   }
 
   /** Uploads the canonical weights (layout order). */
-  upload(weights: Float32Array): void {
+  upload(shared: Float32Array): void {
+    // Dawn's writeBuffer crashes the process on a view of a SharedArrayBuffer: copy those first.
+    const weights = shared.buffer instanceof SharedArrayBuffer ? shared.slice() : shared;
     if (weights.length !== this.layout.size) throw new GpuError("GPU_OUT_OF_RANGE", `${weights.length} weights, the layout has ${this.layout.size}`, {});
     const q = this.device.queue;
     for (const s of this.matrices) {

@@ -9,6 +9,7 @@ import type { ClassPlan } from "../algorithms/spsa-update.js";
 import type { ParamLayout } from "../params.js";
 import { GpuSpsa } from "./spsa-gpu.js";
 import { openWebGpu } from "./webgpu.js";
+import { DONE, FAILED, reply } from "./worker-call.js";
 
 /** What the main thread sends; weights are in `data` (float32), results go back there. */
 export type UpdateRequest = { control: SharedArrayBuffer; data: SharedArrayBuffer } & (
@@ -16,21 +17,7 @@ export type UpdateRequest = { control: SharedArrayBuffer; data: SharedArrayBuffe
   | { op: "apply"; tensors: { offset: number; size: number }[]; size: number; plans: ClassPlan[] }
 );
 
-/** control (Int32Array): [0] state, [1] reply length; bytes from 8: the reply (UTF-8). */
-export const PENDING = 0;
-export const DONE = 1;
-export const FAILED = 2;
-
 let kernels: GpuSpsa | undefined;
-
-function reply(control: SharedArrayBuffer, state: number, text: string): void {
-  const head = new Int32Array(control, 0, 2);
-  const body = new TextEncoder().encode(text).subarray(0, control.byteLength - 8);
-  new Uint8Array(control, 8).set(body);
-  head[1] = body.length;
-  Atomics.store(head, 0, state);
-  Atomics.notify(head, 0);
-}
 
 async function handle(req: UpdateRequest): Promise<string> {
   if (req.op === "open") {

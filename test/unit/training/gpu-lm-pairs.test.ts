@@ -1,0 +1,73 @@
+/**
+ * SPSA contributions of a causal language model with the pairs measured on a WebGPU device
+ * (lavapipe) through the worker: the same bytes as the host's tfjs passes (within one code where a
+ * loss difference sits on a rounding edge), and SEEDSWARM_LM_FORWARD's refusals.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { readHfCheckpoint } from "../../../node/store/hf-checkpoint.js";
+import { readLanguageRunSource } from "../../../node/store/language-run-source.js";
+import { PRESETS } from "../../../protocol/presets.js";
+import { parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
+import { Spsa } from "../../../training/algorithms/spsa.js";
+import { useBackend } from "../../../training/engine.js";
+import { GpuLmPairs } from "../../../training/gpu/lm-pairs.js";
+import { LanguageRunError, openLanguageRun } from "../../../training/language-run.js";
+import { Replica } from "../../../training/replica.js";
+import { causalLmTask } from "../../../training/tasks/causal-lm.js";
+import { LM_FIXTURES } from "../../helpers/lm-fixtures.js";
+import { webGpuProblem } from "../../helpers/vulkan.js";
+
+const problem = await webGpuProblem();
+
+describe("low-rank SPSA pairs of a language model on a WebGPU device", { skip: problem ?? false }, () => {
+  it("gives the bytes the host's passes give (gpt2-tiny, 6 pairs of 3 sequences, rank 2)", async () => {
+    await useBackend("cpu");
+    const ck = await readHfCheckpoint(`${LM_FIXTURES}gpt2-tiny`);
+    const V = ck.config.vocabSize;
+    const sequences = Array.from({ length: 20 }, (_, i) => Array.from({ length: 6 + (i % 7) }, (_, t) => (i * 97 + t * 31 + 5) % V));
+    const spec = parseRunSpec({
+      ...PRESETS["lm-demo-email"],
+      algorithm: { ...PRESETS["lm-demo-email"].algorithm, perturbations: 6, batchSize: 3, eps: 0.02, perturbation: { kind: "lowrank", rank: 2 } },
+    });
+    const runId = runIdOf(spec);
+    const task = causalLmTask(ck.model, sequences);
+    const pairs = new GpuLmPairs(ck.model, sequences, 2);
+    try {
+      assert.match(pairs.description, /^webgpu \(llvmpipe/);
+      const host = new Spsa(runId, spec, ck.model, task);
+      const device = new Spsa(runId, spec, ck.model, task, pairs);
+      const author = { id: "author-a", joinedAt: 1 };
+      for (const iteration of [0, 7]) {
+        const replica = new Replica(runId, ck.model, ck.weights.slice(), iteration);
+        const want = new Int8Array(host.contribute(replica, author).buffer);
+        const got = new Int8Array(device.contribute(replica, author).buffer);
+        assert.equal(got.length, 6);
+        assert.ok(want.some((b) => b !== 0), "the host's bytes are not all zero");
+        for (let j = 0; j < 6; j++) assert.ok(Math.abs(got[j] - want[j]) <= 1, `iteration ${iteration}, byte ${j}: device ${got[j]}, host ${want[j]}`);
+        assert.ok(Math.abs(device.lastLoss - host.lastLoss) < 1e-4 * host.lastLoss, `mean loss ${device.lastLoss} vs ${host.lastLoss}`);
+        // An auditor on the host accepts the device's contribution.
+        assert.equal(host.audit(replica, author, new Uint8Array(got.buffer)), null);
+        replica.dispose();
+      }
+    } finally {
+      await pairs.close();
+    }
+  });
+
+  it("SEEDSWARM_LM_FORWARD: an unknown value or a run the device pass cannot measure is refused by name", async () => {
+    const source = await readLanguageRunSource(`${LM_FIXTURES}llama-tiny`, `${LM_FIXTURES}tiny-text/text.jsonl`);
+    const before = process.env.SEEDSWARM_LM_FORWARD;
+    try {
+      process.env.SEEDSWARM_LM_FORWARD = "cuda";
+      assert.throws(() => openLanguageRun(parseRunSpec(PRESETS["tiny-lm"]), source), (e: unknown) => e instanceof LanguageRunError && e.code === "LM_FORWARD_UNSUPPORTED" && /choose webgpu or host/.test(e.message));
+      process.env.SEEDSWARM_LM_FORWARD = "webgpu";
+      assert.throws(() => openLanguageRun(parseRunSpec(PRESETS["tiny-lm"]), source), /perturbation must be lowrank/);
+      const lowrank = parseRunSpec({ ...PRESETS["tiny-lm"], algorithm: { ...PRESETS["tiny-lm"].algorithm, perturbation: { kind: "lowrank", rank: 1 } } });
+      assert.throws(() => openLanguageRun(lowrank, source), /runs GPT-2/);
+    } finally {
+      if (before === undefined) delete process.env.SEEDSWARM_LM_FORWARD;
+      else process.env.SEEDSWARM_LM_FORWARD = before;
+    }
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * SPSA's low-rank pair losses of a causal language model measured on a WebGPU device: every pair
+ * of an iteration (minibatch j drawn from seed j, as causal-lm.ts draws it, at +eps and -eps along
+ * seed j's direction) in ONE pass of lm-forward.ts, run by a worker thread (lm-worker.ts) while
+ * this thread waits, because SPSA's contribute is synchronous. Chosen with
+ * `SEEDSWARM_LM_FORWARD=webgpu` (language-run.ts); the bytes it yields may differ from a host
+ * pass's in the last code where a loss difference sits on a rounding edge, which audits tolerate.
+ *
+ * The weights are copied to the device on every call (not yet kept there between iterations).
+ */
+import { Worker } from "node:worker_threads";
+import type { PairLosses } from "../algorithms/lowrank-forward.js";
+import { sampleIndices } from "../data/dataset.js";
+import type { LanguageModel } from "../models/transformer.js";
+import type { Seed } from "../rng/seeds.js";
+import type { LmRequest } from "./lm-worker.js";
+import { GpuError } from "./webgpu.js";
+import { callWorker } from "./worker-call.js";
+
+/** Longest wait for one call: opening the device, or a pass of a large model on a software driver. */
+const CALL_TIMEOUT_MS = 600_000;
+
+type Request = LmRequest extends infer R ? (R extends unknown ? Omit<R, "control" | "data"> : never) : never;
+
+export class GpuLmPairs {
+  /** The adapter, as the node logs it. */
+  readonly description: string;
+  private readonly worker: Worker;
+  private readonly control = new SharedArrayBuffer(4096);
+  private readonly data: SharedArrayBuffer;
+
+  /** Starts the worker and opens the device. @throws GpuError GPU_UNAVAILABLE, GPU_OUT_OF_RANGE */
+  constructor(
+    private readonly model: LanguageModel,
+    private readonly sequences: readonly (readonly number[])[],
+    private readonly rank: number,
+  ) {
+    this.data = new SharedArrayBuffer(4 * model.layout.size);
+    this.worker = new Worker(new URL("./lm-worker.js", import.meta.url));
+    this.worker.unref();
+    const layout = { tensors: model.layout.tensors, size: model.layout.size };
+    this.description = `webgpu (${this.call({ op: "open", config: model.config, layout, rank }, "GPU_UNAVAILABLE")})`;
+  }
+
+  private call(req: Request, failure: "GPU_UNAVAILABLE" | "GPU_FAILED" = "GPU_FAILED"): string {
+    const r = callWorker(this.worker, this.control, { ...req, data: this.data }, CALL_TIMEOUT_MS);
+    if (!r) throw new GpuError("GPU_FAILED", `the GPU language-model worker did not answer ${req.op} within ${CALL_TIMEOUT_MS} ms`, { op: req.op });
+    if (!r.ok) throw new GpuError(r.text.startsWith("GPU_OUT_OF_RANGE") ? "GPU_OUT_OF_RANGE" : failure, `GPU ${req.op} failed: ${r.text}`, { op: req.op });
+    return r.text;
+  }
+
+  /** The mean losses of the k = seeds.length pairs, minibatch j drawn from seed j (causal-lm.ts's draw). */
+  losses(weights: Float32Array, seeds: readonly Seed[], size: number, eps: number, rank: number): PairLosses {
+    if (rank !== this.rank) throw new GpuError("GPU_OUT_OF_RANGE", `the device pass was opened for rank ${this.rank}, asked for ${rank}`, { rank });
+    const k = seeds.length;
+    // Group 2j is pair j at +eps, 2j + 1 at -eps: the same sequences, right-padded to one length.
+    const groups = seeds.map((seed) => Array.from(sampleIndices(this.sequences.length, seed, size), (i) => this.sequences[i]));
+    const length = Math.max(2, ...groups.flat().map((s) => s.length));
+    const rows = 2 * k * size;
+    const ids = new Int32Array(rows * length);
+    const mask = new Uint8Array(rows * length);
+    groups.forEach((seqs, j) =>
+      [0, 1].forEach((half) =>
+        seqs.forEach((s, b) => {
+          const at = ((2 * j + half) * size + b) * length;
+          ids.set(s, at);
+          mask.fill(1, at, at + s.length);
+        }),
+      ),
+    );
+    new Float32Array(this.data).set(weights);
+    const perts = seeds.flatMap((seed) => [
+      { seed, sign: 1 as const },
+      { seed, sign: -1 as const },
+    ]);
+    this.call({ op: "losses", ids, mask, size: 2 * k * size, length, perts, eps });
+    const out = new Float32Array(this.data, 0, 2 * k);
+    return { plus: Array.from({ length: k }, (_, j) => out[2 * j]), minus: Array.from({ length: k }, (_, j) => out[2 * j + 1]) };
+  }
+
+  /** Stops the worker (its device goes with it). */
+  close(): Promise<number> {
+    return this.worker.terminate();
+  }
+}
