@@ -1,5 +1,5 @@
 /**
- * The forward passes of the forward-only algorithms for a GPT-2-family language model on a
+ * The forward passes of the forward-only algorithms for a GPT-2 or OPT language model on a
  * WebGPU device, written for the GPU rather than through tfjs (issue 14): the weights stay on the
  * device, every perturbation of an iteration runs in ONE batched pass (low-rank directions as
  * x W + s (x A) B^T, never a perturbed matrix), and a pass is about 10 dispatches per layer
@@ -12,21 +12,18 @@
  * last bits (summation order), which only chooses an author's byte.
  */
 /// <reference types="@webgpu/types" />
-import { lowRankScale, matrixShape } from "../algorithms/lowrank.js";
+import { matrixShape } from "../algorithms/lowrank.js";
 import type { TransformerConfig } from "../hf/config.js";
 import type { TokenBatch } from "../models/transformer.js";
 import type { ParamLayout } from "../params.js";
-import { Purpose, type Seed, streamOf } from "../rng/seeds.js";
-import { type MatmulOptions, matmulWgsl, type Tile, TILES } from "./lm-matmul-wgsl.js";
+import { Purpose, streamOf } from "../rng/seeds.js";
+import { type Activation, type MatmulOptions, matmulWgsl, type Tile, TILES } from "./lm-matmul-wgsl.js";
 import { attentionWgsl, EMBED_WGSL, LAYERNORM_WGSL, LOSS_WGSL, NLL_WGSL, PROJECT_WGSL, SIGNS_WGSL, VECTORS_WGSL } from "./lm-wgsl.js";
 import { timeDispatch } from "./device-timer.js";
-import { GpuError, type WebGpu } from "./webgpu.js";
+import { type LmPerturbation, namesOf, passInputs } from "./lm-inputs.js";
 
-/** One perturbation: weights + sign * eps * (the seed's low-rank direction). */
-export interface LmPerturbation {
-  readonly seed: Seed;
-  readonly sign: 1 | -1;
-}
+export type { LmPerturbation } from "./lm-inputs.js";
+import { GpuError, type WebGpu } from "./webgpu.js";
 
 export interface LmLosses {
   /** Mean next-token loss of each perturbation's sequences. */
@@ -112,8 +109,9 @@ export class GpuLmForward {
     private readonly tileChoice: Tile | "tune" = gpu.software ? TILES[0] : "tune",
   ) {
     const c = config;
-    if (c.architecture !== "gpt2" || c.activation !== "gelu_new" || !c.tiedHead)
-      throw new GpuError("GPU_OUT_OF_RANGE", `the WebGPU language-model pass runs GPT-2 (gelu_new, tied head), not ${c.architecture}/${c.activation}`, { architecture: c.architecture });
+    const runs = (c.architecture === "gpt2" && c.activation === "gelu_new") || (c.architecture === "opt" && c.activation === "relu");
+    if (!runs || !c.tiedHead || c.heads !== c.kvHeads)
+      throw new GpuError("GPU_OUT_OF_RANGE", `the WebGPU language-model pass runs GPT-2 (gelu_new) and OPT (relu) with a tied head, not ${c.architecture}/${c.activation}${c.tiedHead ? "" : " with its own head"}`, { architecture: c.architecture });
     if (c.headDim > MAX_HEAD_DIM || c.headDim % 4 !== 0) throw new GpuError("GPU_OUT_OF_RANGE", `head width ${c.headDim} is not a multiple of 4 up to ${MAX_HEAD_DIM}`, { headDim: c.headDim });
     if (!(Number.isInteger(rank) && rank >= 1 && rank <= MAX_RANK)) throw new GpuError("GPU_OUT_OF_RANGE", `low-rank rank must be 1..${MAX_RANK}: ${rank}`, { rank });
     this.device = gpu.device;
@@ -185,17 +183,17 @@ export class GpuLmForward {
   }
 
   private uniform(dims: number[]): GPUBuffer {
-    const words = new Uint32Array(16);
+    const words = new Uint32Array(20);
     words.set(dims);
-    const b = this.device.createBuffer({ size: 64, usage: UNIFORM | COPY_DST });
+    const b = this.device.createBuffer({ size: 80, usage: UNIFORM | COPY_DST });
     this.device.queue.writeBuffer(b, 0, words);
     return b;
   }
 
-  /** Dims: [M, N, K, tokensPerPert, rank, mat, nMat, vecStride, biasOff, gammaOff, fOff, rowBase, T, heads, headDim, gOff]. */
-  private dims(o: Partial<Record<"M" | "N" | "K" | "tpp" | "mat" | "bias" | "gamma" | "fOff" | "rowBase" | "T" | "gOff", number>>): number[] {
+  /** Dims (lm-wgsl.ts): [M, N, K, tokensPerPert, rank, mat, nMat, vecStride, biasOff, gammaOff, fOff, rowBase, T, heads, headDim, gOff, ldc, cOff, posOff]. */
+  private dims(o: Partial<Record<"M" | "N" | "K" | "tpp" | "mat" | "bias" | "gamma" | "fOff" | "rowBase" | "T" | "gOff" | "ldc" | "cOff" | "posOff", number>>): number[] {
     const c = this.config;
-    return [o.M ?? 0, o.N ?? 0, o.K ?? 0, o.tpp ?? 1, this.rank, o.mat ?? 0, this.matrices.length + 1, this.vectorFloats, o.bias ?? 0, o.gamma ?? 0, o.fOff ?? 0, o.rowBase ?? 0, o.T ?? 0, c.heads, c.headDim, o.gOff ?? 0];
+    return [o.M ?? 0, o.N ?? 0, o.K ?? 0, o.tpp ?? 1, this.rank, o.mat ?? 0, this.matrices.length + 1, this.vectorFloats, o.bias ?? 0, o.gamma ?? 0, o.fOff ?? 0, o.rowBase ?? 0, o.T ?? 0, c.heads, c.headDim, o.gOff ?? 0, o.ldc ?? 0, o.cOff ?? 0, o.posOff ?? 0];
   }
 
   private build(P: number, size: number, length: number): Plan {
@@ -262,45 +260,70 @@ export class GpuLmForward {
     // The directions' sign bits, perturbed vectors for every p, then the embedding.
     add(this.pipelineOf("signs", () => SIGNS_WGSL), entriesOf(this.dims({ M: this.segmentCount, N: this.wordsPerPert }), { 1: { buffer: this.segments }, 2: { buffer: seeds }, 3: { buffer: signs } }), [Math.ceil(this.wordsPerPert / 256), P]);
     add(this.pipelineOf("vectors", () => VECTORS_WGSL), entriesOf(this.dims({ N: this.vectorFloats, K: P, mat: this.matrices.length }), { 1: { buffer: this.vectorBase }, 3: { buffer: vecs }, ...sg, 8: { buffer: scales } }), [Math.ceil(this.vectorFloats / 256), P]);
-    const wte = mat("transformer.wte.weight");
-    const wpe = mat("transformer.wpe.weight");
+    const names = namesOf(c);
+    const wte = mat(names.embed);
+    const wpe = mat(names.positions);
     add(
       this.pipelineOf("embed", () => EMBED_WGSL),
-      entriesOf(this.dims({ M: rows, N: hid, tpp, mat: wte.at, fOff: wte.rows * r, gOff: wpe.rows * r }), { 1: { buffer: ids }, 2: wbuf("transformer.wte.weight"), 3: { buffer: x }, 4: wbuf("transformer.wpe.weight"), ...sg, 8: { buffer: scales } }),
+      entriesOf(this.dims({ M: rows, N: hid, tpp, mat: wte.at, fOff: wte.rows * r, gOff: wpe.rows * r, posOff: names.positionOffset }), { 1: { buffer: ids }, 2: wbuf(names.embed), 3: { buffer: x }, 4: wbuf(names.positions), ...sg, 8: { buffer: scales } }),
       rowGrid(rows),
     );
-    const layerNorm = (prefix: string, next: Slot, transposed: boolean) =>
+    /** nn.Linear weights (and embeddings) are stored [out, in]: x W^T + s (x B) A^T. Conv1D's are [in, out]: x W + s (x A) B^T. */
+    const transposed = (s: Slot) => this.layout.tensors[s.ti].backendTransposed === true;
+    const layerNorm = (prefix: string, next: Slot) =>
       add(
         this.pipelineOf("layernorm", () => LAYERNORM_WGSL),
-        entriesOf(this.dims({ M: rows, N: hid, K: 2 * P, tpp, mat: next.at, gamma: vec(`${prefix}.weight`), bias: vec(`${prefix}.bias`), gOff: transposed ? next.rows * r : 0 }), { 1: { buffer: x }, 3: { buffer: y }, 4: { buffer: vecs }, 5: { buffer: u }, ...sg, 8: { buffer: scales } }),
+        entriesOf(this.dims({ M: rows, N: hid, K: 2 * P, tpp, mat: next.at, gamma: vec(`${prefix}.weight`), bias: vec(`${prefix}.bias`), gOff: transposed(next) ? next.rows * r : 0 }), { 1: { buffer: x }, 3: { buffer: y }, 4: { buffer: vecs }, 5: { buffer: u }, ...sg, 8: { buffer: scales } }),
         rowGrid(rows),
       );
-    const project = (input: GPUBuffer, width: number, next: Slot) =>
-      add(this.pipelineOf("project", () => PROJECT_WGSL), entriesOf(this.dims({ M: rows, N: width, tpp, mat: next.at }), { 3: { buffer: input }, 5: { buffer: u }, ...sg }), rowGrid(rows));
     const lowRank = { 5: { buffer: u }, ...sg, 8: { buffer: scales } };
+    /**
+     * output (=|+=) act(input W + b + the low-rank term), into columns cOff.. of rows of width ldc;
+     * `projected`: the layer norm before it already left input's projection in U.
+     */
+    const linear = (kind: string, weight: string, bias: string, input: GPUBuffer, output: GPUBuffer, o: { act?: Activation; accumulate?: boolean; cOff?: number; ldc?: number; projected?: boolean }) => {
+      const m = mat(weight);
+      const tr = transposed(m);
+      const [K, N] = tr ? [m.cols, m.rows] : [m.rows, m.cols];
+      if (!o.projected)
+        add(this.pipelineOf("project", () => PROJECT_WGSL), entriesOf(this.dims({ M: rows, N: K, tpp, mat: m.at, gOff: tr ? m.rows * r : 0 }), { 3: { buffer: input }, 5: { buffer: u }, ...sg }), rowGrid(rows));
+      product(
+        { transposed: tr, bias: true, lowRank: true, act: o.act ?? "none", accumulate: o.accumulate === true },
+        kind,
+        this.dims({ M: rows, N, K, tpp, mat: m.at, bias: vec(bias), fOff: tr ? 0 : m.rows * r, ldc: o.ldc ?? N, cOff: o.cOff ?? 0 }),
+        { 1: { buffer: input }, 2: wbuf(weight), 3: { buffer: output }, 4: { buffer: vecs }, ...lowRank },
+      );
+    };
+    const attention = () => add(this.pipelineOf("attention", () => attentionWgsl(c.headDim)), entriesOf(this.dims({ T: length }), { 1: { buffer: qkv }, 2: { buffer: keyMask }, 3: { buffer: att } }), [size, c.heads]);
     for (let i = 0; i < c.layers; i++) {
-      const p = `transformer.h.${i}.`;
-      const cAttn = mat(`${p}attn.c_attn.weight`);
-      layerNorm(`${p}ln_1`, cAttn, false);
-      product({ transposed: false, bias: true, lowRank: true, gelu: false, accumulate: false }, "qkv", this.dims({ M: rows, N: 3 * hid, K: hid, tpp, mat: cAttn.at, bias: vec(`${p}attn.c_attn.bias`), fOff: cAttn.rows * r }), { 1: { buffer: y }, 2: wbuf(`${p}attn.c_attn.weight`), 3: { buffer: qkv }, 4: { buffer: vecs }, ...lowRank });
-      add(this.pipelineOf("attention", () => attentionWgsl(c.headDim)), entriesOf(this.dims({ T: length }), { 1: { buffer: qkv }, 2: { buffer: keyMask }, 3: { buffer: att } }), [size, c.heads]);
-      const aProj = mat(`${p}attn.c_proj.weight`);
-      project(att, hid, aProj);
-      product({ transposed: false, bias: true, lowRank: true, gelu: false, accumulate: true }, "proj", this.dims({ M: rows, N: hid, K: hid, tpp, mat: aProj.at, bias: vec(`${p}attn.c_proj.bias`), fOff: aProj.rows * r }), { 1: { buffer: att }, 2: wbuf(`${p}attn.c_proj.weight`), 3: { buffer: x }, 4: { buffer: vecs }, ...lowRank });
-      const fc = mat(`${p}mlp.c_fc.weight`);
-      layerNorm(`${p}ln_2`, fc, false);
-      product({ transposed: false, bias: true, lowRank: true, gelu: true, accumulate: false }, "fc", this.dims({ M: rows, N: c.ffn, K: hid, tpp, mat: fc.at, bias: vec(`${p}mlp.c_fc.bias`), fOff: fc.rows * r }), { 1: { buffer: y }, 2: wbuf(`${p}mlp.c_fc.weight`), 3: { buffer: h }, 4: { buffer: vecs }, ...lowRank });
-      const mProj = mat(`${p}mlp.c_proj.weight`);
-      project(h, c.ffn, mProj);
-      product({ transposed: false, bias: true, lowRank: true, gelu: false, accumulate: true }, "down", this.dims({ M: rows, N: hid, K: c.ffn, tpp, mat: mProj.at, bias: vec(`${p}mlp.c_proj.bias`), fOff: mProj.rows * r }), { 1: { buffer: h }, 2: wbuf(`${p}mlp.c_proj.weight`), 3: { buffer: x }, 4: { buffer: vecs }, ...lowRank });
+      if (c.architecture === "gpt2") {
+        const p = `transformer.h.${i}.`;
+        layerNorm(`${p}ln_1`, mat(`${p}attn.c_attn.weight`));
+        linear("qkv", `${p}attn.c_attn.weight`, `${p}attn.c_attn.bias`, y, qkv, { projected: true });
+        attention();
+        linear("proj", `${p}attn.c_proj.weight`, `${p}attn.c_proj.bias`, att, x, { accumulate: true });
+        layerNorm(`${p}ln_2`, mat(`${p}mlp.c_fc.weight`));
+        linear("fc", `${p}mlp.c_fc.weight`, `${p}mlp.c_fc.bias`, y, h, { projected: true, act: "gelu" });
+        linear("down", `${p}mlp.c_proj.weight`, `${p}mlp.c_proj.bias`, h, x, { accumulate: true });
+      } else {
+        const p = `model.decoder.layers.${i}.`;
+        const qkvInto = (j: number, proj: string) => linear(`qkv`, `${p}self_attn.${proj}.weight`, `${p}self_attn.${proj}.bias`, y, qkv, { projected: j === 0, cOff: j * hid, ldc: 3 * hid });
+        layerNorm(`${p}self_attn_layer_norm`, mat(`${p}self_attn.q_proj.weight`));
+        ["q_proj", "k_proj", "v_proj"].forEach((proj, j) => qkvInto(j, proj));
+        attention();
+        linear("proj", `${p}self_attn.out_proj.weight`, `${p}self_attn.out_proj.bias`, att, x, { accumulate: true });
+        layerNorm(`${p}final_layer_norm`, mat(`${p}fc1.weight`));
+        linear("fc", `${p}fc1.weight`, `${p}fc1.bias`, y, h, { projected: true, act: "relu" });
+        linear("down", `${p}fc2.weight`, `${p}fc2.bias`, h, x, { accumulate: true });
+      }
     }
-    // Final norm, projected on wte's B for the tied head; then the head and the loss, chunk by chunk.
-    layerNorm("transformer.ln_f", wte, true);
+    // Final norm, projected on the embedding's B for the tied head; then the head and the loss, chunk by chunk.
+    layerNorm(names.finalNorm, wte);
     for (let r0 = 0; r0 < rows; r0 += chunk) {
       const n = Math.min(chunk, rows - r0);
-      product({ transposed: true, bias: false, lowRank: true, gelu: false, accumulate: false }, "head", this.dims({ M: n, N: c.vocabSize, K: hid, tpp, mat: wte.at, fOff: 0, rowBase: r0 }), {
+      product({ transposed: true, bias: false, lowRank: true, act: "none", accumulate: false }, "head", this.dims({ M: n, N: c.vocabSize, K: hid, tpp, mat: wte.at, fOff: 0, rowBase: r0, ldc: c.vocabSize }), {
         1: { buffer: y, offset: r0 * hid * 4, size: n * hid * 4 },
-        2: wbuf("transformer.wte.weight"),
+        2: wbuf(names.embed),
         3: { buffer: logits, size: n * c.vocabSize * 4 },
         5: { buffer: u, offset: r0 * r * 4, size: n * r * 4 },
         ...sg,
@@ -320,9 +343,7 @@ export class GpuLmForward {
    */
   losses(batch: TokenBatch, perts: readonly LmPerturbation[], eps: number, options: { nll?: boolean } = {}): Promise<LmLosses> {
     const P = perts.length;
-    const c = this.config;
-    if (P === 0 || batch.size % P !== 0) throw new GpuError("GPU_OUT_OF_RANGE", `${batch.size} sequences do not split into ${P} perturbation groups`, { size: batch.size, perturbations: P });
-    if (batch.length > c.maxPositions) throw new GpuError("GPU_OUT_OF_RANGE", `sequences of ${batch.length} tokens are longer than the model's ${c.maxPositions} positions`, { length: batch.length });
+    const inputs = passInputs(this.config, this.rank, batch, perts, eps);
     const key = `${P}x${batch.size}x${batch.length}`;
     if (this.plan?.key !== key) {
       for (const b of this.plan?.buffers ?? []) b.destroy();
@@ -330,37 +351,12 @@ export class GpuLmForward {
     }
     const plan = this.plan;
     const rows = plan.rows;
-    const T = batch.length;
-    const ids = new Uint32Array(2 * rows);
-    const target = new Uint32Array(rows).fill(0xffffffff);
-    const keyMask = new Uint32Array(rows);
-    for (let b = 0; b < batch.size; b++) {
-      let pos = 0;
-      for (let t = 0; t < T; t++) {
-        const i = b * T + t;
-        const id = batch.ids[i];
-        if (!(id >= 0 && id < c.vocabSize)) throw new GpuError("GPU_OUT_OF_RANGE", `token id ${id} is outside the vocabulary (${c.vocabSize})`, { id });
-        ids[2 * i] = id;
-        ids[2 * i + 1] = batch.mask[i] ? pos++ : 0;
-        keyMask[i] = batch.mask[i];
-        if (t + 1 < T && batch.mask[i] && batch.mask[i + 1]) target[i] = batch.ids[i + 1];
-      }
-    }
-    const scales = new Float32Array(2 * P + 1);
-    const f = Math.fround;
-    for (const [p, { sign }] of perts.entries()) {
-      scales[p] = f(sign * f(eps * lowRankScale(this.rank)));
-      scales[P + p] = f(sign * eps);
-    }
-    scales[2 * P] = c.normEps;
     const q = this.device.queue;
-    q.writeBuffer(plan.ids, 0, ids);
-    q.writeBuffer(plan.target, 0, target);
-    q.writeBuffer(plan.keyMask, 0, keyMask);
-    q.writeBuffer(plan.scales, 0, scales);
-    const seeds = new Uint32Array(4 * P);
-    perts.forEach(({ seed }, p) => seeds.set([seed.k0, seed.k1, seed.k2], 4 * p));
-    q.writeBuffer(plan.seeds, 0, seeds);
+    q.writeBuffer(plan.ids, 0, inputs.ids);
+    q.writeBuffer(plan.target, 0, inputs.target);
+    q.writeBuffer(plan.keyMask, 0, inputs.keyMask);
+    q.writeBuffer(plan.scales, 0, inputs.scales);
+    q.writeBuffer(plan.seeds, 0, inputs.seeds);
     const enc = this.device.createCommandEncoder();
     const pass = enc.beginComputePass();
     for (const s of plan.steps) {

@@ -28,6 +28,8 @@ export const TILES: readonly Tile[] = [
   { bm: 128, bn: 128, bk: 16, tm: 8, tn: 8, unrolled: true },
 ];
 
+export type Activation = "none" | "gelu" | "relu";
+
 export interface MatmulOptions {
   /** W is stored [N, K] (the tied head: the token embedding [vocab, hidden]); else [K, N]. */
   readonly transposed: boolean;
@@ -35,7 +37,7 @@ export interface MatmulOptions {
   readonly bias: boolean;
   /** Add s_p sum_k U[m, k] F(n, k), F the factor bits at d.fOff + n * rank + k. */
   readonly lowRank: boolean;
-  readonly gelu: boolean;
+  readonly act: Activation;
   /** C += result (the residual stream) instead of C = result. */
   readonly accumulate: boolean;
 }
@@ -77,8 +79,8 @@ fn store(m: u32, n: u32, acc: f32) {
   v += scales[p] * lr;`
       : ""
   }
-  ${o.gelu ? "v = gelu(v);" : ""}
-  ${o.accumulate ? "C[m * d.N + n] += v;" : "C[m * d.N + n] = v;"}
+  ${o.act === "gelu" ? "v = gelu(v);" : o.act === "relu" ? "v = max(v, 0.0);" : ""}
+  ${o.accumulate ? "C[m * d.ldc + d.cOff + n] += v;" : "C[m * d.ldc + d.cOff + n] = v;"}
 }`;
 }
 

@@ -1,5 +1,5 @@
 /**
- * WGSL kernels of the GPT-2 forward pass on a WebGPU device (lm-forward.ts runs them): a tiled
+ * WGSL kernels of the GPT-2 and OPT forward pass on a WebGPU device (lm-forward.ts runs them): a tiled
  * matrix product with a fused epilogue (bias, the low-rank term, GELU, residual add), layer norm
  * fused with the next product's low-rank projection, causal attention, the embedding, and the
  * next-token loss. P perturbations are evaluated in ONE pass: token row m belongs to perturbation
@@ -12,12 +12,13 @@
  */
 import { PHILOX_WGSL } from "./spsa-wgsl.js";
 
-/** Uniforms shared by every kernel (16 u32 words; unused ones are 0). */
+/** Uniforms shared by every kernel (20 u32 words; unused ones are 0). ldc, cOff: a product's output row width and first column. */
 export const DIMS = `struct Dims {
   M: u32, N: u32, K: u32, tokensPerPert: u32,
   rank: u32, mat: u32, nMat: u32, vecStride: u32,
   biasOff: u32, gammaOff: u32, fOff: u32, rowBase: u32,
   T: u32, heads: u32, headDim: u32, gOff: u32,
+  ldc: u32, cOff: u32, posOff: u32, pad: u32,
 }
 @group(0) @binding(0) var<uniform> d: Dims;`;
 
@@ -118,7 +119,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
 
 /**
  * X[m] = wte[id] + wpe[pos] + s_p (A_wte[id] B_wte^T + A_wpe[pos] B_wpe^T): the embedding of
- * token row m (ids and positions in IDS: [id, pos] pairs). Matrix d.mat is wte, d.mat + 1 wpe;
+ * token row m (ids and positions in IDS: [id, pos] pairs; pos + d.posOff is the position table's
+ * row: OPT's table starts at 2). Matrix d.mat is wte, d.mat + 1 wpe;
  * d.fOff and d.gOff are the B offsets (bits) of wte and wpe.
  */
 export const EMBED_WGSL = `${DIMS}
@@ -139,7 +141,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   if (m >= d.M) { return; }
   let p = (m + d.rowBase) / d.tokensPerPert;
   let id = IDS[2u * m];
-  let pos = IDS[2u * m + 1u];
+  let pos = IDS[2u * m + 1u] + d.posOff;
   let s = scales[p];
   for (var i = li; i < d.N; i += 64u) {
     var lr = 0.0;
