@@ -1,5 +1,5 @@
 /**
- * The forward passes of the forward-only algorithms for a GPT-2 or OPT language model on a
+ * The forward passes of the forward-only algorithms for a GPT-2, OPT or Llama-style language model on a
  * WebGPU device, written for the GPU rather than through tfjs (issue 14): the weights stay on the
  * device, every perturbation of an iteration runs in ONE batched pass (low-rank directions as
  * x W + s (x A) B^T, never a perturbed matrix), and a pass is about 10 dispatches per layer
@@ -17,10 +17,11 @@ import type { TransformerConfig } from "../hf/config.js";
 import type { TokenBatch } from "../models/transformer.js";
 import type { ParamLayout } from "../params.js";
 import { Purpose, streamOf } from "../rng/seeds.js";
-import { type Activation, type MatmulOptions, matmulWgsl, type Tile, TILES } from "./lm-matmul-wgsl.js";
-import { attentionWgsl, EMBED_WGSL, LAYERNORM_WGSL, LOSS_WGSL, NLL_WGSL, PROJECT_WGSL, SIGNS_WGSL, VECTORS_WGSL } from "./lm-wgsl.js";
+import { type MatmulOptions, matmulWgsl, type Tile, TILES } from "./lm-matmul-wgsl.js";
+import { attentionWgsl, EMBED_WGSL, ROPE_WGSL, LAYERNORM_WGSL, LOSS_WGSL, NLL_WGSL, PROJECT_WGSL, SIGNS_WGSL, VECTORS_WGSL } from "./lm-wgsl.js";
 import { timeDispatch } from "./device-timer.js";
-import { type LmPerturbation, namesOf, passInputs } from "./lm-inputs.js";
+import { type BlockOps, encodeBlock, type LinearOptions } from "./lm-blocks.js";
+import { type LmPerturbation, namesOf, passInputs, ropeTable } from "./lm-inputs.js";
 
 export type { LmPerturbation } from "./lm-inputs.js";
 import { GpuError, type WebGpu } from "./webgpu.js";
@@ -109,9 +110,9 @@ export class GpuLmForward {
     private readonly tileChoice: Tile | "tune" = gpu.software ? TILES[0] : "tune",
   ) {
     const c = config;
-    const runs = (c.architecture === "gpt2" && c.activation === "gelu_new") || (c.architecture === "opt" && c.activation === "relu");
-    if (!runs || !c.tiedHead || c.heads !== c.kvHeads)
-      throw new GpuError("GPU_OUT_OF_RANGE", `the WebGPU language-model pass runs GPT-2 (gelu_new) and OPT (relu) with a tied head, not ${c.architecture}/${c.activation}${c.tiedHead ? "" : " with its own head"}`, { architecture: c.architecture });
+    const runs = (c.architecture === "gpt2" && c.activation === "gelu_new" && c.tiedHead) || (c.architecture === "opt" && c.activation === "relu" && c.tiedHead) || (c.architecture === "llama" && c.activation === "silu");
+    if (!runs)
+      throw new GpuError("GPU_OUT_OF_RANGE", `the WebGPU language-model pass runs GPT-2 (gelu_new), OPT (relu) with tied heads and Llama (silu), not ${c.architecture}/${c.activation}${c.tiedHead ? "" : " with its own head"}`, { architecture: c.architecture });
     if (c.headDim > MAX_HEAD_DIM || c.headDim % 4 !== 0) throw new GpuError("GPU_OUT_OF_RANGE", `head width ${c.headDim} is not a multiple of 4 up to ${MAX_HEAD_DIM}`, { headDim: c.headDim });
     if (!(Number.isInteger(rank) && rank >= 1 && rank <= MAX_RANK)) throw new GpuError("GPU_OUT_OF_RANGE", `low-rank rank must be 1..${MAX_RANK}: ${rank}`, { rank });
     this.device = gpu.device;
@@ -183,17 +184,17 @@ export class GpuLmForward {
   }
 
   private uniform(dims: number[]): GPUBuffer {
-    const words = new Uint32Array(20);
+    const words = new Uint32Array(24);
     words.set(dims);
-    const b = this.device.createBuffer({ size: 80, usage: UNIFORM | COPY_DST });
+    const b = this.device.createBuffer({ size: 96, usage: UNIFORM | COPY_DST });
     this.device.queue.writeBuffer(b, 0, words);
     return b;
   }
 
-  /** Dims (lm-wgsl.ts): [M, N, K, tokensPerPert, rank, mat, nMat, vecStride, biasOff, gammaOff, fOff, rowBase, T, heads, headDim, gOff, ldc, cOff, posOff]. */
-  private dims(o: Partial<Record<"M" | "N" | "K" | "tpp" | "mat" | "bias" | "gamma" | "fOff" | "rowBase" | "T" | "gOff" | "ldc" | "cOff" | "posOff", number>>): number[] {
+  /** Dims (lm-wgsl.ts): [M, N, K, tokensPerPert, rank, mat, nMat, vecStride, biasOff, gammaOff, fOff, rowBase, T, heads, headDim, gOff, ldc, cOff, posOff, kvHeads, flags]. */
+  private dims(o: Partial<Record<"M" | "N" | "K" | "tpp" | "mat" | "bias" | "gamma" | "fOff" | "rowBase" | "T" | "gOff" | "ldc" | "cOff" | "posOff" | "flags", number>>): number[] {
     const c = this.config;
-    return [o.M ?? 0, o.N ?? 0, o.K ?? 0, o.tpp ?? 1, this.rank, o.mat ?? 0, this.matrices.length + 1, this.vectorFloats, o.bias ?? 0, o.gamma ?? 0, o.fOff ?? 0, o.rowBase ?? 0, o.T ?? 0, c.heads, c.headDim, o.gOff ?? 0, o.ldc ?? 0, o.cOff ?? 0, o.posOff ?? 0];
+    return [o.M ?? 0, o.N ?? 0, o.K ?? 0, o.tpp ?? 1, this.rank, o.mat ?? 0, this.matrices.length + 1, this.vectorFloats, o.bias ?? 0, o.gamma ?? 0, o.fOff ?? 0, o.rowBase ?? 0, o.T ?? 0, c.heads, c.headDim, o.gOff ?? 0, o.ldc ?? 0, o.cOff ?? 0, o.posOff ?? 0, c.kvHeads, o.flags ?? 0];
   }
 
   private build(P: number, size: number, length: number): Plan {
@@ -211,8 +212,10 @@ export class GpuLmForward {
     };
     const x = buf(rows * hid * 4);
     const y = buf(rows * hid * 4);
-    const qkv = buf(rows * 3 * hid * 4);
-    const att = buf(rows * hid * 4);
+    const qd = c.heads * c.headDim;
+    const qkvWidth = qd + 2 * c.kvHeads * c.headDim;
+    const qkv = buf(rows * qkvWidth * 4);
+    const att = buf(rows * qd * 4);
     const h = buf(rows * c.ffn * 4);
     const u = buf(rows * r * 4);
     const ids = buf(rows * 8, STORAGE | COPY_DST);
@@ -262,18 +265,26 @@ export class GpuLmForward {
     add(this.pipelineOf("vectors", () => VECTORS_WGSL), entriesOf(this.dims({ N: this.vectorFloats, K: P, mat: this.matrices.length }), { 1: { buffer: this.vectorBase }, 3: { buffer: vecs }, ...sg, 8: { buffer: scales } }), [Math.ceil(this.vectorFloats / 256), P]);
     const names = namesOf(c);
     const wte = mat(names.embed);
-    const wpe = mat(names.positions);
+    const wpe = names.positions === null ? null : mat(names.positions);
     add(
       this.pipelineOf("embed", () => EMBED_WGSL),
-      entriesOf(this.dims({ M: rows, N: hid, tpp, mat: wte.at, fOff: wte.rows * r, gOff: wpe.rows * r, posOff: names.positionOffset }), { 1: { buffer: ids }, 2: wbuf(names.embed), 3: { buffer: x }, 4: wbuf(names.positions), ...sg, 8: { buffer: scales } }),
+      entriesOf(this.dims({ M: rows, N: hid, tpp, mat: wte.at, fOff: wte.rows * r, gOff: wpe ? wpe.rows * r : 0, posOff: names.positionOffset, flags: wpe ? 0 : 2 }), {
+        1: { buffer: ids },
+        2: wbuf(names.embed),
+        3: { buffer: x },
+        4: wbuf(names.positions ?? names.embed),
+        ...sg,
+        8: { buffer: scales },
+      }),
       rowGrid(rows),
     );
     /** nn.Linear weights (and embeddings) are stored [out, in]: x W^T + s (x B) A^T. Conv1D's are [in, out]: x W + s (x A) B^T. */
     const transposed = (s: Slot) => this.layout.tensors[s.ti].backendTransposed === true;
+    const rms = c.architecture === "llama";
     const layerNorm = (prefix: string, next: Slot) =>
       add(
         this.pipelineOf("layernorm", () => LAYERNORM_WGSL),
-        entriesOf(this.dims({ M: rows, N: hid, K: 2 * P, tpp, mat: next.at, gamma: vec(`${prefix}.weight`), bias: vec(`${prefix}.bias`), gOff: transposed(next) ? next.rows * r : 0 }), { 1: { buffer: x }, 3: { buffer: y }, 4: { buffer: vecs }, 5: { buffer: u }, ...sg, 8: { buffer: scales } }),
+        entriesOf(this.dims({ M: rows, N: hid, K: 2 * P, tpp, mat: next.at, gamma: vec(`${prefix}.weight`), bias: rms ? 0 : vec(`${prefix}.bias`), gOff: transposed(next) ? next.rows * r : 0, flags: rms ? 1 : 0 }), { 1: { buffer: x }, 3: { buffer: y }, 4: { buffer: vecs }, 5: { buffer: u }, ...sg, 8: { buffer: scales } }),
         rowGrid(rows),
       );
     const lowRank = { 5: { buffer: u }, ...sg, 8: { buffer: scales } };
@@ -281,49 +292,42 @@ export class GpuLmForward {
      * output (=|+=) act(input W + b + the low-rank term), into columns cOff.. of rows of width ldc;
      * `projected`: the layer norm before it already left input's projection in U.
      */
-    const linear = (kind: string, weight: string, bias: string, input: GPUBuffer, output: GPUBuffer, o: { act?: Activation; accumulate?: boolean; cOff?: number; ldc?: number; projected?: boolean }) => {
+    const linear = (kind: string, weight: string, bias: string | null, input: GPUBuffer, output: GPUBuffer, o: LinearOptions) => {
       const m = mat(weight);
       const tr = transposed(m);
       const [K, N] = tr ? [m.cols, m.rows] : [m.rows, m.cols];
       if (!o.projected)
         add(this.pipelineOf("project", () => PROJECT_WGSL), entriesOf(this.dims({ M: rows, N: K, tpp, mat: m.at, gOff: tr ? m.rows * r : 0 }), { 3: { buffer: input }, 5: { buffer: u }, ...sg }), rowGrid(rows));
       product(
-        { transposed: tr, bias: true, lowRank: true, act: o.act ?? "none", accumulate: o.accumulate === true },
+        { transposed: tr, bias: bias !== null, lowRank: true, act: o.act ?? "none", accumulate: o.accumulate === true },
         kind,
-        this.dims({ M: rows, N, K, tpp, mat: m.at, bias: vec(bias), fOff: tr ? 0 : m.rows * r, ldc: o.ldc ?? N, cOff: o.cOff ?? 0 }),
-        { 1: { buffer: input }, 2: wbuf(weight), 3: { buffer: output }, 4: { buffer: vecs }, ...lowRank },
+        this.dims({ M: rows, N, K, tpp, mat: m.at, bias: bias === null ? 0 : vec(bias), fOff: tr ? 0 : m.rows * r, ldc: o.ldc ?? N, cOff: o.cOff ?? 0 }),
+        bias === null ? { 1: { buffer: input }, 2: wbuf(weight), 3: { buffer: output }, ...lowRank } : { 1: { buffer: input }, 2: wbuf(weight), 3: { buffer: output }, 4: { buffer: vecs }, ...lowRank },
       );
     };
     const attention = () => add(this.pipelineOf("attention", () => attentionWgsl(c.headDim)), entriesOf(this.dims({ T: length }), { 1: { buffer: qkv }, 2: { buffer: keyMask }, 3: { buffer: att } }), [size, c.heads]);
-    for (let i = 0; i < c.layers; i++) {
-      if (c.architecture === "gpt2") {
-        const p = `transformer.h.${i}.`;
-        layerNorm(`${p}ln_1`, mat(`${p}attn.c_attn.weight`));
-        linear("qkv", `${p}attn.c_attn.weight`, `${p}attn.c_attn.bias`, y, qkv, { projected: true });
-        attention();
-        linear("proj", `${p}attn.c_proj.weight`, `${p}attn.c_proj.bias`, att, x, { accumulate: true });
-        layerNorm(`${p}ln_2`, mat(`${p}mlp.c_fc.weight`));
-        linear("fc", `${p}mlp.c_fc.weight`, `${p}mlp.c_fc.bias`, y, h, { projected: true, act: "gelu" });
-        linear("down", `${p}mlp.c_proj.weight`, `${p}mlp.c_proj.bias`, h, x, { accumulate: true });
-      } else {
-        const p = `model.decoder.layers.${i}.`;
-        const qkvInto = (j: number, proj: string) => linear(`qkv`, `${p}self_attn.${proj}.weight`, `${p}self_attn.${proj}.bias`, y, qkv, { projected: j === 0, cOff: j * hid, ldc: 3 * hid });
-        layerNorm(`${p}self_attn_layer_norm`, mat(`${p}self_attn.q_proj.weight`));
-        ["q_proj", "k_proj", "v_proj"].forEach((proj, j) => qkvInto(j, proj));
-        attention();
-        linear("proj", `${p}self_attn.out_proj.weight`, `${p}self_attn.out_proj.bias`, att, x, { accumulate: true });
-        layerNorm(`${p}final_layer_norm`, mat(`${p}fc1.weight`));
-        linear("fc", `${p}fc1.weight`, `${p}fc1.bias`, y, h, { projected: true, act: "relu" });
-        linear("down", `${p}fc2.weight`, `${p}fc2.bias`, h, x, { accumulate: true });
-      }
-    }
-    // Final norm, projected on the embedding's B for the tied head; then the head and the loss, chunk by chunk.
-    layerNorm(names.finalNorm, wte);
+    /** q, k and v as three products into one QKV row (the norm before projected q's input). */
+    const qkvOf = (p: string, names3: readonly string[], bias: boolean) =>
+      names3.forEach((proj, j) => linear("qkv", `${p}${proj}.weight`, bias ? `${p}${proj}.bias` : null, y, qkv, { projected: j === 0, cOff: j === 0 ? 0 : qd + (j - 1) * c.kvHeads * c.headDim, ldc: qkvWidth }));
+    const rope = rms ? buf(length * c.headDim * 4, STORAGE | COPY_DST) : null;
+    if (rope) dev.queue.writeBuffer(rope, 0, ropeTable(c, length));
+    const named = { y, att, h, qkv, x };
+    const ops: BlockOps = {
+      layerNorm: (prefix, next) => layerNorm(prefix, mat(next)),
+      linear: (kind, weight, bias, input, output, o) => linear(kind, weight, bias, named[input], named[output], o),
+      qkv: qkvOf,
+      attention,
+      rope: () => add(this.pipelineOf("rope", () => ROPE_WGSL), entriesOf(this.dims({ M: rows }), { 1: { buffer: ids }, 2: { buffer: rope as GPUBuffer }, 3: { buffer: qkv } }), rowGrid(rows)),
+    };
+    for (let i = 0; i < c.layers; i++) encodeBlock(c, i, ops);
+    // Final norm, projected on the head's B; then the head and the loss, chunk by chunk.
+    const head = mat(names.head);
+    layerNorm(names.finalNorm, head);
     for (let r0 = 0; r0 < rows; r0 += chunk) {
       const n = Math.min(chunk, rows - r0);
-      product({ transposed: true, bias: false, lowRank: true, act: "none", accumulate: false }, "head", this.dims({ M: n, N: c.vocabSize, K: hid, tpp, mat: wte.at, fOff: 0, rowBase: r0, ldc: c.vocabSize }), {
+      product({ transposed: true, bias: false, lowRank: true, act: "none", accumulate: false }, "head", this.dims({ M: n, N: c.vocabSize, K: hid, tpp, mat: head.at, fOff: 0, rowBase: r0, ldc: c.vocabSize }), {
         1: { buffer: y, offset: r0 * hid * 4, size: n * hid * 4 },
-        2: wbuf(names.embed),
+        2: wbuf(names.head),
         3: { buffer: logits, size: n * c.vocabSize * 4 },
         5: { buffer: u, offset: r0 * r * 4, size: n * r * 4 },
         ...sg,
@@ -344,6 +348,10 @@ export class GpuLmForward {
   losses(batch: TokenBatch, perts: readonly LmPerturbation[], eps: number, options: { nll?: boolean } = {}): Promise<LmLosses> {
     const P = perts.length;
     const inputs = passInputs(this.config, this.rank, batch, perts, eps);
+    // WebGPU reports a bad call or a failed allocation asynchronously, never by throwing: the
+    // scopes turn either into this pass's rejection instead of silently wrong losses.
+    this.device.pushErrorScope("out-of-memory");
+    this.device.pushErrorScope("validation");
     const key = `${P}x${batch.size}x${batch.length}`;
     if (this.plan?.key !== key) {
       for (const b of this.plan?.buffers ?? []) b.destroy();
@@ -372,7 +380,9 @@ export class GpuLmForward {
       enc.copyBufferToBuffer(plan.nll, 0, readNll, 0, rows * 4);
     }
     q.submit([enc.finish()]);
+    const scopes = [this.device.popErrorScope(), this.device.popErrorScope()];
     return (async () => {
+      for (const e of await Promise.all(scopes)) if (e) throw new GpuError("GPU_FAILED", `the device refused the language-model pass: ${e.message}`, { key });
       await plan.readLoss.mapAsync(MAP_READ);
       const loss = new Float32Array(plan.readLoss.getMappedRange().slice(0, P * 4));
       plan.readLoss.unmap();
@@ -426,11 +436,6 @@ export class GpuLmForward {
       out[key] = (out[key] ?? 0) + ms;
     }
     return out;
-  }
-
-  /** The tiles in use, by product kind (after tune()). */
-  tileOf(kind: string): Tile | undefined {
-    return this.tiles.get(kind);
   }
 
   destroy(): void {

@@ -61,9 +61,32 @@ export function passInputs(c: TransformerConfig, rank: number, batch: TokenBatch
   return { ids, target, keyMask, scales, seeds };
 }
 
-/** The tensors a pass reads by role, per architecture (transformer.ts's names). */
-export function namesOf(c: TransformerConfig): { embed: string; positions: string; positionOffset: number; finalNorm: string } {
-  return c.architecture === "gpt2"
-    ? { embed: "transformer.wte.weight", positions: "transformer.wpe.weight", positionOffset: 0, finalNorm: "transformer.ln_f" }
-    : { embed: "model.decoder.embed_tokens.weight", positions: "model.decoder.embed_positions.weight", positionOffset: OPT_POSITION_OFFSET, finalNorm: "model.decoder.final_layer_norm" };
+/** The tensors a pass reads by role, per architecture (transformer.ts's names); positions null: RoPE. */
+export function namesOf(c: TransformerConfig): { embed: string; positions: string | null; positionOffset: number; finalNorm: string; head: string } {
+  const [embed, positions, positionOffset, finalNorm] =
+    c.architecture === "gpt2"
+      ? ["transformer.wte.weight", "transformer.wpe.weight", 0, "transformer.ln_f"]
+      : c.architecture === "opt"
+        ? ["model.decoder.embed_tokens.weight", "model.decoder.embed_positions.weight", OPT_POSITION_OFFSET, "model.decoder.final_layer_norm"]
+        : ["model.embed_tokens.weight", null, 0, "model.norm"];
+  return { embed, positions, positionOffset, finalNorm, head: c.tiedHead ? embed : "lm_head.weight" };
+}
+
+/**
+ * RoPE's (cos, sin) of positions 0 .. length - 1 and pair i < headDim / 2, interleaved, as
+ * transformers computes them in float32: inv_freq_i = 1 / theta^(2i / d), angle = position * inv_freq.
+ */
+export function ropeTable(c: TransformerConfig, length: number): Float32Array {
+  const f = Math.fround;
+  const half = c.headDim / 2;
+  const out = new Float32Array(2 * length * half);
+  for (let i = 0; i < half; i++) {
+    const inv = f(1 / f(c.ropeTheta ** f((2 * i) / c.headDim)));
+    for (let p = 0; p < length; p++) {
+      const a = f(p * inv);
+      out[2 * (p * half + i)] = Math.cos(a);
+      out[2 * (p * half + i) + 1] = Math.sin(a);
+    }
+  }
+  return out;
 }

@@ -28,7 +28,8 @@ export const TILES: readonly Tile[] = [
   { bm: 128, bn: 128, bk: 16, tm: 8, tn: 8, unrolled: true },
 ];
 
-export type Activation = "none" | "gelu" | "relu";
+/** swiglu: C = silu(C) * result, C holding the gate product (Llama's MLP: the up product's epilogue). */
+export type Activation = "none" | "gelu" | "relu" | "swiglu";
 
 export interface MatmulOptions {
   /** W is stored [N, K] (the tied head: the token embedding [vocab, hidden]); else [K, N]. */
@@ -80,7 +81,8 @@ fn store(m: u32, n: u32, acc: f32) {
       : ""
   }
   ${o.act === "gelu" ? "v = gelu(v);" : o.act === "relu" ? "v = max(v, 0.0);" : ""}
-  ${o.accumulate ? "C[m * d.ldc + d.cOff + n] += v;" : "C[m * d.ldc + d.cOff + n] = v;"}
+  let at = m * d.ldc + d.cOff + n;
+  ${o.act === "swiglu" ? "let g = C[at]; C[at] = g / (1.0 + exp(-g)) * v;" : o.accumulate ? "C[at] += v;" : "C[at] = v;"}
 }`;
 }
 

@@ -1,5 +1,5 @@
 /**
- * WGSL kernels of the GPT-2 and OPT forward pass on a WebGPU device (lm-forward.ts runs them): a tiled
+ * WGSL kernels of the GPT-2, OPT and Llama forward pass on a WebGPU device (lm-forward.ts runs them): a tiled
  * matrix product with a fused epilogue (bias, the low-rank term, GELU, residual add), layer norm
  * fused with the next product's low-rank projection, causal attention, the embedding, and the
  * next-token loss. P perturbations are evaluated in ONE pass: token row m belongs to perturbation
@@ -12,13 +12,18 @@
  */
 import { PHILOX_WGSL } from "./spsa-wgsl.js";
 
-/** Uniforms shared by every kernel (20 u32 words; unused ones are 0). ldc, cOff: a product's output row width and first column. */
+/**
+ * Uniforms shared by every kernel (24 u32 words; unused ones are 0). ldc, cOff: a product's output
+ * row width and first column; kvHeads: key/value heads (grouped-query attention); flags: bit 0 RMS
+ * norm (no centring, no beta), bit 1 no position table (RoPE models).
+ */
 export const DIMS = `struct Dims {
   M: u32, N: u32, K: u32, tokensPerPert: u32,
   rank: u32, mat: u32, nMat: u32, vecStride: u32,
   biasOff: u32, gammaOff: u32, fOff: u32, rowBase: u32,
   T: u32, heads: u32, headDim: u32, gOff: u32,
-  ldc: u32, cOff: u32, posOff: u32, pad: u32,
+  ldc: u32, cOff: u32, posOff: u32, kvHeads: u32,
+  flags: u32, pad0: u32, pad1: u32, pad2: u32,
 }
 @group(0) @binding(0) var<uniform> d: Dims;`;
 
@@ -72,7 +77,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
 `;
 
 /**
- * Y = LayerNorm(X) with the perturbation's gamma and beta (vecs at gammaOff, biasOff), then, if
+ * Y = LayerNorm(X) (or RMSNorm, flags bit 0) with the perturbation's gamma and beta (vecs at gammaOff, biasOff), then, if
  * rank > 0, U = Y G for the next product. Width d.N; eps in the scales buffer's last word.
  */
 export const LAYERNORM_WGSL = `${DIMS}
@@ -100,15 +105,18 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   if (m >= d.M) { return; }
   let p = (m + d.rowBase) / d.tokensPerPert;
   let w = d.N;
+  let rms = (d.flags & 1u) != 0u;
   var s = 0.0;
   for (var i = li; i < w; i += 64u) { s += X[m * w + i]; }
-  let mean = total(s, li) / f32(w);
+  let mean = select(total(s, li) / f32(w), 0.0, rms);
   var q = 0.0;
   for (var i = li; i < w; i += 64u) { let c = X[m * w + i] - mean; q += c * c; }
   let inv = inverseSqrt(total(q, li) / f32(w) + scales[d.K]);
   let v = p * d.vecStride;
   for (var i = li; i < w; i += 64u) {
-    Y[m * w + i] = (X[m * w + i] - mean) * inv * vecs[v + d.gammaOff + i] + vecs[v + d.biasOff + i];
+    var yi = (X[m * w + i] - mean) * inv * vecs[v + d.gammaOff + i];
+    if (!rms) { yi += vecs[v + d.biasOff + i]; }
+    Y[m * w + i] = yi;
   }
   if (d.rank > 0u) {
     workgroupBarrier();
@@ -120,7 +128,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
 /**
  * X[m] = wte[id] + wpe[pos] + s_p (A_wte[id] B_wte^T + A_wpe[pos] B_wpe^T): the embedding of
  * token row m (ids and positions in IDS: [id, pos] pairs; pos + d.posOff is the position table's
- * row: OPT's table starts at 2). Matrix d.mat is wte, d.mat + 1 wpe;
+ * row: OPT's table starts at 2). With flags bit 1 (RoPE models) there is no position table: WPE
+ * is bound but not read. Matrix d.mat is wte, d.mat + 1 wpe;
  * d.fOff and d.gOff are the B offsets (bits) of wte and wpe.
  */
 export const EMBED_WGSL = `${DIMS}
@@ -142,20 +151,24 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   let p = (m + d.rowBase) / d.tokensPerPert;
   let id = IDS[2u * m];
   let pos = IDS[2u * m + 1u] + d.posOff;
+  let noPositions = (d.flags & 2u) != 0u;
   let s = scales[p];
   for (var i = li; i < d.N; i += 64u) {
     var lr = 0.0;
-    for (var k = 0u; k < d.rank; k++) {
-      lr += sgnOf(p, d.mat, id * d.rank + k) * sgnOf(p, d.mat, d.fOff + i * d.rank + k);
-      lr += sgnOf(p, d.mat + 1u, pos * d.rank + k) * sgnOf(p, d.mat + 1u, d.gOff + i * d.rank + k);
+    var x = WTE[id * d.N + i];
+    for (var k = 0u; k < d.rank; k++) { lr += sgnOf(p, d.mat, id * d.rank + k) * sgnOf(p, d.mat, d.fOff + i * d.rank + k); }
+    if (!noPositions) {
+      for (var k = 0u; k < d.rank; k++) { lr += sgnOf(p, d.mat + 1u, pos * d.rank + k) * sgnOf(p, d.mat + 1u, d.gOff + i * d.rank + k); }
+      x += WPE[pos * d.N + i];
     }
-    X[m * d.N + i] = WTE[id * d.N + i] + WPE[pos * d.N + i] + s * lr;
+    X[m * d.N + i] = x + s * lr;
   }
 }
 `;
 
 /**
- * Causal attention over QKV [M, 3 * hidden] (GPT-2's c_attn output) into O [M, hidden], head width
+ * Causal attention over QKV [M, (heads + 2 kvHeads) * hd] (queries, keys, values; kv head
+ * h / (heads / kvHeads) serves query head h) into O [M, heads * hd], head width
  * `hd` (a multiple of 4) compiled in: one workgroup per (sequence, head), one thread per query
  * (queries beyond 64 loop), keys and values staged through workgroup memory 16 at a time as vec4,
  * online softmax. Padded keys (KEYMASK 0) are skipped.
@@ -175,7 +188,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   let seq = wg.x;
   let h = wg.y;
   let T = d.T;
-  let hidden4 = d.heads * H4;
+  let q4 = d.heads * H4;
+  let row4 = (d.heads + 2u * d.kvHeads) * H4;
+  let kvh = h / (d.heads / d.kvHeads);
+  let k4 = q4 + kvh * H4;
+  let v4 = q4 + (d.kvHeads + kvh) * H4;
   let row0 = seq * T;
   let scale = inverseSqrt(f32(${hd}));
   for (var q0 = 0u; q0 < T; q0 += 64u) {
@@ -184,7 +201,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     var qv: array<vec4<f32>, ${h4}>;
     var acc: array<vec4<f32>, ${h4}>;
     for (var c = 0u; c < H4; c++) {
-      qv[c] = select(vec4<f32>(0.0), QKV[(row0 + min(q, T - 1u)) * 3u * hidden4 + h * H4 + c] * scale, live);
+      qv[c] = select(vec4<f32>(0.0), QKV[(row0 + min(q, T - 1u)) * row4 + h * H4 + c] * scale, live);
       acc[c] = vec4<f32>(0.0);
     }
     var mx = -3.0e38;
@@ -195,9 +212,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
       for (var i = li; i < KB * H4; i += 64u) {
         let kk = k0 + i / H4;
         let c = i % H4;
-        let r = (row0 + min(kk, T - 1u)) * 3u * hidden4;
-        Ks[i] = QKV[r + hidden4 + h * H4 + c];
-        Vs[i] = QKV[r + 2u * hidden4 + h * H4 + c];
+        let r = (row0 + min(kk, T - 1u)) * row4;
+        Ks[i] = QKV[r + k4 + c];
+        Vs[i] = QKV[r + v4 + c];
       }
       workgroupBarrier();
       if (live) {
@@ -220,12 +237,42 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     }
     if (live) {
       let inv = select(0.0, 1.0 / l, l > 0.0);
-      for (var c = 0u; c < H4; c++) { O[(row0 + q) * hidden4 + h * H4 + c] = acc[c] * inv; }
+      for (var c = 0u; c < H4; c++) { O[(row0 + q) * q4 + h * H4 + c] = acc[c] * inv; }
     }
   }
 }
 `;
 }
+
+/**
+ * Rotary position embedding in place on the query and key heads of QKV rows (Llama's
+ * rotate_half form: (x1, x2) -> (x1 cos - x2 sin, x2 cos + x1 sin) over the halves of a head),
+ * cos and sin of (position, i) from the host's tables (transformers' float32 angles), d.T
+ * positions by d.headDim / 2. One workgroup per row.
+ */
+export const ROPE_WGSL = `${DIMS}
+@group(0) @binding(1) var<storage, read> IDS: array<u32>;
+@group(0) @binding(2) var<storage, read> COSSIN: array<vec2<f32>>;
+@group(0) @binding(3) var<storage, read_write> QKV: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  ${ROW}
+  if (m >= d.M) { return; }
+  let pos = IDS[2u * m + 1u];
+  let half = d.headDim / 2u;
+  let row = m * (d.heads + 2u * d.kvHeads) * d.headDim;
+  for (var e = li; e < (d.heads + d.kvHeads) * half; e += 64u) {
+    let head = e / half;
+    let i = e % half;
+    let at = row + head * d.headDim + i;
+    let cs = COSSIN[pos * half + i];
+    let x1 = QKV[at];
+    let x2 = QKV[at + half];
+    QKV[at] = x1 * cs.x - x2 * cs.y;
+    QKV[at + half] = x2 * cs.x + x1 * cs.y;
+  }
+}
+`;
 
 /**
  * The sign words of P perturbations on the device: word w of perturbation p's block is word j of

@@ -32,10 +32,11 @@ async function cpuLoss(ck: Awaited<ReturnType<typeof readHfCheckpoint>>, seqs: n
 }
 
 describe("GPT-2 forward passes on a WebGPU device (lavapipe)", { skip }, () => {
-  it("reproduces transformers' next-token losses of the gpt2-tiny and opt-tiny fixtures, position by position", async () => {
+  it("reproduces transformers' next-token losses of the gpt2-tiny, opt-tiny and llama-tiny fixtures, position by position", async () => {
     const gpu = await openWebGpu();
-    // Every tiling on GPT-2; a looped and an unrolled one on OPT (its products read [out, in] weights).
-    for (const [name, tile] of [...TILES.map((t) => ["gpt2-tiny", t] as const), ["opt-tiny", TILES[0]] as const, ["opt-tiny", TILES[3]] as const]) {
+    // Every tiling on GPT-2; a looped and an unrolled one on OPT and Llama (their products read [out, in] weights).
+    const others = ["opt-tiny", "llama-tiny"].flatMap((m) => [[m, TILES[0]] as const, [m, TILES[3]] as const]);
+    for (const [name, tile] of [...TILES.map((t) => ["gpt2-tiny", t] as const), ...others]) {
       const ck = await readHfCheckpoint(`${LM_FIXTURES}${name}`);
       const lm = new GpuLmForward(gpu, ck.config, ck.model.layout, 1, tile);
       lm.upload(ck.weights);
@@ -54,7 +55,7 @@ describe("GPT-2 forward passes on a WebGPU device (lavapipe)", { skip }, () => {
   });
 
   it("evaluates several low-rank perturbations in one pass, each equal to the materialised perturbed model's loss", async () => {
-    for (const [name, rank] of [["gpt2-tiny", 1], ["gpt2-tiny", 3], ["opt-tiny", 2]] as const) {
+    for (const [name, rank] of [["gpt2-tiny", 1], ["gpt2-tiny", 3], ["opt-tiny", 2], ["llama-tiny", 2]] as const) {
       const ck = await readHfCheckpoint(`${LM_FIXTURES}${name}`);
       const V = ck.config.vocabSize;
       const seqs = (k: number) => Array.from({ length: 3 }, (_, b) => Array.from({ length: 12 - 3 * b }, (_, t) => (k * 131 + b * 71 + t * 37) % V));
@@ -91,8 +92,8 @@ describe("GPT-2 forward passes on a WebGPU device (lavapipe)", { skip }, () => {
   it("refuses what it cannot run, naming it", async () => {
     const ck = await readHfCheckpoint(GPT2);
     const gpu = await openWebGpu();
-    const llama = await readHfCheckpoint(`${LM_FIXTURES}llama-tiny`);
-    assert.throws(() => new GpuLmForward(gpu, llama.config, llama.model.layout, 1), /runs GPT-2 \(gelu_new\) and OPT \(relu\) with a tied head, not llama/);
+    const opt = await readHfCheckpoint(`${LM_FIXTURES}opt-tiny`);
+    assert.throws(() => new GpuLmForward(gpu, { ...opt.config, activation: "gelu" }, opt.model.layout, 1), /runs GPT-2 \(gelu_new\), OPT \(relu\) with tied heads and Llama \(silu\), not opt\/gelu/);
     assert.throws(() => new GpuLmForward(gpu, ck.config, ck.model.layout, 0), /rank must be 1\.\.16: 0/);
     const lm = new GpuLmForward(gpu, ck.config, ck.model.layout, 1);
     lm.upload(ck.weights);

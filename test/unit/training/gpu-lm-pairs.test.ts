@@ -55,16 +55,28 @@ describe("low-rank SPSA pairs of a language model on a WebGPU device", { skip: p
     }
   });
 
-  it("SEEDSWARM_LM_FORWARD: an unknown value or a run the device pass cannot measure is refused by name", async () => {
+  it("SEEDSWARM_LM_FORWARD=webgpu: a tiny-lm run (Llama) contributes through the device the bytes the host gives; what it cannot measure is refused by name", async () => {
+    await useBackend("cpu");
     const source = await readLanguageRunSource(`${LM_FIXTURES}llama-tiny`, `${LM_FIXTURES}tiny-text/text.jsonl`);
     const before = process.env.SEEDSWARM_LM_FORWARD;
+    const lowrank = parseRunSpec({ ...PRESETS["tiny-lm"], algorithm: { ...PRESETS["tiny-lm"].algorithm, perturbation: { kind: "lowrank", rank: 1 } } });
     try {
       process.env.SEEDSWARM_LM_FORWARD = "cuda";
       assert.throws(() => openLanguageRun(parseRunSpec(PRESETS["tiny-lm"]), source), (e: unknown) => e instanceof LanguageRunError && e.code === "LM_FORWARD_UNSUPPORTED" && /choose webgpu or host/.test(e.message));
       process.env.SEEDSWARM_LM_FORWARD = "webgpu";
       assert.throws(() => openLanguageRun(parseRunSpec(PRESETS["tiny-lm"]), source), /perturbation must be lowrank/);
-      const lowrank = parseRunSpec({ ...PRESETS["tiny-lm"], algorithm: { ...PRESETS["tiny-lm"].algorithm, perturbation: { kind: "lowrank", rank: 1 } } });
-      assert.throws(() => openLanguageRun(lowrank, source), /runs GPT-2/);
+      const device = openLanguageRun(lowrank, source);
+      assert.match(device.forwardOn ?? "", /^webgpu \(llvmpipe/);
+      delete process.env.SEEDSWARM_LM_FORWARD;
+      const host = openLanguageRun(lowrank, source);
+      assert.equal(host.forwardOn, undefined);
+      const author = { id: "author-b", joinedAt: 2 };
+      const replica = host.initialReplica() as Replica;
+      const want = new Int8Array(host.algorithm.contribute(replica, author).buffer);
+      const got = new Int8Array(device.algorithm.contribute(replica, author).buffer);
+      assert.ok(want.some((b) => b !== 0), "the host's bytes are not all zero");
+      want.forEach((b, j) => assert.ok(Math.abs(got[j] - b) <= 1, `byte ${j}: device ${got[j]}, host ${b}`));
+      replica.dispose();
     } finally {
       if (before === undefined) delete process.env.SEEDSWARM_LM_FORWARD;
       else process.env.SEEDSWARM_LM_FORWARD = before;
