@@ -21,6 +21,7 @@ import { type MatmulOptions, matmulWgsl, type Tile, TILES } from "./lm-matmul-wg
 import { attentionWgsl, EMBED_WGSL, ROPE_WGSL, LAYERNORM_WGSL, LOSS_WGSL, NLL_WGSL, PROJECT_WGSL, SIGNS_WGSL, VECTORS_WGSL } from "./lm-wgsl.js";
 import { timeDispatch } from "./device-timer.js";
 import { type BlockOps, encodeBlock, type LinearOptions } from "./lm-blocks.js";
+import type { Plan, Slot, Step } from "./lm-plan.js";
 import { type LmPerturbation, namesOf, passInputs, ropeTable } from "./lm-inputs.js";
 
 export type { LmPerturbation } from "./lm-inputs.js";
@@ -41,45 +42,6 @@ const MAP_READ = 0x01;
 const MAX_RANK = 16;
 const MAX_HEAD_DIM = 128;
 
-/** What a tensor of the layout is to the pass. */
-interface Slot {
-  readonly ti: number;
-  /** Matrices: index among matrices (sign-table column); vectors: float offset in the vector block. */
-  readonly at: number;
-  readonly rows: number;
-  readonly cols: number;
-}
-
-interface Step {
-  /** What the step computes (the pipeline's key), for profiles. */
-  readonly label: string;
-  /** A matrix product's kind (qkv, proj, fc, down, head): the unit of tuning. */
-  readonly kind?: string;
-  readonly pipeline: GPUComputePipeline;
-  readonly group: GPUBindGroup;
-  readonly grid: readonly [number, number];
-}
-
-/** The buffers and recorded steps of one batch shape (perturbations x sequences x length). */
-interface Plan {
-  readonly key: string;
-  readonly P: number;
-  readonly rows: number;
-  readonly buffers: GPUBuffer[];
-  readonly ids: GPUBuffer;
-  readonly target: GPUBuffer;
-  readonly keyMask: GPUBuffer;
-  readonly vecs: GPUBuffer;
-  readonly seeds: GPUBuffer;
-  readonly scales: GPUBuffer;
-  readonly loss: GPUBuffer;
-  readonly nll: GPUBuffer;
-  readonly readLoss: GPUBuffer;
-  readonly steps: Step[];
-  /** The matrix product steps by kind, for tuning. */
-  readonly products: { opts: MatmulOptions; index: number; dims: number[]; entries: GPUBindGroupEntry[] }[];
-}
-
 const rowGrid = (rows: number): [number, number] => [Math.min(rows, 65535), Math.ceil(rows / 65535)];
 
 export class GpuLmForward {
@@ -98,6 +60,7 @@ export class GpuLmForward {
   private readonly segments: GPUBuffer;
   private readonly segmentCount: number;
   private plan: Plan | undefined;
+  private inFlight = false;
   /** The tile of each product kind; tuned per device on the first pass unless fixed. */
   private tiles = new Map<string, Tile>();
   private readonly index: Map<string, number>;
@@ -236,7 +199,6 @@ export class GpuLmForward {
     const cap = Math.min(dev.limits.maxStorageBufferBindingSize, 256 * 2 ** 20);
     const chunk = Math.max(64, Math.floor(cap / (c.vocabSize * 4) / 64) * 64);
     const logits = buf(Math.min(chunk, rows) * c.vocabSize * 4);
-
     const steps: Step[] = [];
     const products: Plan["products"] = [];
     const uniforms: GPUBuffer[] = [];
@@ -343,21 +305,28 @@ export class GpuLmForward {
   /**
    * Encodes and submits one pass: the batch's sequences are P equal groups, group p evaluated at
    * weights + sign_p * eps * direction(seed_p). Returns when the work is queued; the promise
-   * settles with the losses once the device has them.
+   * settles with the losses once the device has them. One pass in flight at a time.
    */
   losses(batch: TokenBatch, perts: readonly LmPerturbation[], eps: number, options: { nll?: boolean } = {}): Promise<LmLosses> {
     const P = perts.length;
     const inputs = passInputs(this.config, this.rank, batch, perts, eps);
     // WebGPU reports a bad call or a failed allocation asynchronously, never by throwing: the
     // scopes turn either into this pass's rejection instead of silently wrong losses.
+    if (this.inFlight) throw new GpuError("GPU_FAILED", "one language-model pass at a time: the last one has not settled", {});
     this.device.pushErrorScope("out-of-memory");
     this.device.pushErrorScope("validation");
     const key = `${P}x${batch.size}x${batch.length}`;
-    if (this.plan?.key !== key) {
-      for (const b of this.plan?.buffers ?? []) b.destroy();
-      this.plan = this.build(P, batch.size, batch.length);
+    let plan: Plan;
+    try {
+      if (this.plan?.key !== key) {
+        for (const b of this.plan?.buffers ?? []) b.destroy();
+        this.plan = this.build(P, batch.size, batch.length);
+      }
+      plan = this.plan;
+    } catch (err) {
+      void this.device.popErrorScope().then(() => this.device.popErrorScope());
+      throw err;
     }
-    const plan = this.plan;
     const rows = plan.rows;
     const q = this.device.queue;
     q.writeBuffer(plan.ids, 0, inputs.ids);
@@ -381,6 +350,7 @@ export class GpuLmForward {
     }
     q.submit([enc.finish()]);
     const scopes = [this.device.popErrorScope(), this.device.popErrorScope()];
+    this.inFlight = true;
     return (async () => {
       for (const e of await Promise.all(scopes)) if (e) throw new GpuError("GPU_FAILED", `the device refused the language-model pass: ${e.message}`, { key });
       await plan.readLoss.mapAsync(MAP_READ);
@@ -391,7 +361,7 @@ export class GpuLmForward {
       const nll = new Float32Array(readNll.getMappedRange().slice(0, rows * 4));
       readNll.destroy();
       return { loss, nll };
-    })();
+    })().finally(() => (this.inFlight = false));
   }
 
   /**

@@ -100,6 +100,10 @@ describe("GPT-2 forward passes on a WebGPU device (lavapipe)", { skip }, () => {
     const seed = seedFrom("x", []);
     assert.throws(() => lm.losses(tokenBatch([[1, 2], [3, 4], [5, 6]], 2), [{ seed, sign: 1 }, { seed, sign: -1 }], 0.01), /3 sequences do not split into 2/);
     assert.throws(() => lm.losses(tokenBatch([[1, ck.config.vocabSize]], 2), [{ seed, sign: 1 }], 0.01), /outside the vocabulary/);
+    const first = lm.losses(tokenBatch([[1, 2]], 2), [{ seed, sign: 1 }], 0.01);
+    assert.throws(() => lm.losses(tokenBatch([[1, 2]], 2), [{ seed, sign: 1 }], 0.01), /one language-model pass at a time/);
+    assert.equal((await first).loss.length, 1);
+    await lm.losses(tokenBatch([[1, 2]], 2), [{ seed, sign: 1 }], 0.01); // settled: the next may start
     lm.destroy();
   });
 });
