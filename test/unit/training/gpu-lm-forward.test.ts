@@ -34,8 +34,10 @@ async function cpuLoss(ck: Awaited<ReturnType<typeof readHfCheckpoint>>, seqs: n
 describe("GPT-2 forward passes on a WebGPU device (lavapipe)", { skip }, () => {
   it("reproduces transformers' next-token losses of the gpt2-tiny, opt-tiny and llama-tiny fixtures, position by position", async () => {
     const gpu = await openWebGpu();
-    // Every tiling on GPT-2; a looped and an unrolled one on OPT and Llama (their products read [out, in] weights).
-    const others = ["opt-tiny", "llama-tiny"].flatMap((m) => [[m, TILES[0]] as const, [m, TILES[3]] as const]);
+    // Every tiling on GPT-2 (tuning may pick any); OPT and Llama on the default one: the tilings
+    // share the epilogue code that differs between architectures, and each distinct shader costs a
+    // software driver seconds to compile on a fresh machine.
+    const others = ["opt-tiny", "llama-tiny"].map((m) => [m, TILES[0]] as const);
     for (const [name, tile] of [...TILES.map((t) => ["gpt2-tiny", t] as const), ...others]) {
       const ck = await readHfCheckpoint(`${LM_FIXTURES}${name}`);
       const lm = new GpuLmForward(gpu, ck.config, ck.model.layout, 1, tile);
