@@ -13,8 +13,12 @@ export interface CanonicalUpdate {
   apply(weights: Weights, iteration: number, contributions: readonly Contribution[]): void;
 }
 
+let replicas = 0;
+
 export class Replica {
   readonly backend: BackendWeights;
+  private readonly id = ++replicas;
+  private generation = 0;
 
   /**
    * @param weights canonical weights, owned by the replica from now on
@@ -35,6 +39,7 @@ export class Replica {
   applyIteration(algorithm: CanonicalUpdate, contributions: readonly Contribution[]): void {
     algorithm.apply(this.weights, this.iteration, inTimestampOrder(contributions));
     this.iteration += 1;
+    this.generation += 1;
     this.backend.refresh(this.weights);
   }
 
@@ -42,7 +47,17 @@ export class Replica {
   reset(weights: Weights, iteration: number): void {
     this.weights = weights;
     this.iteration = iteration;
+    this.generation += 1;
     this.backend.refresh(weights);
+  }
+
+  /**
+   * Names the state this replica holds now: it changes whenever the weights do through this class
+   * (the only way they change, as for the backend copy), so a device copy made under one key is
+   * current while the key is. Distinct between replicas.
+   */
+  stateKey(): string {
+    return `${this.id}:${this.generation}`;
   }
 
   checksum(): string {

@@ -24,8 +24,12 @@ export interface PairLosses {
 
 /** What measures all k low-rank pairs of a contribution at once (this file's MLP pass; gpu/lm-pairs.ts on a device). */
 export interface PairLossSource {
-  /** The mean losses of the k = seeds.length pairs, minibatch j drawn from seed j. */
-  losses(weights: Float32Array, seeds: readonly Seed[], size: number, eps: number, rank: number): PairLosses;
+  /**
+   * The mean losses of the k = seeds.length pairs, minibatch j drawn from seed j. `stateKey`
+   * (Replica.stateKey) names the weights: the same key, the same weights, so a source that keeps
+   * a copy elsewhere (a device) need not copy them again.
+   */
+  losses(weights: Float32Array, seeds: readonly Seed[], size: number, eps: number, rank: number, stateKey?: string): PairLosses;
 }
 
 /** Whether a model's forward pass can take low-rank factors (dense layers only: the MLP). */

@@ -165,7 +165,7 @@ export class Spsa implements Algorithm {
     const out: Measurement[] = [];
     if (p?.kind === "lowrank" && this.pairs) {
       const seeds = contributionSeeds(this.runId, iteration, author, k);
-      const { plus, minus } = this.pairs.losses(floatWeights(replica.weights), seeds, this.cfg.batchSize, this.cfg.eps, p.rank);
+      const { plus, minus } = this.pairs.losses(floatWeights(replica.weights), seeds, this.cfg.batchSize, this.cfg.eps, p.rank, replica.stateKey());
       for (let j = 0; j < k; j++) out.push(this.measured(plus[j], minus[j]));
     } else {
       for (let j = 0; j < k; j++) {

@@ -6,7 +6,8 @@
  * `SEEDSWARM_LM_FORWARD=webgpu` (language-run.ts); the bytes it yields may differ from a host
  * pass's in the last code where a loss difference sits on a rounding edge, which audits tolerate.
  *
- * The weights are copied to the device on every call (not yet kept there between iterations).
+ * The weights go to the device when the replica's state key changes (after each applied
+ * iteration), not on every call: a node's own contribution and its audits share one upload.
  */
 import { Worker } from "node:worker_threads";
 import type { PairLosses } from "../algorithms/lowrank-forward.js";
@@ -28,6 +29,8 @@ export class GpuLmPairs {
   private readonly worker: Worker;
   private readonly control = new SharedArrayBuffer(4096);
   private readonly data: SharedArrayBuffer;
+  /** The state key of the weights on the device (undefined: none known). */
+  private uploaded: string | undefined;
 
   /** Starts the worker and opens the device. @throws GpuError GPU_UNAVAILABLE, GPU_OUT_OF_RANGE */
   constructor(
@@ -50,7 +53,7 @@ export class GpuLmPairs {
   }
 
   /** The mean losses of the k = seeds.length pairs, minibatch j drawn from seed j (causal-lm.ts's draw). */
-  losses(weights: Float32Array, seeds: readonly Seed[], size: number, eps: number, rank: number): PairLosses {
+  losses(weights: Float32Array, seeds: readonly Seed[], size: number, eps: number, rank: number, stateKey?: string): PairLosses {
     if (rank !== this.rank) throw new GpuError("GPU_OUT_OF_RANGE", `the device pass was opened for rank ${this.rank}, asked for ${rank}`, { rank });
     const k = seeds.length;
     // Group 2j is pair j at +eps, 2j + 1 at -eps: the same sequences, right-padded to one length.
@@ -68,12 +71,16 @@ export class GpuLmPairs {
         }),
       ),
     );
-    new Float32Array(this.data).set(weights);
+    const upload = stateKey === undefined || stateKey !== this.uploaded;
+    if (upload) new Float32Array(this.data).set(weights);
+    // Forgotten until the worker answers: a failed call must not leave a key for weights it never took.
+    this.uploaded = undefined;
     const perts = seeds.flatMap((seed) => [
       { seed, sign: 1 as const },
       { seed, sign: -1 as const },
     ]);
-    this.call({ op: "losses", ids, mask, size: 2 * k * size, length, perts, eps });
+    this.call({ op: "losses", upload, ids, mask, size: 2 * k * size, length, perts, eps });
+    this.uploaded = stateKey;
     const out = new Float32Array(this.data, 0, 2 * k);
     return { plus: Array.from({ length: k }, (_, j) => out[2 * j]), minus: Array.from({ length: k }, (_, j) => out[2 * j + 1]) };
   }

@@ -15,7 +15,7 @@ import { DONE, FAILED, reply } from "./worker-call.js";
 /** What the main thread sends; the weights (float32) are in `data`, the losses come back there. */
 export type LmRequest = { control: SharedArrayBuffer; data: SharedArrayBuffer } & (
   | { op: "open"; config: TransformerConfig; layout: ParamLayout; rank: number }
-  | { op: "losses"; ids: Int32Array; mask: Uint8Array; size: number; length: number; perts: { seed: Seed; sign: 1 | -1 }[]; eps: number }
+  | { op: "losses"; upload: boolean; ids: Int32Array; mask: Uint8Array; size: number; length: number; perts: { seed: Seed; sign: 1 | -1 }[]; eps: number }
 );
 
 let lm: GpuLmForward | undefined;
@@ -29,7 +29,7 @@ async function handle(req: LmRequest): Promise<string> {
   }
   if (!lm) throw new Error("the GPU language-model worker was not opened");
   const data = new Float32Array(req.data);
-  lm.upload(data.subarray(0, lm.layout.size));
+  if (req.upload) lm.upload(data.subarray(0, lm.layout.size));
   const batch = { size: req.size, length: req.length, ids: req.ids, mask: req.mask };
   let { loss } = await lm.losses(batch, req.perts, req.eps);
   if (!tuned && !lm.gpu.software) {

@@ -50,6 +50,20 @@ describe("low-rank SPSA pairs of a language model on a WebGPU device", { skip: p
         assert.equal(host.audit(replica, author, new Uint8Array(got.buffer)), null);
         replica.dispose();
       }
+      // One replica through applied iterations: the device takes the weights again when they
+      // change (the replica's state key), never measures a stale copy.
+      const replica = new Replica(runId, ck.model, ck.weights.slice(), 0);
+      const strong = new Spsa(runId, parseRunSpec({ ...spec, algorithm: { ...spec.algorithm, schedule: { lr: 0.5, warmup: 0, minFactor: 1 } } }), ck.model, task);
+      let last = Number.NaN;
+      for (let i = 0; i < 3; i++) {
+        const got = device.contribute(replica, author);
+        host.contribute(replica, author);
+        assert.ok(Math.abs(device.lastLoss - host.lastLoss) < 1e-4 * host.lastLoss, `after ${i} updates: device ${device.lastLoss}, host ${host.lastLoss}`);
+        assert.ok(!(Math.abs(host.lastLoss - last) < 1e-3), `the update moved the loss (${last} -> ${host.lastLoss})`);
+        last = host.lastLoss;
+        replica.applyIteration(strong, [{ author, payload: got }]);
+      }
+      replica.dispose();
     } finally {
       await pairs.close();
     }
