@@ -28,6 +28,7 @@ import { initWeights } from "../training/models/model.js";
 import { buildTransformer, tokenBatch } from "../training/models/transformer.js";
 import { layoutOf, toTensors } from "../training/params.js";
 import { TILES } from "../training/gpu/lm-matmul-wgsl.js";
+import { fixtureErrors } from "./gpu-fixtures.js";
 import { GPT2_SMALL, lmPassFigures, threadCpuMs } from "./gpu-lm.js";
 import { fmt, type Section } from "./report.js";
 
@@ -62,6 +63,7 @@ export async function gpuSection(): Promise<Section> {
   const kernels = new GpuSpsa(dev);
   const check = await compareUpdates(kernels, "bench", 100);
   const updateNs = await updateTiming(kernels, dev.software ? 1 << 20 : 1 << 24, 48);
+  const fixtures = await fixtureErrors(dev);
   const lm = await lmPassFigures(dev);
   const torchRatio = lm.torch ? lm.tokensPerS / lm.torch.tokens_per_s : null;
   const tuned = lm.tuning
@@ -118,12 +120,14 @@ export async function gpuSection(): Promise<Section> {
 - \`gpu_vs_torch_ratio\`: ${lm.torch ? `tokens per second of that pass / PyTorch ${lm.torch.torch} on ${lm.torch.device} (transformers' GPT2LMHeadModel forward with its loss, float32, TF32 ${lm.torch.tf32 ? "on" : "off"}, attention ${lm.torch.attention}; the same ${lm.perturbations * lm.sequencesPerPerturbation} x ${lm.length} tokens, unperturbed; ${fmt(lm.torch.ms)} ms, ${fmt(lm.torch.tokens_per_s)} tokens/s; bench/torch-lm-forward.py)` : `not measured: ${lm.torchProblem}`}.
 - \`tfjs_webgpu_enqueue_ms_per_forward\`, \`tfjs_webgpu_forward_ms\`, \`tfjs_webgpu_tokens_per_s\`: the same model's unperturbed forward through tfjs-webgpu 4.22, for comparison; batch ${batchSize} x ${length} tokens (its dispatch count does not depend on the batch${dev.software ? "; 2 sequences so that lavapipe finishes" : ""}); vocabulary ${vocab}; mean of ${reps}.
 - \`mixed_backend_swarm_identical\`: a wasm node, a cpu node and a node whose canonical update runs in WGSL on this adapter (\`SEEDSWARM_UPDATE_KERNELS=webgpu\`, forward passes on wasm), real processes, 50 iterations of tiny-spsa: ${swarm.compared} checksum pairs compared, ${swarm.disagreed} differ (${fmt(swarm.seconds)} s).
-- Not measured here: a node training with its forward passes on the device (the training loop reads losses synchronously: docs/architecture.md, "GPU").`,
+- \`gpu_lm_fixture_max_rel_err\`: the pass on this adapter against transformers' next-token losses of the gpt2-tiny, opt-tiny and llama-tiny fixtures, every tiling (${fixtures.runs} runs, ${fixtures.positions} positions): the largest relative error.
+- Not measured here: a node training with its forward passes on the device (\`SEEDSWARM_LM_FORWARD=webgpu\`; docs/architecture.md, "GPU").`,
     figures: Object.fromEntries(
       Object.entries({
       gpu_update_bit_identical: check.identical ? 1 : 0,
       gpu_adapter_is_software: dev.software ? 1 : 0,
       gpu_update_ns_per_param_byte: updateNs,
+      gpu_lm_fixture_max_rel_err: fixtures.worst,
       gpu_enqueue_ms_per_forward: lm.enqueueMs,
       gpu_lm_pass_ms: lm.passMs,
       gpu_lm_tokens_per_s: lm.tokensPerS,
