@@ -324,7 +324,8 @@ export class GpuLmForward {
       }
       plan = this.plan;
     } catch (err) {
-      void this.device.popErrorScope().then(() => this.device.popErrorScope());
+      // The scopes are closed only to keep the device's stack balanced: the build's own error is the one thrown.
+      void this.device.popErrorScope().then(() => this.device.popErrorScope()).catch(() => undefined);
       throw err;
     }
     const rows = plan.rows;

@@ -29,6 +29,7 @@ export class GpuLmPairs {
   private readonly worker: Worker;
   private readonly control = new SharedArrayBuffer(4096);
   private readonly data: SharedArrayBuffer;
+  private died: Error | undefined;
   /** The state key of the weights on the device (undefined: none known). */
   private uploaded: string | undefined;
 
@@ -41,11 +42,15 @@ export class GpuLmPairs {
     this.data = new SharedArrayBuffer(4 * model.layout.size);
     this.worker = new Worker(new URL("./lm-worker.js", import.meta.url));
     this.worker.unref();
+    // A worker that dies outside a request (its modules failed to load, say) answers nothing more:
+    // kept, so that the next call fails at once with the cause instead of waiting out its timeout.
+    this.worker.on("error", (err: Error) => (this.died = err));
     const layout = { tensors: model.layout.tensors, size: model.layout.size };
     this.description = `webgpu (${this.call({ op: "open", config: model.config, layout, rank }, "GPU_UNAVAILABLE")})`;
   }
 
   private call(req: Request, failure: "GPU_UNAVAILABLE" | "GPU_FAILED" = "GPU_FAILED"): string {
+    if (this.died) throw new GpuError("GPU_FAILED", `the GPU language-model worker died: ${this.died.message}`, { op: req.op });
     const r = callWorker(this.worker, this.control, { ...req, data: this.data }, CALL_TIMEOUT_MS);
     if (!r) throw new GpuError("GPU_FAILED", `the GPU language-model worker did not answer ${req.op} within ${CALL_TIMEOUT_MS} ms`, { op: req.op });
     if (!r.ok) throw new GpuError(r.text.startsWith("GPU_OUT_OF_RANGE") ? "GPU_OUT_OF_RANGE" : failure, `GPU ${req.op} failed: ${r.text}`, { op: req.op });

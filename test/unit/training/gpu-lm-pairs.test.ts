@@ -64,6 +64,9 @@ describe("low-rank SPSA pairs of a language model on a WebGPU device", { skip: p
         replica.applyIteration(strong, [{ author, payload: got }]);
       }
       replica.dispose();
+      // A worker that died outside a request: the next call says so at once (no 10-minute wait).
+      (pairs as unknown as { worker: { emit(e: string, err: Error): void } }).worker.emit("error", new Error("lost its device"));
+      assert.throws(() => pairs.losses(ck.weights, [], 3, 0.02, 2), /worker died: lost its device/);
     } finally {
       await pairs.close();
     }
