@@ -16,6 +16,7 @@
 import { existsSync } from "node:fs";
 import * as tf from "@tensorflow/tfjs";
 import { runMixedSwarm } from "../test/e2e/mixed-swarm.js";
+import { fixtureErrors } from "../test/helpers/gpu-lm-fixtures.js";
 import { cleanup } from "../test/e2e/node-process.js";
 import { compareUpdates } from "../test/helpers/gpu-update-check.js";
 import { stepsFor, weightsFor } from "../test/helpers/spsa-inputs.js";
@@ -28,7 +29,6 @@ import { initWeights } from "../training/models/model.js";
 import { buildTransformer, tokenBatch } from "../training/models/transformer.js";
 import { layoutOf, toTensors } from "../training/params.js";
 import { TILES } from "../training/gpu/lm-matmul-wgsl.js";
-import { fixtureErrors } from "./gpu-fixtures.js";
 import { GPT2_SMALL, lmPassFigures, threadCpuMs } from "./gpu-lm.js";
 import { fmt, type Section } from "./report.js";
 
@@ -63,7 +63,8 @@ export async function gpuSection(): Promise<Section> {
   const kernels = new GpuSpsa(dev);
   const check = await compareUpdates(kernels, "bench", 100);
   const updateNs = await updateTiming(kernels, dev.software ? 1 << 20 : 1 << 24, 48);
-  const fixtures = await fixtureErrors(dev);
+  const fixtureRuns = await fixtureErrors(dev);
+  const fixtures = { worst: Math.max(...fixtureRuns.map((r) => r.worst)), runs: fixtureRuns.length, positions: fixtureRuns.reduce((s, r) => s + r.positions, 0) };
   const lm = await lmPassFigures(dev);
   const torchRatio = lm.torch ? lm.tokensPerS / lm.torch.tokens_per_s : null;
   const tuned = lm.tuning

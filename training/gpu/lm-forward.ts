@@ -218,7 +218,7 @@ export class GpuLmForward {
       const entries = entriesOf(dims, bind);
       const t = this.tiles.get(kind) ?? (this.tileChoice === "tune" ? TILES[0] : this.tileChoice);
       const grid: [number, number] = [Math.ceil(dims[1] / t.bn), Math.ceil(dims[0] / t.bm)];
-      products.push({ opts: o, index: steps.length, dims, entries });
+      products.push({ kind, opts: o, dims, entries });
       add(this.matmulPipeline(t, o), entries, grid, kind);
     };
 
@@ -374,10 +374,9 @@ export class GpuLmForward {
     const plan = this.plan;
     if (!plan) throw new GpuError("GPU_FAILED", "tune() needs a pass first (it tunes that batch shape)", {});
     const report: Record<string, { tile: Tile; ms: number[] }> = {};
-    const steps = plan.steps;
-    const kinds = [...new Set(steps.map((s) => s.kind).filter((k): k is string => k !== undefined))];
+    const kinds = [...new Set(plan.products.map((p) => p.kind))];
     for (const kind of kinds) {
-      const sample = plan.products.find((p) => steps[p.index].kind === kind) as Plan["products"][number];
+      const sample = plan.products.find((p) => p.kind === kind) as Plan["products"][number];
       const ms: number[] = [];
       for (const t of TILES) {
         const pipeline = this.matmulPipeline(t, sample.opts);

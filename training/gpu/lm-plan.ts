@@ -41,5 +41,5 @@ export interface Plan {
   readonly readLoss: GPUBuffer;
   readonly steps: Step[];
   /** The matrix product steps by kind, for tuning. */
-  readonly products: { opts: MatmulOptions; index: number; dims: number[]; entries: GPUBindGroupEntry[] }[];
+  readonly products: { kind: string; opts: MatmulOptions; dims: number[]; entries: GPUBindGroupEntry[] }[];
 }

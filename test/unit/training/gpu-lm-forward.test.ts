@@ -11,7 +11,8 @@ import { tokenBatch } from "../../../training/models/transformer.js";
 import { meanNextTokenLoss } from "../../../training/next-token-loss.js";
 import { toTensors } from "../../../training/params.js";
 import { seedFrom } from "../../../training/rng/seeds.js";
-import { LM_FIXTURES, referenceCases } from "../../helpers/lm-fixtures.js";
+import { fixtureErrors } from "../../helpers/gpu-lm-fixtures.js";
+import { LM_FIXTURES } from "../../helpers/lm-fixtures.js";
 import { webGpuProblem } from "../../helpers/vulkan.js";
 
 const problem = await webGpuProblem();
@@ -38,21 +39,12 @@ describe("GPT-2 forward passes on a WebGPU device (lavapipe)", { skip }, () => {
     // share the epilogue code that differs between architectures, and each distinct shader costs a
     // software driver seconds to compile on a fresh machine.
     const others = ["opt-tiny", "llama-tiny"].map((m) => [m, TILES[0]] as const);
-    for (const [name, tile] of [...TILES.map((t) => ["gpt2-tiny", t] as const), ...others]) {
-      const ck = await readHfCheckpoint(`${LM_FIXTURES}${name}`);
-      const lm = new GpuLmForward(gpu, ck.config, ck.model.layout, 1, tile);
-      lm.upload(ck.weights);
-      for (const c of referenceCases(name)) {
-        const T = c.input_ids[0].length;
-        const none = { seed: seedFrom("unused", []), sign: 1 as const };
-        const out = await lm.losses(tokenBatch(c.input_ids, T), [none], 0, { nll: true });
-        const nll = out.nll as Float32Array;
-        let worst = 0;
-        c.next_token_nll.forEach((seq, b) => seq.forEach((want, t) => (worst = Math.max(worst, Math.abs(nll[b * T + t] - want) / Math.abs(want)))));
-        assert.ok(worst < 1e-4, `${name} ${c.name}, tile ${JSON.stringify(tile)}: worst relative error ${worst}`);
-        assert.ok(Math.abs(out.loss[0] - c.mean_loss) / c.mean_loss < 1e-5, `${name} ${c.name}: mean ${out.loss[0]} vs ${c.mean_loss}`);
-      }
-      lm.destroy();
+    const runs = await fixtureErrors(gpu, [...TILES.map((t) => ["gpt2-tiny", t] as const), ...others]);
+    assert.equal(runs.length, TILES.length + 2);
+    for (const r of runs) {
+      assert.ok(r.positions > 0, `${r.model}: no positions compared`);
+      assert.ok(r.worst < 1e-4, `${r.model}, tile ${JSON.stringify(r.tile)}: worst relative error ${r.worst}`);
+      assert.ok(r.worstMean < 1e-5, `${r.model}, tile ${JSON.stringify(r.tile)}: worst mean-loss error ${r.worstMean}`);
     }
   });
 
