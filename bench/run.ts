@@ -9,6 +9,7 @@ import { dockerSection } from "./docker.js";
 import { binarySection } from "./binary.js";
 import { fuzzSection } from "./fuzz.js";
 import { gpuSection } from "./gpu.js";
+import { historySection } from "./history.js";
 import {
   marketplaceEfficiencySection,
   marketplaceMnistSection,
@@ -43,6 +44,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   binary: binarySection,
   verify: verifySection,
   fuzz: fuzzSection,
+  history: historySection,
   gpu: gpuSection,
   lowrank: lowrankSection,
   clip: clipSection,

@@ -70,7 +70,8 @@ export const ZERO_HASH = new Uint8Array(32);
 
 /** Adds the hash to an encoded commit. */
 export function chained(c: EncodedCommit): ChainedCommit {
-  return { ...c, hash: commitHash(c.encoded) };
+  // Not a spread: a kept commit's `commit` is a getter (applied-history.ts).
+  return { commit: c.commit, encoded: c.encoded, hash: commitHash(c.encoded) };
 }
 
 /**

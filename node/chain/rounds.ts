@@ -32,7 +32,7 @@ import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { TrainingRun } from "../../training/run-context.js";
 import type { Logger } from "../observe/logger.js";
-import { type ChainedCommit, chained, type Commit, type EncodedCommit, type SignedContribution } from "./commit.js";
+import { chained, type Commit, type EncodedCommit, type SignedContribution } from "./commit.js";
 import type { Audits } from "./audits.js";
 import { ChainTip } from "./chain-tip.js";
 import { CommitChecks } from "./commit-checks.js";
@@ -40,7 +40,7 @@ import { Contributor, type Tamper } from "./contributor.js";
 import { LateAuthors } from "./late-authors.js";
 import { type Equivocation, EvidenceStore } from "./evidence.js";
 import type { Signer } from "./signatures.js";
-import { AppliedHistory } from "./applied-history.js";
+import { AppliedHistory, type KeptCommit } from "./applied-history.js";
 import { Proposer } from "./proposer.js";
 import { ProposerSchedule } from "./proposer-schedule.js";
 import { RoundInbox } from "./round-inbox.js";
@@ -167,7 +167,7 @@ export class Rounds {
   refusedForExclusions(hash: Uint8Array): boolean { return this.checks.refusedForExclusions(hash); }
 
   /** The commit of our chain for `iteration`, while kept. */
-  commitAt(iteration: number): ChainedCommit | undefined { return this.history.commitAt(iteration); }
+  commitAt(iteration: number): KeptCommit | undefined { return this.history.commitAt(iteration); }
 
   /** Next iteration to apply. */
   get head(): number {
@@ -183,10 +183,10 @@ export class Rounds {
   checksumAt(iteration: number): string | undefined { return this.history.checksumAt(iteration); }
 
   /** The last commit applied (none before the first, or right after a snapshot without anchor). */
-  lastApplied(): ChainedCommit | undefined { return this.history.last(); }
+  lastApplied(): KeptCommit | undefined { return this.history.last(); }
 
   /** The commits applied and kept, oldest first (a copy). */
-  appliedCommits(): readonly ChainedCommit[] { return this.history.all(); }
+  appliedCommits(): readonly KeptCommit[] { return this.history.all(); }
 
   /** The encoded commits from `from` on, at most `max` of them (what the commits protocol serves). */
   commitsFrom(from: number, max: number): Uint8Array[] {

@@ -297,7 +297,7 @@ export class CatchUp {
     const out: number[] = [];
     const applied = this.s.rounds.appliedCommits();
     for (let k = applied.length - 1; k >= 0 && out.length < REPAIR_CANDIDATES; k--) {
-      const after = applied[k].commit.iteration + 1;
+      const after = applied[k].iteration + 1;
       if (after % every === 0 && after <= this.head) out.push(after);
     }
     if (out.length === 0) throw new Error("no commit of our chain to check a snapshot against");
@@ -306,7 +306,7 @@ export class CatchUp {
 
   /** Our own verified commit producing the state after `iteration` iterations. */
   private ownReference(iteration: number): SnapshotReference | null {
-    const own = this.s.rounds.appliedCommits().find((c) => c.commit.iteration === iteration - 1);
+    const own = this.s.rounds.appliedCommits().find((c) => c.iteration === iteration - 1);
     return own ? { checksum: toHex(own.commit.checksum), anchor: own } : null;
   }
 

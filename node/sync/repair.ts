@@ -166,7 +166,7 @@ export class Repair {
     const { rounds, log } = this.s;
     const base = this.snapshots.all().find((x) => x.iteration < this.head && this.onOurChain(x) && checksum(x.weights) === x.checksum);
     if (!base) return false;
-    const replay = rounds.appliedCommits().filter((c) => c.commit.iteration >= base.iteration);
+    const replay = rounds.appliedCommits().filter((c) => c.iteration >= base.iteration);
     rounds.jumpTo(base.weights.slice(), base.iteration, base.checksum, base.iteration > 0 ? (rounds.commitAt(base.iteration - 1) ?? null) : null);
     const failed = this.replayChecked(replay);
     if (failed) {
@@ -267,7 +267,7 @@ export class Repair {
     const { t, common, fork, next, afterNext } = found;
     // A side whose commit carries a false accusation (or an excluded author's entry) never wins.
     if (rounds.refusedForExclusions(fork.hash)) return false;
-    const ours = new Map(rounds.appliedCommits().map((l) => [l.commit.iteration, l]));
+    const ours = new Map(rounds.appliedCommits().map((l) => [l.iteration, l]));
     const mine = ours.get(t);
     if (!mine) return false;
     // Both sides share commit t-1 (or the chain's start): its authors rank proposers of t and
@@ -305,9 +305,9 @@ export class Repair {
     const { rounds, libp2p, runId } = this.s;
     const applied = rounds.appliedCommits();
     if (applied.length === 0) return null;
-    const ours = new Map(applied.map((l) => [l.commit.iteration, l]));
-    const oldest = applied[0].commit.iteration;
-    const newest = applied[applied.length - 1].commit.iteration;
+    const ours = new Map(applied.map((l) => [l.iteration, l]));
+    const oldest = applied[0].iteration;
+    const newest = applied[applied.length - 1].iteration;
     // The first differing iteration lies in [lo, hi]; hi = newest + 1: none within our commits.
     let lo = oldest;
     let hi = newest + 1;
@@ -369,7 +369,7 @@ export class Repair {
       return null;
     });
     // Our chain moved meanwhile (a repair, a catch-up): the choice was made on what no longer holds.
-    const still = rounds.appliedCommits().find((c) => c.commit.iteration === mine.commit.iteration);
+    const still = rounds.appliedCommits().find((c) => c.iteration === mine.commit.iteration);
     if (!run || fix.busy || !still || !equalBytes(still.hash, mine.hash)) return;
     await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
       try {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { AppliedHistory } from "../../../node/chain/applied-history.js";
-import { type ChainedCommit, chained } from "../../../node/chain/commit.js";
+import { AppliedHistory, DECODED_KEEP } from "../../../node/chain/applied-history.js";
+import { CHAIN_KEEP, type ChainedCommit, chained } from "../../../node/chain/commit.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
 import { signedCommit, testKeys } from "../../helpers/chain-keys.js";
@@ -36,7 +36,7 @@ describe("AppliedHistory.jumpTo: only the chain the snapshot's anchor builds on 
     const h = historyOf(ours);
     h.jumpTo(10, "theirs-10", theirs[9]);
     assert.deepEqual(h.all().map((c) => c.commit.iteration), [9]);
-    assert.ok(h.commitAt(9) === theirs[9]);
+    assert.deepEqual(h.commitAt(9)?.hash, theirs[9].hash);
     assert.equal(h.commitAt(6), undefined, "our losing commit 6 is no longer served as our chain");
     assert.equal(h.checksumAt(7), undefined, "nor its checksum compared with peers");
     assert.equal(h.checksumAt(10), "theirs-10");
@@ -70,3 +70,63 @@ describe("AppliedHistory.jumpTo: only the chain the snapshot's anchor builds on 
     assert.equal(h.commitAt(5)?.commit.proposer, B.author.id);
   });
 });
+
+describe("AppliedHistory keeps old commits as bytes and decodes them on demand", () => {
+  const [C] = [B];
+  // Two entries, and an exclusion every 50th commit, so compacted commits carry exclusions too.
+  const chain: ChainedCommit[] = [];
+  let prev: ChainedCommit | undefined;
+  for (let t = 0; t < CHAIN_KEEP + 100; t++) {
+    const exclusions = t % 50 === 7 ? [{ author: C.author.id, iteration: t - 1 }] : undefined;
+    const c = chained(
+      signedCommit(
+        A,
+        { runId, iteration: t, ...(prev ? { prevHash: prev.hash } : {}), checksum: new Uint8Array(32).fill(t % 251), rank: 0, ...(exclusions ? { exclusions } : {}) },
+        [{ key: A, payload: new Uint8Array(16).fill(t % 7) }, { key: B, payload: new Uint8Array(16).fill(t % 5) }],
+      ),
+    );
+    chain.push(c);
+    prev = c;
+  }
+  const h = historyOf(chain);
+
+  it("keeps the last CHAIN_KEEP; every kept commit reads back equal to the one recorded, compacted or not", () => {
+    const all = h.all();
+    assert.equal(all.length, CHAIN_KEEP);
+    assert.equal(all[0].iteration, 100);
+    for (const k of all) {
+      const original = chain[k.iteration];
+      assert.deepEqual(k.commit, original.commit, `commit ${k.iteration}`);
+      assert.deepEqual(k.encoded, original.encoded);
+      assert.deepEqual(k.hash, original.hash);
+      // An own copy of the bytes, never a view holding a larger buffer alive.
+      assert.equal(k.encoded.buffer.byteLength, k.encoded.length);
+    }
+    assert.deepEqual(new Set(h.commitAt(200)?.commit.entries.map((e) => e.author.id)), new Set([A.author.id, B.author.id]));
+    assert.equal(h.last()?.commit.iteration, CHAIN_KEEP + 99);
+    assert.equal(h.checksumBefore(CHAIN_KEEP + 100), toHexString(chain[CHAIN_KEEP + 99].commit.checksum));
+  });
+
+  it("the exclusions of compacted commits still count (excluded() reads no decoded commit)", () => {
+    const x = h.excluded();
+    assert.equal(x.get(C.author.id), 107, "the first kept commit that excluded C: 107 (7 mod 50, after 100)");
+  });
+
+  it("serves compacted commits' exact bytes, and only the newest DECODED_KEEP stay decoded", () => {
+    const from = 1000;
+    const page = h.encodedFrom(from, 3);
+    assert.deepEqual(page, chain.slice(from, from + 3).map((c) => c.encoded));
+    // A compacted commit decodes anew on every read (equal, not the same object); a recent one does not.
+    const old = h.commitAt(1000);
+    const recent = h.commitAt(CHAIN_KEEP + 99 - (DECODED_KEEP - 1));
+    assert.ok(old && recent);
+    assert.notEqual(old.commit, old.commit);
+    assert.equal(recent.commit, recent.commit);
+    const older = h.commitAt(CHAIN_KEEP + 99 - DECODED_KEEP);
+    assert.ok(older && older.commit !== older.commit, "the one just past DECODED_KEEP is compacted");
+  });
+});
+
+function toHexString(b: Uint8Array): string {
+  return Buffer.from(b).toString("hex");
+}
