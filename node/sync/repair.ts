@@ -260,31 +260,36 @@ export class Repair {
   }
 
   private async tryDeepFork(peer: PeerId): Promise<boolean> {
-    const { rounds, runId } = this.s;
+    const { rounds, runId, log } = this.s;
+    // Why no switch, at debug: a node left on a losing side shows which check kept it there.
+    const no = (reason: string, t?: number): false => {
+      log.debug({ peer: peer.toString(), iteration: t, reason }, "deep fork: no switch");
+      return false;
+    };
     const found = await this.findFork(peer).catch(() => null);
     // Another fix (a switch found by a concurrent check) ran meanwhile: what we found is stale.
-    if (!found || this.s.fix.busy) return false;
+    if (!found || this.s.fix.busy) return no(found ? "another fix ran meanwhile" : "no fork found with this peer");
     const { t, common, fork, next, afterNext } = found;
     // A side whose commit carries a false accusation (or an excluded author's entry) never wins.
-    if (rounds.refusedForExclusions(fork.hash)) return false;
+    if (rounds.refusedForExclusions(fork.hash)) return no("its side's commit was refused for exclusions", t);
     const ours = new Map(rounds.appliedCommits().map((l) => [l.iteration, l]));
     const mine = ours.get(t);
-    if (!mine) return false;
+    if (!mine) return no("our commit at the fork is no longer kept", t);
     // Both sides share commit t-1 (or the chain's start): its authors rank proposers of t and
     // are the only ones whose building on a side counts (see fork-choice.ts).
     const eligible = common ? common.commit.entries.map((e) => e.author.id) : null;
     const rank = rankOf(runId, t, eligible, fork.commit.proposer, fork.commit.entries.map((e) => e.author.id));
     if (rank !== fork.commit.rank) {
       this.s.blame?.(peer.toString(), `served a fork commit at ${t} claiming rank ${fork.commit.rank}, holding ${rank}`, PENALTY.usurp);
-      return false;
+      return no("its commit claims a rank it does not hold", t);
     }
     const theirSide = { at: fork, next: next?.commit, afterNext: afterNext?.commit };
     const mySide = { at: mine, next: ours.get(t + 1)?.commit, afterNext: ours.get(t + 2)?.commit };
     const endorsers = new Set(eligible ?? []);
-    if (!prefers(theirSide, mySide, endorsers)) return false;
+    if (!prefers(theirSide, mySide, endorsers)) return no(`our side wins: ${preferredBecause(mySide, theirSide, endorsers)}`, t);
     // A snapshot of ours on the shared part of the chain: its anchor (commit base-1) is ours and theirs.
     const base = this.snapshots.all().find((x) => x.iteration <= t && this.onOurChain(x));
-    if (!base && !common) return false;
+    if (!base && !common) return no("no snapshot of ours before the fork and no shared commit", t);
     const reason = preferredBecause(theirSide, mySide, endorsers);
     this.s.faults("forkSwitch", "switching to a better fork", { iteration: t, peer: peer.toString(), reason, base: base?.iteration ?? null, head: this.head });
     if (base) await this.replayFrom(peer, base, base.iteration > 0 ? (ours.get(base.iteration - 1) ?? null) : null);
