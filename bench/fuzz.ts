@@ -6,7 +6,8 @@
  * `hostile_rss_growth_mb` (the honest nodes' resident memory growth from just before the attack to
  * its highest during and after it, max over nodes; target <= 50) and `fuzz_crashes` (nodes that
  * did not exit 0 on SIGTERM after it). `SEEDSWARM_FUZZ_COUNT` overrides the count per topic and
- * protocol; `SEEDSWARM_FUZZ_SEED` the seed.
+ * protocol; `SEEDSWARM_FUZZ_SEED` the seed; `SEEDSWARM_FUZZ_LOG_LEVEL` the nodes' log level (info;
+ * debug shows why a deep-fork check did not switch, with `SEEDSWARM_TEST_KEEP=1` to keep the logs).
  */
 import { readFileSync } from "node:fs";
 import { PRESETS } from "../protocol/presets.js";
@@ -46,7 +47,8 @@ export async function fuzzSection(): Promise<Section> {
   const runId = runIdOf(spec);
   // Info logs only (as a deployed node): debug lines would dominate the nodes' memory and CPU.
   // --small-heap: the daemon's defence against garbage-driven heap growth (node/ops/heap-policy.ts).
-  const nodes = await startSwarm(3, ["--iterations", "1000000", "--http", "127.0.0.1:0", "--log-level", "info", "--small-heap"]);
+  const logLevel = process.env.SEEDSWARM_FUZZ_LOG_LEVEL ?? "info";
+  const nodes = await startSwarm(3, ["--iterations", "1000000", "--http", "127.0.0.1:0", "--log-level", logLevel, "--small-heap"]);
   try {
     const urls = await Promise.all(
       nodes.map(async (n) => String((await n.waitFor((l) => l.msg === "http listening", 30_000, "http listening")).url)),
