@@ -58,8 +58,5 @@ export function listenToGossip(p: GossipHandlerParts): void {
       if (h.iteration > rounds.head + 1) p.events.pullOnHint(author, "commits pulled on a heartbeat hint");
     },
     proof: (m, auditor) => p.audits.takeProof({ iteration: m.iteration, commitHash: m.commitHash, accused: peerIdString(m.accused) }, auditor),
-  }, (author, iteration) => {
-    // A newcomer's late contribution within NEWCOMER_GAP_TIMEOUTS of another's (attack 9).
-    if (rounds.noteLate(author, iteration) === "refused") p.log.debug({ author, iteration }, "late newcomer not waited for");
-  });
+  }, (author, iteration) => rounds.noteLate(author, iteration));
 }

@@ -11,14 +11,6 @@
  *   node gets back in with that once. Besides, the quorum rule (proposer-schedule.ts) waits for a
  *   member that missed the last commit by a little (`lagAt`), so a node late by a little is not
  *   left out for good, while one far behind is.
- *
- * Newcomers are free identities: one made late costs each of its two rounds up to 0.5 x
- * roundTimeout, and a fresh key costs an attacker one signature (issue 11, attack 9: old
- * contributions from fresh keys). So newcomers are made late, or kept late, at most once per
- * `newcomerGapMs` (the rounds use NEWCOMER_GAP_TIMEOUTS round timeouts): waiting on newcomers costs
- * at most one round timeout in that many, whatever their number. In a clean swarm a joiner is
- * waited for at once; under such an attack it may not be, and gets in by its pipelined
- * contributions or the quorum rule's wait instead.
  */
 
 /** How many iterations back a late contribution still makes its author expected. */
@@ -29,8 +21,6 @@ export const PACE_WINDOW = 128;
 const ARRIVALS_KEPT = 1024;
 /** Round starts kept, to measure how late a contribution to a past round arrived. */
 const STARTS_KEPT = 4;
-/** Round timeouts between two newcomers made late: their waits take at most a tenth of the time. */
-export const NEWCOMER_GAP_TIMEOUTS = 10;
 
 export class LateAuthors {
   private readonly late = new Map<string, number>();
@@ -42,11 +32,6 @@ export class LateAuthors {
   private readonly arrivals = new Map<string, { t: number; ms: number }>();
   /** Iteration -> when its round began here (performance.now()). */
   private readonly starts = new Map<number, number>();
-  /** When a newcomer was last made (or kept) late. */
-  private newcomerAt = -Infinity;
-
-  /** @param newcomerGapMs the least time between two newcomers made late (see the file's comment) */
-  constructor(private readonly newcomerGapMs: number) {}
 
   /** Round t began here now. */
   roundBegins(t: number, now: number): void {
@@ -88,12 +73,10 @@ export class LateAuthors {
   /**
    * `author` contributed for `iteration`, already committed (our head is `head`): wait for it
    * unless it is in the last commit already (`last`), a member made late once already in the last
-   * PACE_WINDOW commits, or hopelessly far behind ("no"), or a newcomer less than `newcomerGapMs`
-   * after the last one made late ("refused").
+   * PACE_WINDOW commits, or hopelessly far behind.
    */
-  note(author: string, iteration: number, head: number, last: readonly string[], now: number): "late" | "refused" | "no" {
-    if (iteration >= head - LATE_WINDOW && !last.includes(author)) return this.makeLate(author, head, now);
-    return "no";
+  note(author: string, iteration: number, head: number, last: readonly string[]): void {
+    if (iteration >= head - LATE_WINDOW && !last.includes(author)) this.makeLate(author, head);
   }
 
   /** The late authors a round at `head` still waits for (noticed at most one round ago). */
@@ -106,34 +89,29 @@ export class LateAuthors {
    * are not in it (a fallback proposer's view, a race): they are late too, unless members.
    * Older ones are dropped.
    */
-  afterCommit(iteration: number, included: ReadonlySet<string>, held: Iterable<string>, now: number): void {
+  afterCommit(iteration: number, included: ReadonlySet<string>, held: Iterable<string>): void {
     for (const a of included) {
       this.late.delete(a);
       this.included.set(a, iteration);
     }
-    for (const a of held) if (!included.has(a)) this.makeLate(a, iteration + 1, now);
+    for (const a of held) if (!included.has(a)) this.makeLate(a, iteration + 1);
     for (const [a, at] of this.late) if (at < iteration) this.late.delete(a);
     if (iteration % 16 === 0)
       for (const m of [this.included, this.lateAsMember]) for (const [a, at] of m) if (at < iteration - PACE_WINDOW) m.delete(a);
   }
 
-  /**
-   * Waits for `author` in the rounds `head` and `head` + 1: a member once per PACE_WINDOW, a
-   * newcomer (or the same one again) once per `newcomerGapMs` of all newcomers.
-   */
-  private makeLate(author: string, head: number, now: number): "late" | "refused" | "no" {
+  /** Waits for `author` in the rounds `head` and `head` + 1: always a newcomer, a member once per PACE_WINDOW. */
+  private makeLate(author: string, head: number): void {
+    if (this.late.has(author)) {
+      if (!this.keepsPace(author, head)) this.late.set(author, head);
+      return;
+    }
     if (this.keepsPace(author, head)) {
-      if (this.late.has(author)) return "no";
       const last = this.lateAsMember.get(author);
-      if (last !== undefined && last >= head - PACE_WINDOW) return "no";
+      if (last !== undefined && last >= head - PACE_WINDOW) return;
       this.lateAsMember.set(author, head);
-    } else {
-      if (this.late.get(author) === head) return "no";
-      if (now - this.newcomerAt < this.newcomerGapMs) return "refused";
-      this.newcomerAt = now;
     }
     this.late.set(author, head);
-    return "late";
   }
 
   private keepsPace(author: string, head: number): boolean {
