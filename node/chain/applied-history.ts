@@ -6,7 +6,7 @@
  * Only the newest DECODED_KEEP commits stay decoded: a decoded commit costs about six times its
  * bytes on the heap (an object, a peer id string and two byte views per entry; 3.1 KB for a
  * 514-byte commit of two entries), and CHAIN_KEEP of them grew every node by tens of MB
- * (issue 11, `history_heap_mb_*` in docs/benchmarks.md). Older ones keep their exact bytes, hash,
+ * (issue 11, `history_mb_*` in docs/benchmarks.md). Older ones keep their exact bytes, hash,
  * iteration and exclusions, and decode again when asked for (they were verified when applied).
  */
 import { equalBytes, toHex } from "../../protocol/bytes.js";
