@@ -58,5 +58,8 @@ export function listenToGossip(p: GossipHandlerParts): void {
       if (h.iteration > rounds.head + 1) p.events.pullOnHint(author, "commits pulled on a heartbeat hint");
     },
     proof: (m, auditor) => p.audits.takeProof({ iteration: m.iteration, commitHash: m.commitHash, accused: peerIdString(m.accused) }, auditor),
-  }, (author, iteration) => rounds.noteLate(author, iteration));
+  }, (author, iteration) => {
+    // A newcomer not waited for: a wasted wait on one stops them for a while (attack 9).
+    if (rounds.noteLate(author, iteration) === "refused") p.log.debug({ author, iteration }, "late newcomer not waited for");
+  });
 }

@@ -11,6 +11,17 @@
  *   node gets back in with that once. Besides, the quorum rule (proposer-schedule.ts) waits for a
  *   member that missed the last commit by a little (`lagAt`), so a node late by a little is not
  *   left out for good, while one far behind is.
+ *
+ * Newcomers are free identities (issue 11, attack 9: old contributions from fresh keys): each one
+ * made late costs the next two rounds up to 0.5 x roundTimeout, for one signature. So the rounds
+ * that waited for a newcomer in vain (it is not in their commit) draw on a budget: it holds
+ * NEWCOMER_BURST_ROUNDS such rounds and refills one per NEWCOMER_REFILL_TIMEOUTS round timeouts, so
+ * vain waits on newcomers take at most a tenth of the time once a burst is spent. While it is
+ * empty no newcomer is made (or kept) late; at most MAX_LATE_NEWCOMERS are waited for at once.
+ * Only vain rounds cost: the first nodes of a swarm and an honest joiner get included, and a joiner
+ * catching up draws on the burst (a limit on every newcomer wait let the start-up use it up: CI,
+ * e2e lm-join, 2026-11-28). Under such an attack a joiner may not be waited for, and gets in by its
+ * pipelined contributions or the quorum rule's wait instead.
  */
 
 /** How many iterations back a late contribution still makes its author expected. */
@@ -21,6 +32,12 @@ export const PACE_WINDOW = 128;
 const ARRIVALS_KEPT = 1024;
 /** Round starts kept, to measure how late a contribution to a past round arrived. */
 const STARTS_KEPT = 4;
+/** Rounds that may wait for newcomers in vain in a burst. */
+export const NEWCOMER_BURST_ROUNDS = 16;
+/** Round timeouts per vain round refilled: 0.5 timeout of waiting per 5 is a tenth of the time. */
+export const NEWCOMER_REFILL_TIMEOUTS = 5;
+/** Newcomers waited for at once. */
+export const MAX_LATE_NEWCOMERS = 8;
 
 export class LateAuthors {
   private readonly late = new Map<string, number>();
@@ -32,6 +49,14 @@ export class LateAuthors {
   private readonly arrivals = new Map<string, { t: number; ms: number }>();
   /** Iteration -> when its round began here (performance.now()). */
   private readonly starts = new Map<number, number>();
+  /** The late authors that were newcomers when made late (a subset of `late`'s keys). */
+  private readonly lateNewcomers = new Set<string>();
+  /** Vain rounds on newcomers still allowed (see the file's comment), as of `budgetAt`. */
+  private budget = NEWCOMER_BURST_ROUNDS;
+  private budgetAt = -Infinity;
+
+  /** @param roundTimeoutMs the run's round timeout: the budget refills one round per NEWCOMER_REFILL_TIMEOUTS of them */
+  constructor(private readonly roundTimeoutMs: number) {}
 
   /** Round t began here now. */
   roundBegins(t: number, now: number): void {
@@ -73,10 +98,12 @@ export class LateAuthors {
   /**
    * `author` contributed for `iteration`, already committed (our head is `head`): wait for it
    * unless it is in the last commit already (`last`), a member made late once already in the last
-   * PACE_WINDOW commits, or hopelessly far behind.
+   * PACE_WINDOW commits, or hopelessly far behind ("no"); or a newcomer while the budget of vain
+   * rounds is spent, or past MAX_LATE_NEWCOMERS ("refused").
    */
-  note(author: string, iteration: number, head: number, last: readonly string[]): void {
-    if (iteration >= head - LATE_WINDOW && !last.includes(author)) this.makeLate(author, head);
+  note(author: string, iteration: number, head: number, last: readonly string[], now: number): "late" | "refused" | "no" {
+    if (iteration >= head - LATE_WINDOW && !last.includes(author)) return this.makeLate(author, head, now);
+    return "no";
   }
 
   /** The late authors a round at `head` still waits for (noticed at most one round ago). */
@@ -89,29 +116,60 @@ export class LateAuthors {
    * are not in it (a fallback proposer's view, a race): they are late too, unless members.
    * Older ones are dropped.
    */
-  afterCommit(iteration: number, included: ReadonlySet<string>, held: Iterable<string>): void {
+  afterCommit(iteration: number, included: ReadonlySet<string>, held: Iterable<string>, now: number): void {
+    // This round waited for a newcomer that is not in its commit: one vain round, whatever their number.
+    for (const [a, at] of this.late)
+      if (at >= iteration - 1 && this.lateNewcomers.has(a) && !included.has(a)) {
+        this.spend(now);
+        break;
+      }
     for (const a of included) {
       this.late.delete(a);
+      this.lateNewcomers.delete(a);
       this.included.set(a, iteration);
     }
-    for (const a of held) if (!included.has(a)) this.makeLate(a, iteration + 1);
-    for (const [a, at] of this.late) if (at < iteration) this.late.delete(a);
+    for (const a of held) if (!included.has(a)) this.makeLate(a, iteration + 1, now);
+    for (const [a, at] of this.late)
+      if (at < iteration) {
+        this.late.delete(a);
+        this.lateNewcomers.delete(a);
+      }
     if (iteration % 16 === 0)
       for (const m of [this.included, this.lateAsMember]) for (const [a, at] of m) if (at < iteration - PACE_WINDOW) m.delete(a);
   }
 
-  /** Waits for `author` in the rounds `head` and `head` + 1: always a newcomer, a member once per PACE_WINDOW. */
-  private makeLate(author: string, head: number): void {
-    if (this.late.has(author)) {
-      if (!this.keepsPace(author, head)) this.late.set(author, head);
-      return;
-    }
+  /**
+   * Waits for `author` in the rounds `head` and `head` + 1: a member once per PACE_WINDOW; a
+   * newcomer (again) while the budget of vain rounds lasts and fewer than MAX_LATE_NEWCOMERS are waited for.
+   */
+  private makeLate(author: string, head: number, now: number): "late" | "refused" | "no" {
     if (this.keepsPace(author, head)) {
+      if (this.late.has(author)) return "no";
       const last = this.lateAsMember.get(author);
-      if (last !== undefined && last >= head - PACE_WINDOW) return;
+      if (last !== undefined && last >= head - PACE_WINDOW) return "no";
       this.lateAsMember.set(author, head);
+    } else {
+      const at = this.late.get(author);
+      if (at !== undefined && at >= head) return "no";
+      if (this.available(now) < 1) return "refused";
+      if (at === undefined && this.lateNewcomers.size >= MAX_LATE_NEWCOMERS) return "refused";
+      this.lateNewcomers.add(author);
     }
     this.late.set(author, head);
+    return "late";
+  }
+
+  /** The vain rounds on newcomers allowed now. */
+  private available(now: number): number {
+    if (this.budgetAt !== -Infinity)
+      this.budget = Math.min(NEWCOMER_BURST_ROUNDS, this.budget + (now - this.budgetAt) / (NEWCOMER_REFILL_TIMEOUTS * this.roundTimeoutMs));
+    this.budgetAt = now;
+    return this.budget;
+  }
+
+  /** One round waited for newcomers in vain. */
+  private spend(now: number): void {
+    this.budget = Math.max(0, this.available(now) - 1);
   }
 
   private keepsPace(author: string, head: number): boolean {

@@ -77,7 +77,7 @@ export interface RoundsOptions {
 
 export class Rounds {
   /** Authors whose contribution missed its commit: waited for in the next two rounds. */
-  private readonly late = new LateAuthors();
+  private readonly late: LateAuthors;
   /** Contributions and early commits for rounds not applied yet (bounded). */
   private readonly inbox = new RoundInbox((e) => this.equivocation(e));
   /** Equivocation evidence this node holds (bounded). */
@@ -116,6 +116,7 @@ export class Rounds {
     private readonly onEvent: (e: RoundsEvent) => void = () => {},
   ) {
     this.history = new AppliedHistory(replica.iteration, replica.checksum());
+    this.late = new LateAuthors(opts.roundTimeoutMs);
     this.checks = new CommitChecks(run.runId, this.history, logger, onEvent, opts.staleness ?? 0);
     this.contributor = new Contributor(self, run, replica, transport.sign, opts.tamper);
     this.stall = new StallWatch(opts.roundTimeoutMs, (gapMs) => {
@@ -266,8 +267,8 @@ export class Rounds {
   }
 
   /** `author` contributed for `iteration`, already committed: late, unless a member (late-authors.ts). */
-  noteLate(author: string, iteration: number): void {
-    this.late.note(author, iteration, this.head, this.tip.authors);
+  noteLate(author: string, iteration: number): "late" | "refused" | "no" {
+    return this.late.note(author, iteration, this.head, this.tip.authors, performance.now());
   }
 
   /**
@@ -432,7 +433,7 @@ export class Rounds {
 
   /** A commit became the tip: late authors, the "applied" event, a stage switch. */
   private applied(commit: Commit, sum: string): void {
-    this.late.afterCommit(commit.iteration, new Set(this.tip.authors), this.inbox.authorsAt(commit.iteration));
+    this.late.afterCommit(commit.iteration, new Set(this.tip.authors), this.inbox.authorsAt(commit.iteration), performance.now());
     this.onEvent({
       kind: "applied",
       iteration: this.replica.iteration,
