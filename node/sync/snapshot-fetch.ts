@@ -12,9 +12,14 @@
  * fails the commit's checksum, each holder in turn must serve the whole snapshot alone. The first
  * whole that verifies is the truth, and every holder that served a chunk differing from it, or a
  * whole that fails, is charged (`blame`) and avoided for the rest of the download.
+ *
+ * Only holders whose header claims the verified checksum are used, or blamed: one that claims
+ * another is on another chain at that iteration (an honest node across a fork serves its own
+ * state), not a liar. Blaming those charged honest nodes on the other side of a fork enough to
+ * graylist their gossip, which kept a fork from healing (security.md, the deep-fork finding).
  */
 import type { PeerId } from "@libp2p/interface";
-import { equalBytes, sha256, sha256Hex } from "../../protocol/bytes.js";
+import { equalBytes, sha256, sha256Hex, toHex } from "../../protocol/bytes.js";
 import type { SnapshotResponse } from "../../protocol/sync-codec.js";
 import { checksum as checksumOf, type Weights } from "../../training/params.js";
 import type { EncodedCommit } from "../chain/commit.js";
@@ -136,10 +141,21 @@ export async function fetchVerifiedSnapshot(
       p.log.info({ iteration, holders: serving.length }, "snapshot beyond the verified chain; not used");
       continue;
     }
+    // A holder that claims another state at this iteration is on another chain: not used, not blamed.
+    const claiming = serving.filter((peer) => toHex(byPeer.get(peer.toString())!.first.checksum) === ref.checksum);
+    if (claiming.length < serving.length)
+      p.log.info({ iteration, holders: serving.length - claiming.length }, "snapshot holders on another chain at this iteration; not used");
+    if (claiming.length === 0) {
+      lastErr = new SyncError("SYNC_UNVERIFIED", `no holder claims the snapshot at ${iteration} that the verified chain vouches for`, {
+        iteration,
+        holders: serving.length,
+      });
+      continue;
+    }
     const firsts = new Map([...byPeer].map(([id, c]) => [id, c.first.data]));
-    const got = await download(p, layout, iteration, serving, ref.checksum, firsts, fetch, blame, blamed);
+    const got = await download(p, layout, iteration, claiming, ref.checksum, firsts, fetch, blame, blamed);
     if (got) {
-      const holders = serving.map(String).filter((id) => !blamed.has(id));
+      const holders = claiming.map(String).filter((id) => !blamed.has(id));
       return { iteration, checksum: ref.checksum, weights: got, anchor: ref.anchor, blamed: [...blamed], holders };
     }
     lastErr = new SyncError("SYNC_UNVERIFIED", `no holder served the snapshot at ${iteration} that the verified chain vouches for`, {

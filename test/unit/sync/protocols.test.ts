@@ -141,12 +141,12 @@ describe("sync protocols between two in-process hosts", () => {
     );
   });
 
-  it("holders of fake states (other weights; one corrupt chunk) are blamed; the verified one comes from an honest holder", async () => {
-    // Each liar serves iteration 12 self-consistently: its checksum and chunk hashes are its own.
+  it("holders that claim the verified state and serve other bytes (other weights; one corrupt chunk) are blamed; the verified one comes from an honest holder", async () => {
+    // Each liar claims the verified checksum at 12 and serves other weights under their own chunk hashes.
     const fake = weights.map((w) => w + 1);
     const oneChunk = weights.slice();
     oneChunk[5 * 256 + 3] += 1; // chunk 5 of 1,024-byte chunks
-    const liars = await Promise.all([fake, oneChunk].map((w) => hostileServer(w)));
+    const liars = await Promise.all([fake, oneChunk].map((w) => hostileServer(w, sum)));
     try {
       for (const l of liars) await client.dial(l.node.getMultiaddrs()[0]);
       const blamed: string[] = [];
@@ -163,6 +163,26 @@ describe("sync protocols between two in-process hosts", () => {
       assert.equal(new Set(again).size, 2);
     } finally {
       for (const l of liars) await l.stop();
+    }
+  });
+
+  it("holders that claim another state at the iteration (another chain: an honest node across a fork) are neither used nor blamed", async () => {
+    const other = weights.map((w) => w * 2);
+    const across = await hostileServer(other);
+    try {
+      await client.dial(across.node.getMultiaddrs()[0]);
+      const blamed: string[] = [];
+      const snap = await fetchVerifiedSnapshot(parts(client, {}, blamed), [across.node.peerId, server.peerId]);
+      assert.deepEqual(snap.weights, weights);
+      assert.deepEqual(snap.holders, [server.peerId.toString()]);
+      assert.deepEqual(blamed, []);
+      await assert.rejects(
+        fetchVerifiedSnapshot(parts(client, {}, blamed), [across.node.peerId]),
+        (e: SyncError) => e.code === "SYNC_UNVERIFIED",
+      );
+      assert.deepEqual(blamed, [], "alone, still not blamed");
+    } finally {
+      await across.stop();
     }
   });
 
@@ -195,11 +215,11 @@ describe("sync protocols between two in-process hosts", () => {
     };
   }
 
-  /** A real holder serving `w` as its snapshot at 12 (with w's own checksum). */
-  async function hostileServer(w: Float32Array): Promise<{ node: SwarmNode; stop: () => Promise<void> }> {
+  /** A real holder serving `w` as its snapshot at 12, claiming `claim` as its checksum (w's own by default). */
+  async function hostileServer(w: Float32Array, claim = checksum(w)): Promise<{ node: SwarmNode; stop: () => Promise<void> }> {
     const node = await createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log);
     const store = new SnapshotStore();
-    store.take(12, checksum(w), w);
+    store.take(12, claim, w);
     const close = await serveSync(
       node,
       { runId, specJson: canonicalJson(spec), snapshot: (it) => store.find(it), commitsFrom: () => [], checksumAt: () => null, admits: () => true },
