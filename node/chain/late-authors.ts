@@ -90,6 +90,11 @@ export class LateAuthors {
     return a && a.t >= t - 1 && this.keepsPace(author, t) ? a.ms : undefined;
   }
 
+  /** Whether `author` is a member at round t (included in one of the last PACE_WINDOW commits). */
+  isMember(author: string, t: number): boolean {
+    return this.keepsPace(author, t);
+  }
+
   /** The members at round t: included in one of the last PACE_WINDOW commits. */
   members(t: number): string[] {
     return [...this.included].filter(([, at]) => at >= t - PACE_WINDOW).map(([a]) => a);

@@ -3,6 +3,11 @@
  * parent) and verified commits that arrived before their turn. Everything here came from the
  * network, so every collection is capped per signer and per iteration (ROUND_CAPS), and two
  * different signed messages for one slot are reported as equivocation evidence.
+ *
+ * An iteration's contribution cap is not first come, first held: a member's contribution (its
+ * author is in a recent commit of our chain) takes the place of a newcomer's when the cap is
+ * reached, so a crowd of free identities that arrives first cannot crowd the swarm's own
+ * authors out of a round (issue 11, attack 7).
  */
 import { equalBytes, toHex } from "../../protocol/bytes.js";
 import { MAX_COMMIT_ENTRIES } from "../../protocol/limits.js";
@@ -46,8 +51,14 @@ export class RoundInbox {
   private readonly contributions = new Map<number, Map<string, Held>>();
   private readonly pendingCommits = new Map<number, EncodedCommit[]>();
 
-  /** @param onEquivocation called with the evidence when one signer signed two messages for one slot. */
-  constructor(private readonly onEquivocation: (e: Equivocation) => void) {}
+  /**
+   * @param onEquivocation called with the evidence when one signer signed two messages for one slot.
+   * @param isMember whether an author is in a recent commit of our chain (late-authors.ts): members' contributions displace newcomers' at the cap.
+   */
+  constructor(
+    private readonly onEquivocation: (e: Equivocation) => void,
+    private readonly isMember: (author: string) => boolean = () => false,
+  ) {}
 
   /**
    * Holds a verified contribution for `iteration` (>= head) made on `parent`, within the caps.
@@ -70,9 +81,15 @@ export class RoundInbox {
         });
       return "duplicate";
     }
-    if ((byKey?.size ?? 0) >= ROUND_CAPS.contributionsPerIteration) return "dropped";
     if (iteration > head && this.futureContributions(c.author.id, head) >= ROUND_CAPS.futureContributionsPerSigner)
       return "dropped";
+    if (byKey && byKey.size >= ROUND_CAPS.contributionsPerIteration) {
+      // Full: a member's contribution takes the place of the newest newcomer's; anything else waits outside.
+      if (!this.isMember(c.author.id)) return "dropped";
+      const newcomer = [...byKey].findLast(([, h]) => !this.isMember(h.c.author.id));
+      if (!newcomer) return "dropped";
+      byKey.delete(newcomer[0]);
+    }
     if (!byKey) {
       byKey = new Map();
       this.contributions.set(iteration, byKey);

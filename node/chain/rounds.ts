@@ -79,7 +79,7 @@ export class Rounds {
   /** Authors whose contribution missed its commit: waited for in the next two rounds. */
   private readonly late: LateAuthors;
   /** Contributions and early commits for rounds not applied yet (bounded). */
-  private readonly inbox = new RoundInbox((e) => this.equivocation(e));
+  private readonly inbox = new RoundInbox((e) => this.equivocation(e), (a) => this.late.isMember(a, this.head));
   /** Equivocation evidence this node holds (bounded). */
   readonly evidence = new EvidenceStore();
   /**

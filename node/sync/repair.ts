@@ -90,11 +90,25 @@ export class Repair {
       const a = answers[i];
       return a.status === "fulfilled" && a.value.known && toHex(a.value.checksum) !== mine;
     });
+    // A peer that answered but does not hold `iteration` yet (behind us, or on a shorter fork) is
+    // checked at its own head: a node alone on a losing fork trains faster than the swarm, so
+    // every peer is behind it and, asked only at its head, it would never meet a dissenter (the
+    // fuzz run's node that trained alone for good, 2026-11-28).
+    const behindPeers = pick.filter((_, i) => {
+      const a = answers[i];
+      return a.status === "fulfilled" && !a.value.known;
+    });
+    const theirHeads = await Promise.allSettled(behindPeers.map((p) => fetchChecksum(libp2p, p, runId)));
+    behindPeers.forEach((p, i) => {
+      const h = theirHeads[i];
+      if (h.status !== "fulfilled" || !h.value.known) return;
+      const ours = rounds.checksumAt(h.value.iteration);
+      if (ours !== undefined && toHex(h.value.checksum) !== ours) dissenters.push(p);
+    });
     const known = answers.filter((a) => a.status === "fulfilled" && a.value.known).length;
     this.metrics?.checksumChecks.inc(known);
     this.metrics?.checksumMismatches.inc(dissenters.length);
-    // A peer that answered but does not hold `iteration` yet (behind us, or on a shorter fork).
-    const behind = answers.some((a) => a.status === "fulfilled" && !a.value.known);
+    const behind = behindPeers.length > 0;
     if (dissenters.length === 0) {
       if (known > 0) log.debug({ iteration, peers: known }, "checksum verified");
       return behind ? "pending" : "agreed";
@@ -319,8 +333,13 @@ export class Repair {
     for (let probes = 0; lo < hi && probes < 32; probes++) {
       const k = Math.floor((lo + hi) / 2);
       const raw = await fetchCommits(libp2p, peer, runId, k);
+      // Past its head (we are ahead of it): the first difference is at k or before.
+      if (raw.length === 0) {
+        hi = k;
+        continue;
+      }
       // Unverified bytes: only their hashes are compared with ours, and where the page starts.
-      if (raw.length === 0 || decodeCommit(raw[0]).iteration !== k) return null;
+      if (decodeCommit(raw[0]).iteration !== k) return null;
       const page = raw.map((bytes) => commitHash(bytes));
       let i = 0;
       while (i < page.length && k + i <= newest && equalBytes(page[i], ours.get(k + i)?.hash ?? ZERO_HASH)) i++;

@@ -235,4 +235,23 @@ describe("swarm of real node processes", () => {
     assert.ok(winner, "one side never switched");
     assert.equal((await replay(winner.commits(), withIterations(spec, 500))).get(500), a.result().checksum);
   });
+
+  it("a node cut off alone runs ahead of the pair it left; after the cut the losing side switches well before the end", async () => {
+    // Alone it commits without waiting, so every peer is behind it when the cut ends: asked only
+    // at its own head, its peers could never disagree with it, and it trained alone on its
+    // losing fork to the end (the fuzz run of 2026-11-28). It now checks a peer behind it at that
+    // peer's head and meets the fork. Usually it loses (1 endorsement of the shared commit against
+    // 2); when the fork falls on the cut's first commit with one endorsement each, rank decides
+    // and the pair may be the side that switches. Either way the loser switches long before 500.
+    const args = ["--iterations", "500", "--check-every", "2"];
+    const nodes = await startSwarm(3, args, [{}, {}, { SEEDSWARM_FAULT: "cut@16-250" }]);
+    const exits = await Promise.all(nodes.map((n) => n.exit));
+    for (const e of exits) assert.equal(e.code, 0);
+    assert.ok(nodes[2].lines.some((l) => l.msg === "fault injected: cut off from every peer"), "the cut happened");
+    const moved = nodes.flatMap((n) => n.lines.filter((l) => l.msg === "switching to a better fork"));
+    assert.ok(moved.length >= 1, "one side switched to the other's fork");
+    assert.ok(moved.every((l) => (l.iteration ?? 0) >= 14 && (l.iteration ?? 0) <= 17), `at the cut: ${moved.map((l) => l.iteration).join(", ")}`);
+    assert.ok(moved.every((l) => Number(l.head) < 450), `switched before the end (at heads ${moved.map((l) => l.head).join(", ")})`);
+    assert.equal(new Set(nodes.map((n) => n.result().checksum)).size, 1, "bit-identical at the end");
+  });
 });
