@@ -59,7 +59,7 @@ export function listenToGossip(p: GossipHandlerParts): void {
     },
     proof: (m, auditor) => p.audits.takeProof({ iteration: m.iteration, commitHash: m.commitHash, accused: peerIdString(m.accused) }, auditor),
   }, (author, iteration) => {
-    // A newcomer not waited for: a wasted wait on one stops them for a while (attack 9).
+    // A newcomer not waited for: the budget of rounds that waited for newcomers in vain is spent (attack 9).
     if (rounds.noteLate(author, iteration) === "refused") p.log.debug({ author, iteration }, "late newcomer not waited for");
   });
 }
