@@ -264,7 +264,10 @@ export class Repair {
    */
   private async resolveDeepFork(peer: PeerId): Promise<boolean> {
     // One at a time: checks started together would each find the same fork and switch again.
-    if (this.deepForkBusy) return false;
+    if (this.deepForkBusy) {
+      this.s.log.debug({ peer: peer.toString(), reason: "another deep fork check is running" }, "deep fork: no switch");
+      return false;
+    }
     this.deepForkBusy = true;
     try {
       return await this.tryDeepFork(peer);
