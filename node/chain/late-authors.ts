@@ -70,7 +70,7 @@ export class LateAuthors {
    * only a member's (`lagAt` reads no other), so strangers' signatures neither grow nor evict them.
    */
   heard(author: string, t: number, now: number): void {
-    if (!this.keepsPace(author, t)) return;
+    if (!this.isMember(author, t)) return;
     const last = this.arrivals.get(author);
     if (last && last.t >= t) return;
     const start = this.starts.get(t);
@@ -87,12 +87,7 @@ export class LateAuthors {
    */
   lagAt(author: string, t: number): number | undefined {
     const a = this.arrivals.get(author);
-    return a && a.t >= t - 1 && this.keepsPace(author, t) ? a.ms : undefined;
-  }
-
-  /** Whether `author` is a member at round t (included in one of the last PACE_WINDOW commits). */
-  isMember(author: string, t: number): boolean {
-    return this.keepsPace(author, t);
+    return a && a.t >= t - 1 && this.isMember(author, t) ? a.ms : undefined;
   }
 
   /** The members at round t: included in one of the last PACE_WINDOW commits. */
@@ -148,7 +143,7 @@ export class LateAuthors {
    * newcomer (again) while the budget of vain rounds lasts and fewer than MAX_LATE_NEWCOMERS are waited for.
    */
   private makeLate(author: string, head: number, now: number): "late" | "refused" | "no" {
-    if (this.keepsPace(author, head)) {
+    if (this.isMember(author, head)) {
       if (this.late.has(author)) return "no";
       const last = this.lateAsMember.get(author);
       if (last !== undefined && last >= head - PACE_WINDOW) return "no";
@@ -177,7 +172,8 @@ export class LateAuthors {
     this.budget = Math.max(0, this.available(now) - 1);
   }
 
-  private keepsPace(author: string, head: number): boolean {
+  /** Whether `author` is a member at round `head` (included in one of the last PACE_WINDOW commits). */
+  isMember(author: string, head: number): boolean {
     const at = this.included.get(author);
     return at !== undefined && at >= head - PACE_WINDOW;
   }
