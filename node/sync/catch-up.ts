@@ -5,6 +5,7 @@
  */
 import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
+import { MAX_COMMITS_PER_RESPONSE } from "../../protocol/limits.js";
 import { decodeCommit } from "../../protocol/codec.js";
 import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
@@ -20,6 +21,7 @@ import { joinerReference, verifiedReply } from "./anchor-run.js";
 import { chainBehind, excludedBy } from "./chain-behind.js";
 import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
 import {
+  chunkLayout,
   fetchVerifiedSnapshot,
   MAX_SNAPSHOT_HOLDERS,
   type SnapshotFetchParts,
@@ -28,7 +30,10 @@ import {
 } from "./snapshot-fetch.js";
 import type { SnapshotPlanner } from "./snapshot-plan.js";
 
-/** How long a joiner looks for a snapshot plan in the DHT before asking its peers. */
+/**
+ * How long a snapshot plan may be looked for in the DHT (from the lookup's start: a joiner starts
+ * it while it hears its peers' heads) before the connected peers are asked without it.
+ */
 const PLAN_TIMEOUT_MS = 3000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -74,7 +79,7 @@ const REPAIR_CANDIDATES = 4;
 
 export class CatchUp {
   /** A joiner's DHT snapshot lookup, started while it still hears its peers' heads. */
-  private joinPlan: ReturnType<SnapshotPlanner["plan"]> | null = null;
+  private joinPlan: { lookup: ReturnType<SnapshotPlanner["plan"]>; startedAt: number } | null = null;
 
   constructor(
     private readonly s: SyncParts,
@@ -95,7 +100,7 @@ export class CatchUp {
     // Bootstrap peers are dialled again while we know nobody (one may still be starting).
     const enough = await peers.waitFor(Math.max(1, this.opts.minPeers), deadline, this.signal);
     // Look for a snapshot in the DHT meanwhile, in case we turn out to be far behind.
-    if (enough) this.joinPlan = this.s.planner.plan(this.head + 1).catch(() => null);
+    if (enough) this.joinPlan = { lookup: this.s.planner.plan(this.head + 1).catch(() => null), startedAt: Date.now() };
     // Hear every connected peer's head before deciding we are not behind: a peer still starting
     // (its sync protocols not yet registered) may hold commits we lack, and proposing those
     // iterations again would fork the chain.
@@ -200,7 +205,7 @@ export class CatchUp {
     await this.s.fix.run({ restart: "if-active", forgetPeersHead: false }, async () => {
       if (this.s.peers.connected().length === 0) await this.dialAuthors();
       const before = this.head;
-      await this.replayCommits(Number.MAX_SAFE_INTEGER);
+      await this.replayCommits("their head");
       this.s.log.info({ from: before, to: this.head }, "caught up after a stall");
     });
   }
@@ -208,10 +213,13 @@ export class CatchUp {
   /**
    * Fetches and applies commits from peers until our head reaches `target` (the peers' head when
    * we started): chasing a moving head would never end on a fast swarm, and gossip delivers what
-   * comes after.
+   * comes after. "their head": until a reply ends short of a full page, at its server's head when
+   * it replied (after a stall, where we do not know the peers' head: page after page of a few
+   * commits chasing a fast swarm kept a just-caught-up joiner out of the rounds for 2.7 s, e2e
+   * swarm joiner, 2026-11-28).
    */
-  async replayCommits(target: number): Promise<void> {
-    while (this.head < target) {
+  async replayCommits(target: number | "their head"): Promise<void> {
+    while (target === "their head" || this.head < target) {
       const connected = this.s.peers.connected();
       if (connected.length === 0) return;
       let got: EncodedCommit[] = [];
@@ -223,25 +231,26 @@ export class CatchUp {
       if (got.length === 0) return;
       // Nothing applied (the commits do not chain onto our head): stop; gossip or repair goes on.
       if (this.applyReply(got) === 0) return;
+      if (target === "their head" && got.length < MAX_COMMITS_PER_RESPONSE) return;
     }
   }
 
   /**
    * A snapshot the verified chain vouches for (snapshot-fetch.ts): never chosen by how many peers
-   * serve it. A joiner or a node catching up (minIteration set) asks the holders the DHT's expert
-   * records plan (hints only, looked for at most PLAN_TIMEOUT_MS) together with its connected
-   * peers, and checks the snapshot against our own commit at that iteration or, past our chain,
-   * against an anchor run (anchorRun). A repair (minIteration null) asks only for snapshots at
-   * iterations of our own chain, checked against our own verified commits.
+   * serve it. A joiner or a node catching up (minIteration set) asks its connected peers together
+   * with the holders the DHT's expert records plan (hints only), and checks the snapshot against
+   * our own commit at that iteration or, past our chain, against an anchor run (anchorRun). A
+   * repair (minIteration null) asks only for snapshots at iterations of our own chain, checked
+   * against our own verified commits.
+   *
+   * The plan is waited for (at most PLAN_TIMEOUT_MS from the lookup's start; a joiner starts it
+   * while it hears its peers' heads) only where it can help: when the snapshot has more chunks
+   * than we have connected peers to spread them over, or when no connected peer served one. A
+   * slow DHT (seconds on a small swarm) then delays no small join (CI, e2e swarm joiner,
+   * 2026-11-28: 3 s of a 5 s join, while the swarm ran 100 iterations ahead).
    */
   async downloadSnapshot(minIteration: number | null): Promise<FoundSnapshot> {
     const { peers } = this.s;
-    const lookup = minIteration === null ? null : (this.joinPlan ?? this.s.planner.plan(minIteration));
-    this.joinPlan = null;
-    const found =
-      lookup === null
-        ? null
-        : await Promise.race([lookup.catch(() => null), sleep(PLAN_TIMEOUT_MS).then(() => null)]);
     const parts = this.fetchParts((iteration, holders) =>
       minIteration === null ? Promise.resolve(this.ownReference(iteration)) : this.reference(iteration, holders),
     );
@@ -249,13 +258,34 @@ export class CatchUp {
       const snap = await fetchVerifiedSnapshot(parts, peers.connected(), { iterations: this.repairCandidates() });
       return { ...snap, via: "connected peers" };
     }
-    // A planned holder is one more peer to ask, no more: records are anyone's to write, so they
-    // never crowd connected peers out of the MAX_SNAPSHOT_HOLDERS asked.
-    const connected = peers.connected();
-    const half = MAX_SNAPSHOT_HOLDERS / 2;
-    const holders = [...connected.slice(0, half), ...(found?.peers ?? []).slice(0, half), ...connected.slice(half)];
-    const snap = await fetchVerifiedSnapshot(parts, holders, { minIteration, ...(found ? { plan: found.plan } : {}) });
-    return { ...snap, via: found ? "dht experts" : "connected peers" };
+    const plan = this.joinPlan ?? { lookup: this.s.planner.plan(minIteration).catch(() => null), startedAt: Date.now() };
+    this.joinPlan = null;
+    const planned = async (wait: boolean) => {
+      const left = wait ? plan.startedAt + PLAN_TIMEOUT_MS - Date.now() : 0;
+      const found = await Promise.race([plan.lookup, sleep(Math.max(0, left)).then(() => null)]);
+      this.s.log.debug({ found: found !== null, waited: wait, ms: Date.now() - plan.startedAt }, "snapshot plan");
+      return found;
+    };
+    const chunks = chunkLayout(this.s.weightCount, defaultSyncOptions.chunkBytes).total;
+    const fetchWith = async (found: Awaited<typeof plan.lookup>): Promise<FoundSnapshot> => {
+      // A planned holder is one more peer to ask, no more: records are anyone's to write, so they
+      // never crowd connected peers out of the MAX_SNAPSHOT_HOLDERS asked.
+      const connected = peers.connected();
+      const half = MAX_SNAPSHOT_HOLDERS / 2;
+      const holders = [...connected.slice(0, half), ...(found?.peers ?? []).slice(0, half), ...connected.slice(half)];
+      const snap = await fetchVerifiedSnapshot(parts, holders, { minIteration, ...(found ? { plan: found.plan } : {}) });
+      return { ...snap, via: found ? "dht experts" : "connected peers" };
+    };
+    const waitFirst = chunks > peers.connected().length;
+    const found = await planned(waitFirst);
+    if (found || waitFirst) return fetchWith(found);
+    try {
+      return await fetchWith(null);
+    } catch (err) {
+      const late = await planned(true);
+      if (!late) throw err;
+      return fetchWith(late);
+    }
   }
 
   /** What snapshot-fetch.ts needs, with `reference` as the verified commits that vouch. */

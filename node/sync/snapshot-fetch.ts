@@ -115,9 +115,11 @@ export async function fetchVerifiedSnapshot(
   // planned iteration nobody can vouch for costs one candidate, not the download.
   const asks = want.iterations ?? (want.plan ? [want.plan.iteration, undefined] : [undefined]);
   const claims = new Map<number, Map<string, { peer: PeerId; first: SnapshotResponse }>>();
-  for (const iteration of asks) {
-    const heads = await Promise.allSettled(asked.map((peer) => fetch(peer, 0, iteration)));
-    heads.forEach((h, i) => {
+  const began = performance.now();
+  // Every ask at once: a plan's iteration and the holders' latest cost one round trip, not two.
+  const replies = await Promise.all(asks.map((iteration) => Promise.allSettled(asked.map((peer) => fetch(peer, 0, iteration)))));
+  asks.forEach((iteration, k) => {
+    replies[k].forEach((h, i) => {
       if (h.status !== "fulfilled" || h.value.totalChunks === 0) return;
       const bad = shapeError(h.value, 0, layout, iteration);
       if (bad) return blame(asked[i], bad);
@@ -126,7 +128,8 @@ export async function fetchVerifiedSnapshot(
       byPeer.set(asked[i].toString(), { peer: asked[i], first: h.value });
       claims.set(h.value.iteration, byPeer);
     });
-  }
+  });
+  p.log.debug({ holders: asked.length, iterations: [...claims.keys()], ms: Math.round(performance.now() - began) }, "snapshot headers");
   if (claims.size === 0)
     throw new SyncError("SYNC_FAILED", `none of ${asked.length} peers served a usable snapshot`, { peers: asked.length });
 
@@ -135,7 +138,9 @@ export async function fetchVerifiedSnapshot(
     const byPeer = claims.get(iteration)!;
     const serving = [...byPeer.values()].filter((c) => !blamed.has(c.peer.toString())).map((c) => c.peer);
     if (serving.length === 0) continue;
+    const asking = performance.now();
     const ref = await p.reference(iteration, serving);
+    p.log.debug({ iteration, found: ref !== null, ms: Math.round(performance.now() - asking) }, "snapshot reference");
     if (!ref) {
       lastErr = new SyncError("SYNC_BEYOND_CHAIN", `no verified commit vouches for a snapshot at ${iteration}`, { iteration });
       p.log.info({ iteration, holders: serving.length }, "snapshot beyond the verified chain; not used");
