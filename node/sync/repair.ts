@@ -342,13 +342,18 @@ export class Repair {
         continue;
       }
       // Unverified bytes: only their hashes are compared with ours, and where the page starts.
-      if (decodeCommit(raw[0]).iteration !== k) return null;
+      // Past k: the peer keeps nothing before s (a later snapshot; such probes once ended every
+      // search, fuzz 2026-11-28). Equal at s: equal chains up to s. Differing at s: older than
+      // the commit t-1 the peer could serve, so none found.
+      const s = decodeCommit(raw[0]).iteration;
+      if (s < k) return null;
       const page = raw.map((bytes) => commitHash(bytes));
       let i = 0;
-      while (i < page.length && k + i <= newest && equalBytes(page[i], ours.get(k + i)?.hash ?? ZERO_HASH)) i++;
+      while (i < page.length && s + i <= newest && equalBytes(page[i], ours.get(s + i)?.hash ?? ZERO_HASH)) i++;
+      if (i === 0 && s > k) return null;
       if (i === 0) hi = k;
-      else if (i < page.length && k + i <= newest) lo = hi = k + i;
-      else lo = k + i;
+      else if (i < page.length && s + i <= newest) lo = hi = s + i;
+      else lo = s + i;
     }
     const t = lo;
     if (t > newest || (t === oldest && t > 0)) return null;

@@ -168,6 +168,93 @@ describe("fork resolution", () => {
   });
 });
 
+describe("fork search against a peer that keeps fewer commits", () => {
+  it("a peer whose kept commits begin after the search's first probe (a later snapshot) still shows where the chains part", async () => {
+    const [a, b, c] = keys;
+    // Shared commits 0-4 by all three; the fork at 5: ours by rank 1 (all three), then c alone
+    // through 12; theirs by rank 0 (a and b), built on by a and b. The peer keeps only from 4 on
+    // (it adopted a snapshot there), so the binary search's probe at 3 gets a page from 4.
+    const shared = initialReplica(run);
+    const sharedChain: EncodedCommit[] = [];
+    let parent: Uint8Array = ZERO_HASH;
+    for (let t = 0; t < 5; t++) {
+      sharedChain.push(next(shared, t, parent, [a, b, c], 0, [a, b, c]));
+      parent = chained(sharedChain[t]).hash;
+    }
+    const atFork = { weights: shared.weights.slice(), sum: shared.checksum() };
+    const mine = initialReplica(run);
+    mine.reset(atFork.weights.slice(), 5);
+    const ourSide = [next(mine, 5, parent, [a, b, c], 1, [a, b, c])];
+    ourSide.push(next(mine, 6, chained(ourSide[0]).hash, [a, b, c], 0, [c]));
+    for (let t = 7; t <= 12; t++) ourSide.push(next(mine, t, chained(ourSide[ourSide.length - 1]).hash, [c], 0, [c]));
+    const other = initialReplica(run);
+    other.reset(atFork.weights.slice(), 5);
+    const theirSide = [next(other, 5, parent, [a, b, c], 0, [a, b])];
+    for (let t = 6; t <= 8; t++) theirSide.push(next(other, t, chained(theirSide[theirSide.length - 1]).hash, [a, b], 0, [a, b]));
+    const theirChain = [...sharedChain, ...theirSide];
+
+    const replica = initialReplica(run);
+    const self = { id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(), joinedAt: Date.UTC(2025, 0, 2) };
+    const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: c.sign };
+    const rounds = new Rounds(self, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: false }, log);
+    for (const x of [...sharedChain, ...ourSide]) rounds.onCommit(x);
+    assert.equal(rounds.head, 13);
+    const snapshots = new SnapshotStore();
+    snapshots.take(5, atFork.sum, atFork.weights);
+
+    const [host, peer] = await Promise.all([0, 1].map(async () => createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log)));
+    const abort = new AbortController();
+    try {
+      const firstKept = 4;
+      await serveSync(
+        peer,
+        {
+          runId: run.runId,
+          specJson: canonicalJson(spec),
+          snapshot: () => null,
+          commitsFrom: (from, max) => theirChain.filter((x) => x.commit.iteration >= Math.max(from, firstKept)).slice(0, max).map((x) => x.encoded),
+          checksumAt: () => null,
+          admits: () => true,
+        },
+        log,
+      );
+      const topics = Gossip.topicsOf(run.runId);
+      for (const n of [host, peer]) n.services.pubsub.subscribe(topics.commit);
+      await host.dial(peer.getMultiaddrs()[0]);
+      const peers = new Peers(host, run.runId, topics.commit, [], log, abort.signal, () => true);
+      for (let i = 0; i < 100 && peers.connected().length === 0; i++) await sleep(50);
+      assert.equal(peers.connected().length, 1, "the peer takes part in the run");
+      const reported: Record<string, unknown>[] = [];
+      const parts: SyncParts = {
+        libp2p: host,
+        runId: run.runId,
+        self: self.id,
+        rounds,
+        replica,
+        peers,
+        planner: new SnapshotPlanner(host, run.runId, snapshots, peers, replica.weights.length, log, Membership.OPEN, signerOf(await generateKeyPair("Ed25519"))),
+        fix: new ChainFix(rounds),
+        log,
+        decode: () => {
+          throw new Error("no snapshot download in this test");
+        },
+        weightCount: replica.weights.length,
+        faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }),
+      };
+      const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 5 }, abort.signal);
+      const repair = new Repair(parts, catchUp, snapshots, null);
+      await repair.resolveFork(theirSide[theirSide.length - 1]);
+      const switches = reported.filter((r) => r.kind === "forkSwitch");
+      assert.deepEqual(switches.map((r) => [r.iteration, r.reason]), [[5, "endorsed by 2 authors of the shared commit, the other side by 1"]]);
+      assert.equal(rounds.head, 9, "on their side, replayed to its head");
+      assert.equal(replica.checksum(), other.checksum());
+    } finally {
+      abort.abort();
+      await Promise.all([host.stop(), peer.stop()]);
+    }
+  });
+});
+
 describe("the end of a run (settleAtEnd)", () => {
   /** Our node at the state after commit 0, and a peer whose answer for iteration 1 the test sets. */
   async function pair(answer: () => { iteration: number; checksum: string } | null) {
