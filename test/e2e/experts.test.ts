@@ -212,14 +212,18 @@ describe("expert records in a real kad-dht (3 nodes, loopback TCP)", () => {
   });
 
   it("beam search walks the grid: best epochs first, then their shards", async () => {
-    const found = await dirs[0].beamSearch("snap", [1, 16], (c) => c[0] * 100 - (c[1] ?? 0));
+    // Its own grid, declared to outlive the test: the first test's entries live 1.5 s, which the
+    // tests between can outlast on a loaded machine (CI, 2026-11-28: one holder of two left).
+    await dirs[1].declare(["beam.10.0", "beam.10.1", "beam.20.0"], 10_000);
+    await dirs[2].declare(["beam.20.0", "beam.20.1"], 10_000);
+    const found = await dirs[0].beamSearch("beam", [1, 16], (c) => c[0] * 100 - (c[1] ?? 0));
     assert.deepEqual(
       found.map((f) => f.uid),
-      ["snap.20.0", "snap.20.1"],
+      ["beam.20.0", "beam.20.1"],
     );
     assert.equal(found[0].holders.length, 2);
-    const wide = await dirs[0].beamSearch("snap", [2, 16], (c) => c[0]);
-    assert.deepEqual(wide.map((f) => f.uid).sort(), ["snap.10.0", "snap.10.1", "snap.20.0", "snap.20.1"]);
+    const wide = await dirs[0].beamSearch("beam", [2, 16], (c) => c[0]);
+    assert.deepEqual(wide.map((f) => f.uid).sort(), ["beam.10.0", "beam.10.1", "beam.20.0", "beam.20.1"]);
   });
 
   it("entries expire unless re-announced; serve() keeps them alive and withdraws dropped uids", async () => {
