@@ -18,7 +18,7 @@ import type { FaultReporter } from "../observe/faults.js";
 import type { ChainFix } from "./chain-fix.js";
 import { PENALTY } from "../chain/penalties.js";
 import { joinerReference, verifiedReply } from "./anchor-run.js";
-import { chainBehind, excludedBy } from "./chain-behind.js";
+import { chainBehind, excludedBy, holdersFirst } from "./chain-behind.js";
 import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
 import {
   chunkLayout,
@@ -364,7 +364,7 @@ export class CatchUp {
     if (!anchor) return;
     const read = async () => {
       const started = Date.now();
-      const behind = await chainBehind(this.s.libp2p, this.s.runId, anchor, this.s.peers.connected());
+      const behind = await chainBehind(this.s.libp2p, this.s.runId, anchor, holdersFirst(this.s.peers.connected(), holders));
       const excluded = excludedBy(behind);
       this.s.rounds.addChainBehind(behind, excluded);
       this.s.log.info({ iteration, commits: behind.length, excluded, ms: Date.now() - started }, "chain behind the snapshot read");

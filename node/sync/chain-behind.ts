@@ -79,6 +79,18 @@ async function linkedFrom(node: SwarmNode, runId: string, anchor: EncodedCommit,
   return run.reverse();
 }
 
+/**
+ * `peers` with the snapshot's `holders` (peer id strings) first: they served its verified chunks,
+ * so they are on the chain behind it. Connected peers in their own order asked first read
+ * nothing when they were strangers or on another chain (fuzz run, 2026-11-28: 0 commits behind a
+ * fork switch's snapshot, so the node's kept chain began there, its next fork was older than
+ * anything it kept, and it trained alone for 4,900 iterations).
+ */
+export function holdersFirst(peers: readonly PeerId[], holders: readonly string[]): PeerId[] {
+  const served = new Set(holders);
+  return [...peers.filter((p) => served.has(p.toString())), ...peers.filter((p) => !served.has(p.toString()))];
+}
+
 /** The authors `commits` exclude (peer id strings), each once. */
 export function excludedBy(commits: readonly EncodedCommit[]): string[] {
   return [...new Set(commits.flatMap((c) => (c.commit.exclusions ?? []).map((x) => x.author)))];

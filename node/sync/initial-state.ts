@@ -12,7 +12,7 @@ import { chained, type EncodedCommit, ZERO_HASH } from "../chain/commit.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { Peers } from "../network/peers.js";
 import { type AnchorParts, joinerReference } from "./anchor-run.js";
-import { chainBehind, excludedBy } from "./chain-behind.js";
+import { chainBehind, excludedBy, holdersFirst } from "./chain-behind.js";
 import { defaultSyncOptions } from "./protocols.js";
 import { fetchVerifiedSnapshot, type SnapshotFetchParts, type VerifiedSnapshot } from "./snapshot-fetch.js";
 
@@ -88,12 +88,12 @@ export async function initialStateFromPeers(s: InitialStateParts): Promise<Initi
         s.log.info({ problem, attempt, iterations: want.iterations ?? "latest" }, "no verified snapshot for the initial state");
         continue;
       }
-      const { weights, iteration, checksum, blamed, anchor } = snap;
+      const { weights, iteration, checksum, blamed, anchor, holders } = snap;
       s.log.info({ iteration, checksum, blamed: blamed.length, anchored: anchor !== null }, "initial state adopted from a peer snapshot");
       if (!anchor) return { weights, iteration, chain: { hash: ZERO_HASH, authors: [], commits: [] } };
       const head = chained(anchor);
       // The chain behind the snapshot, and whom it excluded, before this node contributes or proposes.
-      const behind = await chainBehind(s.libp2p, s.runId, anchor, s.peers.connected());
+      const behind = await chainBehind(s.libp2p, s.runId, anchor, holdersFirst(s.peers.connected(), holders));
       return { weights, iteration, chain: { hash: head.hash, authors: anchor.commit.entries.map((e) => e.author.id), commits: [...behind, anchor], excluded: excludedBy(behind) } };
     }
   }

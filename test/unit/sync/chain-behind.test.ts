@@ -7,7 +7,7 @@ import type { EncodedCommit } from "../../../node/chain/commit.js";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
 import { createLogger } from "../../../node/observe/logger.js";
-import { chainBehind, excludedBy } from "../../../node/sync/chain-behind.js";
+import { chainBehind, excludedBy, holdersFirst } from "../../../node/sync/chain-behind.js";
 import { serveSync } from "../../../node/sync/protocols.js";
 import { commitHash } from "../../../protocol/codec.js";
 import { PRESETS } from "../../../protocol/presets.js";
@@ -90,6 +90,24 @@ describe("the chain behind an adopted snapshot (real libp2p, /commits)", () => {
     const got = await chainBehind(nodes[0], runId, anchor, [nodes[2].peerId, nodes[3].peerId, nodes[1].peerId]);
     assert.equal(got.length, 19);
     assert.deepEqual(excludedBy(got), [CHEAT.author.id]);
+  });
+
+  it("the snapshot's holders are asked first: three peers that serve nothing linked no longer use up the reading", async () => {
+    // nodes[2] serves a forged run (8 linked), nodes[3] a short one (4): two peers off the
+    // anchor's full chain, asked first in connection order together with one that serves
+    // nothing (an unknown host). The honest holder comes fourth: past PEERS_ASKED.
+    const stranger = await createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log);
+    try {
+      const connected = [stranger.peerId, nodes[2].peerId, nodes[3].peerId, nodes[1].peerId];
+      const plain = await chainBehind(nodes[0], runId, anchor, connected);
+      assert.equal(plain.length, 8, "in connection order the honest holder is never asked");
+      const ordered = holdersFirst(connected, [nodes[1].peerId.toString()]);
+      assert.deepEqual(ordered.map(String), [nodes[1], stranger, nodes[2], nodes[3]].map((n) => n.peerId.toString()));
+      const got = await chainBehind(nodes[0], runId, anchor, ordered);
+      assert.equal(got.length, 19);
+    } finally {
+      await stranger.stop();
+    }
   });
 
   it("a window shorter than the chain reads only that far back", async () => {
