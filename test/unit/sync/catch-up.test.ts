@@ -19,8 +19,7 @@ import { defaultNetworkOptions } from "../../../node/network/network-options.js"
 import { Gossip } from "../../../node/network/gossip.js";
 import { Peers } from "../../../node/network/peers.js";
 import { createLogger } from "../../../node/observe/logger.js";
-import { CatchUp, type SyncParts } from "../../../node/sync/catch-up.js";
-import { ChainFix } from "../../../node/sync/chain-fix.js";
+import { CatchUp } from "../../../node/sync/catch-up.js";
 import { serveSync } from "../../../node/sync/protocols.js";
 import type { SnapshotPlanner } from "../../../node/sync/snapshot-plan.js";
 import type { Snapshot } from "../../../node/sync/snapshot-store.js";
@@ -30,6 +29,7 @@ import { canonicalJson, parseRunSpec } from "../../../protocol/run-spec.js";
 import { useBackend } from "../../../training/engine.js";
 import { initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
 import { signedCommit, signedContribution, type TestKey, testKeys } from "../../helpers/chain-keys.js";
+import { syncParts } from "../../helpers/sync-parts.js";
 
 const log = createLogger({ level: "silent" });
 const spec = parseRunSpec(PRESETS["tiny-spsa"]);
@@ -88,20 +88,17 @@ async function joiner(connected: SwarmNode[], plan: (ours: SwarmNode) => Promise
   const rounds = new Rounds(self, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: false }, log);
   rounds.onCommit(c0);
   assert.equal(rounds.head, 1);
-  const parts: SyncParts = {
-    libp2p: ours,
+  const parts = await syncParts({
+    host: ours,
     runId: run.runId,
     self: self.id,
     rounds,
     replica,
     peers,
-    planner: { plan: () => plan(ours) } as unknown as SnapshotPlanner,
-    fix: new ChainFix(rounds),
     log,
+    planner: { plan: () => plan(ours) } as unknown as SnapshotPlanner,
     decode: (bytes) => new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)),
-    weightCount: replica.weights.length,
-    faults: () => {},
-  };
+  });
   const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 10 }, abort.signal);
   return { catchUp, close: () => abort.abort() };
 }

@@ -16,20 +16,16 @@ import { generateKeyPair } from "@libp2p/crypto/keys";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { chained, type EncodedCommit, proposerOrder, ZERO_HASH } from "../../../node/chain/commit.js";
 import { Rounds } from "../../../node/chain/rounds.js";
-import { signerOf } from "../../../node/chain/signatures.js";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
 import { Gossip } from "../../../node/network/gossip.js";
 import { Peers } from "../../../node/network/peers.js";
 import { createLogger } from "../../../node/observe/logger.js";
-import { CatchUp, type SyncParts } from "../../../node/sync/catch-up.js";
-import { ChainFix } from "../../../node/sync/chain-fix.js";
+import { CatchUp } from "../../../node/sync/catch-up.js";
 import { serveSync } from "../../../node/sync/protocols.js";
 import { Repair } from "../../../node/sync/repair.js";
-import { SnapshotPlanner } from "../../../node/sync/snapshot-plan.js";
 import { SnapshotStore } from "../../../node/sync/snapshot-store.js";
 import { fromHex, toHex } from "../../../protocol/bytes.js";
-import { Membership } from "../../../protocol/membership.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { canonicalJson, parseRunSpec } from "../../../protocol/run-spec.js";
 import { compareAuthors } from "../../../training/algorithms/contribution.js";
@@ -37,6 +33,7 @@ import { useBackend } from "../../../training/engine.js";
 import type { Replica } from "../../../training/replica.js";
 import { initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
 import { signedCommit, signedContribution, type TestKey, testKeys } from "../../helpers/chain-keys.js";
+import { syncParts } from "../../helpers/sync-parts.js";
 
 const log = createLogger({ level: "silent" });
 const spec = parseRunSpec(PRESETS["tiny-spsa"]);
@@ -132,22 +129,7 @@ describe("fork resolution", () => {
     assert.equal(peers.connected().length, 1, "the peer takes part in the run");
 
     const reported: Record<string, unknown>[] = [];
-    const parts: SyncParts = {
-      libp2p: ours,
-      runId: run.runId,
-      self: self.id,
-      rounds,
-      replica,
-      peers,
-      planner: new SnapshotPlanner(ours, run.runId, snapshots, peers, replica.weights.length, log, Membership.OPEN, signerOf(await generateKeyPair("Ed25519"))),
-      fix: new ChainFix(rounds),
-      log,
-      decode: () => {
-        throw new Error("no snapshot download in this test");
-      },
-      weightCount: replica.weights.length,
-      faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }),
-    };
+    const parts = await syncParts({ host: ours, runId: run.runId, self: self.id, rounds, replica, peers, log, planner: { store: snapshots }, faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }) });
     const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 10 }, abort.signal);
     const repair = new Repair(parts, catchUp, snapshots, null);
 
@@ -225,22 +207,7 @@ describe("fork search against a peer that keeps fewer commits", () => {
       for (let i = 0; i < 100 && peers.connected().length === 0; i++) await sleep(50);
       assert.equal(peers.connected().length, 1, "the peer takes part in the run");
       const reported: Record<string, unknown>[] = [];
-      const parts: SyncParts = {
-        libp2p: host,
-        runId: run.runId,
-        self: self.id,
-        rounds,
-        replica,
-        peers,
-        planner: new SnapshotPlanner(host, run.runId, snapshots, peers, replica.weights.length, log, Membership.OPEN, signerOf(await generateKeyPair("Ed25519"))),
-        fix: new ChainFix(rounds),
-        log,
-        decode: () => {
-          throw new Error("no snapshot download in this test");
-        },
-        weightCount: replica.weights.length,
-        faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }),
-      };
+      const parts = await syncParts({ host: host, runId: run.runId, self: self.id, rounds, replica, peers, log, planner: { store: snapshots }, faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }) });
       const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 5 }, abort.signal);
       const repair = new Repair(parts, catchUp, snapshots, null);
       await repair.resolveFork(theirSide[theirSide.length - 1]);
@@ -275,22 +242,7 @@ describe("the end of a run (settleAtEnd)", () => {
     for (let i = 0; i < 100 && peers.connected().length === 0; i++) await sleep(50);
     assert.equal(peers.connected().length, 1, "the peer takes part in the run");
     const snapshots = new SnapshotStore();
-    const parts: SyncParts = {
-      libp2p: mine,
-      runId: run.runId,
-      self: self.id,
-      rounds,
-      replica,
-      peers,
-      planner: new SnapshotPlanner(mine, run.runId, snapshots, peers, replica.weights.length, log, Membership.OPEN, signerOf(await generateKeyPair("Ed25519"))),
-      fix: new ChainFix(rounds),
-      log,
-      decode: () => {
-        throw new Error("no snapshot download in this test");
-      },
-      weightCount: replica.weights.length,
-      faults: () => {},
-    };
+    const parts = await syncParts({ host: mine, runId: run.runId, self: self.id, rounds, replica, peers, log, planner: { store: snapshots } });
     const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 10 }, abort.signal);
     const repair = new Repair(parts, catchUp, snapshots, null);
     const close = async () => {
