@@ -64,6 +64,31 @@ export interface FoundExpert {
 /** Signs with this node's identity key (the key of node.peerId). */
 export type ExpertSigner = (message: Uint8Array) => Uint8Array;
 
+/** One entry to write: `suffix` under `prefix`, live for ttlMs (1: a withdrawal). */
+interface Claim {
+  readonly prefix: string;
+  readonly suffix: number;
+  readonly ttlMs: number;
+}
+
+/**
+ * The withdrawals that take `dropped` uids out of every beam search while `kept` stay found: each
+ * at the shallowest (prefix, suffix) that no kept uid shares. A search reaches a key only
+ * through its parent's suffix, so the deeper keys of a withdrawn branch need no write of their
+ * own: their entries expire with their TTL (read directly, such a key names us until then). Every
+ * re-announcement of snapshot chunks thus writes 2 keys (`snap`: new iteration and the withdrawn
+ * one; `snap.<new>`), not 4.
+ */
+export function withdrawals(dropped: readonly string[], kept: readonly string[]): Claim[] {
+  const served = new Set(kept.flatMap((uid) => prefixSuffixes(uid).map((c) => `${c.prefix}\0${c.suffix}`)));
+  const out = new Map<string, Claim>();
+  for (const uid of dropped) {
+    const first = prefixSuffixes(uid).find((c) => !served.has(`${c.prefix}\0${c.suffix}`));
+    if (first) out.set(`${first.prefix}\0${first.suffix}`, { ...first, ttlMs: 1 });
+  }
+  return [...out.values()];
+}
+
 /**
  * Signature checks of expert entries, with their own bounded cache: records re-read every query
  * cost one verification per new entry, and cannot evict the chain's cached signatures.
@@ -144,22 +169,29 @@ export class ExpertDirectory {
    * Announces that this node serves `uids` until `ttl` from now: per prefix key, merge our
    * entries into the union of the copies found and put it back.
    */
-  async declare(uids: readonly string[], ttlMs = this.opts.ttlMs): Promise<void> {
+  declare(uids: readonly string[], ttlMs = this.opts.ttlMs): Promise<void> {
+    return this.write(uids.flatMap((uid) => prefixSuffixes(uid).map((c) => ({ ...c, ttlMs }))));
+  }
+
+  /**
+   * One read-merge-put per prefix key for all `claims` (a claim with ttl 1 is a withdrawal). The
+   * same (prefix, suffix) is signed and written once, however many uids share it.
+   */
+  private async write(claims: readonly Claim[]): Promise<void> {
     const now = Date.now();
     const self = peerIdBytes(this.node.peerId);
-    const byPrefix = new Map<string, ExpertEntry[]>();
-    for (const uid of uids) {
-      for (const { prefix, suffix } of prefixSuffixes(uid)) {
-        const list = byPrefix.get(prefix) ?? [];
-        const claim = { suffix, timestamp: now, expiresAt: now + ttlMs };
-        const signature = this.sign(expertEntrySignedBytes(expertKey(this.runId, prefix), claim));
-        list.push({ ...claim, peer: self, signature });
-        byPrefix.set(prefix, list);
-      }
+    const byPrefix = new Map<string, Map<number, ExpertEntry>>();
+    for (const { prefix, suffix, ttlMs } of claims) {
+      const mine = byPrefix.get(prefix) ?? new Map<number, ExpertEntry>();
+      byPrefix.set(prefix, mine);
+      if (mine.has(suffix)) continue;
+      const claim = { suffix, timestamp: now, expiresAt: now + ttlMs };
+      const signature = this.sign(expertEntrySignedBytes(expertKey(this.runId, prefix), claim));
+      mine.set(suffix, { ...claim, peer: self, signature });
     }
     await Promise.all(
       [...byPrefix].map(async ([prefix, mine]) => {
-        const merged = mergeExpertRecords([{ entries: await this.entries(prefix) }, { entries: mine }], now);
+        const merged = mergeExpertRecords([{ entries: await this.entries(prefix) }, { entries: [...mine.values()] }], now);
         const key = expertKey(this.runId, prefix);
         try {
           for await (const _ of this.node.services.dht.put(key, encodeExpertRecord(merged), {
@@ -176,7 +208,8 @@ export class ExpertDirectory {
 
   /**
    * Serves `uids` from now on, replacing what was declared before: announced at once and then
-   * every announceEveryMs. Uids no longer served are withdrawn (announced as expiring now).
+   * every announceEveryMs. Uids no longer served are withdrawn in the same writes
+   * (`withdrawals`: at the shallowest key where they leave what is still served).
    */
   serve(uids: readonly string[]): Promise<void> {
     const dropped = this.declared.filter((u) => !uids.includes(u));
@@ -192,8 +225,9 @@ export class ExpertDirectory {
     // One announcement at a time: a slow DHT must not pile queries up.
     this.announcing = this.announcing
       .then(async () => {
-        if (dropped.length > 0) await this.declare(dropped, 1);
-        if (this.declared.length > 0) await this.declare(this.declared);
+        const claims = this.declared.flatMap((uid) => prefixSuffixes(uid).map((c) => ({ ...c, ttlMs: this.opts.ttlMs })));
+        const all = [...withdrawals(dropped, this.declared), ...claims];
+        if (all.length > 0) await this.write(all);
       })
       .catch((err: Error) => this.log.debug({ err: err.message }, "expert announce failed"));
     return this.announcing;
@@ -206,7 +240,7 @@ export class ExpertDirectory {
     const last = this.declared;
     this.declared = [];
     await this.announcing;
-    if (last.length > 0) await this.declare(last, 1).catch(() => {});
+    if (last.length > 0) await this.write(withdrawals(last, [])).catch(() => {});
   }
 
   /**
