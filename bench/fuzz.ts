@@ -4,12 +4,13 @@
  * the nodes' requests with hostile replies. Figures: `fuzz_messages_per_s_survived` (cases sent
  * per second of the campaign, with every node alive and agreeing at the end),
  * `hostile_rss_growth_mb` (the honest nodes' resident memory growth from just before the attack to
- * its highest during and after it, max over nodes; target <= 50) and `fuzz_crashes` (nodes that
+ * its highest during and after it, max over nodes, once their chain history is full; target <= 50) and `fuzz_crashes` (nodes that
  * did not exit 0 on SIGTERM after it). `SEEDSWARM_FUZZ_COUNT` overrides the count per topic and
  * protocol; `SEEDSWARM_FUZZ_SEED` the seed; `SEEDSWARM_FUZZ_LOG_LEVEL` the nodes' log level (info;
  * debug shows why a deep-fork check did not switch, with `SEEDSWARM_TEST_KEEP=1` to keep the logs).
  */
 import { readFileSync } from "node:fs";
+import { CHAIN_KEEP } from "../node/chain/commit.js";
 import { PRESETS } from "../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../protocol/run-spec.js";
 import { PROTOCOL_NAMES, TOPIC_KINDS } from "../protocol/topics.js";
@@ -63,6 +64,9 @@ function finalChecksums(n: Node): Map<number, string> {
   return m;
 }
 
+/** Iterations before the control and the attack: the chain history is full by then. */
+const WARM_ITERATIONS = CHAIN_KEEP + 500;
+
 const headOf = (n: Node) => n.lines.findLast((l) => l.msg === "applied")?.iteration ?? -1;
 
 export async function fuzzSection(): Promise<Section> {
@@ -78,7 +82,13 @@ export async function fuzzSection(): Promise<Section> {
     const urls = await Promise.all(
       nodes.map(async (n) => String((await n.waitFor((l) => l.msg === "http listening", 30_000, "http listening")).url)),
     );
-    await Promise.all(nodes.map((n) => n.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= 20, 60_000, "iteration 20")));
+    // Warm-up until every node keeps a full chain history (CHAIN_KEEP commits and their
+    // checksums, about 2 minutes): a node's memory grows by itself until then (25-35 MiB measured on
+    // a clean swarm, then flat), and from a base taken earlier that growth would count as the
+    // attack's (it did: 2026-11-28's 64 MiB was measured from iteration ~2,400).
+    await Promise.all(
+      nodes.map((n) => n.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= WARM_ITERATIONS, 600_000, `iteration ${WARM_ITERATIONS}`)),
+    );
     // Baseline after warm-up: the lowest of a few samples a second apart.
     const settle = async () => {
       const low = nodes.map(() => Infinity);
@@ -159,7 +169,7 @@ export async function fuzzSection(): Promise<Section> {
     };
     const markdown = [
       `${count.toLocaleString("en")} cases per gossip topic (${TOPIC_KINDS.join(", ")}) and per sync protocol (${PROTOCOL_NAMES.join(", ")}), seed ${seed}, ` +
-        `from ${result.identities} hostile identities (one burst of 100 each: gossipsub graylists an identity after its first rejects) against 3 tiny-spsa nodes run with \`--small-heap\`; ` +
+        `from ${result.identities} hostile identities (one burst of 100 each: gossipsub graylists an identity after its first rejects) against 3 tiny-spsa nodes run with \`--small-heap\`, after a warm-up to iteration ${WARM_ITERATIONS} (every node's chain history full: memory grows by itself until then) and a ${controlS + 5} s control; ` +
         `the campaign took ${result.seconds.toFixed(0)} s (${sent.toLocaleString("en")} cases).`,
       "",
       "| figure | value |",
