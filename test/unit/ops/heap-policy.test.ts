@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
+import { YOUNG_GENERATION_FLAG, youngGenerationCapped } from "../../../node/ops/heap-policy.js";
 
 const policy = fileURLToPath(new URL("../../../node/ops/heap-policy.js", import.meta.url));
 
@@ -33,5 +34,24 @@ describe("heap policy", () => {
     const normal = peakHeapMb(false);
     const small = peakHeapMb(true);
     assert.ok(small < 0.7 * normal, `peak heap ${small.toFixed(0)} MiB with the policy, ${normal.toFixed(0)} MiB without`);
+  });
+});
+
+describe("young generation cap", () => {
+  it("is seen in node's own arguments or in NODE_OPTIONS, in either spelling", () => {
+    assert.equal(youngGenerationCapped([], undefined), false);
+    assert.equal(youngGenerationCapped(["--max-old-space-size=512"], "--enable-source-maps"), false);
+    assert.equal(youngGenerationCapped([YOUNG_GENERATION_FLAG], undefined), true);
+    assert.equal(youngGenerationCapped([], `--enable-source-maps ${YOUNG_GENERATION_FLAG}`), true);
+    assert.equal(youngGenerationCapped(["--max_semi_space_size=4"], ""), true);
+  });
+
+  it("the flag caps the young generation when given at start", () => {
+    const out = execFileSync(
+      process.execPath,
+      ["--input-type=module", "-e", `import v8 from "node:v8"; const a = []; for (let i = 0; i < 2e6; i++) a.push({ i }); process.stdout.write(String(Math.max(...v8.getHeapSpaceStatistics().filter((s) => s.space_name === "new_space").map((s) => s.space_size))))`],
+      { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: YOUNG_GENERATION_FLAG } },
+    );
+    assert.ok(Number(out) <= 4 * 2 ** 20, `new space ${Number(out) / 2 ** 20} MiB`);
   });
 });
