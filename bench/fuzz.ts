@@ -76,7 +76,8 @@ export async function fuzzSection(): Promise<Section> {
   const spec = parseRunSpec({ ...PRESETS["tiny-spsa"], iterations: 1_000_000 });
   const runId = runIdOf(spec);
   // Info logs by default (as a deployed node): debug lines would dominate the nodes' memory and CPU.
-  // --small-heap: the daemon's defence against garbage-driven heap growth (node/ops/heap-policy.ts).
+  // --small-heap and its start-up half (the young generation capped through NODE_OPTIONS): the
+  // daemon's defence against garbage-driven heap growth (node/ops/heap-policy.ts).
   const logLevel = process.env.SEEDSWARM_FUZZ_LOG_LEVEL ?? "info";
   const nodes = await startSwarm(3, ["--iterations", "1000000", "--http", "127.0.0.1:0", "--log-level", logLevel, "--small-heap"], [0, 1, 2].map(() => ({ NODE_OPTIONS: YOUNG_GENERATION_FLAG })));
   try {

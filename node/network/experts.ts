@@ -71,6 +71,11 @@ interface Claim {
   readonly ttlMs: number;
 }
 
+/** The claims that announce `uids` for ttlMs: one per prefix key each touches. */
+function claimsOf(uids: readonly string[], ttlMs: number): Claim[] {
+  return uids.flatMap((uid) => prefixSuffixes(uid).map((c) => ({ ...c, ttlMs })));
+}
+
 /**
  * The withdrawals that take `dropped` uids out of every beam search while `kept` stay found: each
  * at the shallowest (prefix, suffix) that no kept uid shares. A search reaches a key only
@@ -80,11 +85,12 @@ interface Claim {
  * one; `snap.<new>`), not 4.
  */
 export function withdrawals(dropped: readonly string[], kept: readonly string[]): Claim[] {
-  const served = new Set(kept.flatMap((uid) => prefixSuffixes(uid).map((c) => `${c.prefix}\0${c.suffix}`)));
+  const slot = (c: { prefix: string; suffix: number }) => `${c.prefix}\0${c.suffix}`;
+  const served = new Set(kept.flatMap((uid) => prefixSuffixes(uid).map(slot)));
   const out = new Map<string, Claim>();
   for (const uid of dropped) {
-    const first = prefixSuffixes(uid).find((c) => !served.has(`${c.prefix}\0${c.suffix}`));
-    if (first) out.set(`${first.prefix}\0${first.suffix}`, { ...first, ttlMs: 1 });
+    const first = prefixSuffixes(uid).find((c) => !served.has(slot(c)));
+    if (first) out.set(slot(first), { ...first, ttlMs: 1 });
   }
   return [...out.values()];
 }
@@ -170,7 +176,7 @@ export class ExpertDirectory {
    * entries into the union of the copies found and put it back.
    */
   declare(uids: readonly string[], ttlMs = this.opts.ttlMs): Promise<void> {
-    return this.write(uids.flatMap((uid) => prefixSuffixes(uid).map((c) => ({ ...c, ttlMs }))));
+    return this.write(claimsOf(uids, ttlMs));
   }
 
   /**
@@ -225,8 +231,7 @@ export class ExpertDirectory {
     // One announcement at a time: a slow DHT must not pile queries up.
     this.announcing = this.announcing
       .then(async () => {
-        const claims = this.declared.flatMap((uid) => prefixSuffixes(uid).map((c) => ({ ...c, ttlMs: this.opts.ttlMs })));
-        const all = [...withdrawals(dropped, this.declared), ...claims];
+        const all = [...withdrawals(dropped, this.declared), ...claimsOf(this.declared, this.opts.ttlMs)];
         if (all.length > 0) await this.write(all);
       })
       .catch((err: Error) => this.log.debug({ err: err.message }, "expert announce failed"));
