@@ -53,8 +53,10 @@ import { sha256 } from "multiformats/hashes/sha2";
 import { EXPERT_NAMESPACE } from "../../protocol/experts.js";
 import { selectExpertRecord, validateExpertRecord } from "../../protocol/experts.js";
 import type { Logger } from "../observe/logger.js";
+import { CompactMemoryDatastore } from "./compact-datastore.js";
 import { ipLimitGater } from "./connection-limits.js";
 import { defaultNetworkOptions, type NetworkOptions } from "./network-options.js";
+import { PeerStoreBound } from "./peer-store-bound.js";
 
 export { defaultNetworkOptions, type NetworkOptions } from "./network-options.js";
 
@@ -245,6 +247,8 @@ export async function createSwarmNode(
 
   const node = await createLibp2p<SwarmServices>({
     privateKey,
+    // Peer records and DHT records in memory, each value in an array of its own size.
+    datastore: new CompactMemoryDatastore(),
     ...(metrics ? { metrics } : {}),
     addresses: {
       // `/p2p-circuit`: reserve a slot on a relay among our peers so that others can dial us.
@@ -324,6 +328,13 @@ export async function createSwarmNode(
       nlog.debug({ peer: peer.toString(), err: err.message }, "dial to discovered peer failed");
     });
   });
+
+  // Bounded peer records: a crowd of identities that come and go (or that a DHT answer names)
+  // would otherwise each leave one for hours. Bootstrap peers are kept to reconnect through.
+  const bootstrapIds = new Set(opts.bootstrap.map((a) => /\/p2p\/([^/]+)/.exec(a)?.[1]).filter((id) => id !== undefined));
+  const bound = new PeerStoreBound(node, opts.maxStoredPeers, (id) => bootstrapIds.has(id), nlog);
+  bound.start();
+  node.addEventListener("stop", () => bound.stop(), { once: true });
 
   nlog.info(
     { peerId: node.peerId.toString(), addrs: node.getMultiaddrs().map((a) => a.toString()) },

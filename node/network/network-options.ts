@@ -1,3 +1,5 @@
+import { MAX_STORED_PEERS } from "./peer-store-bound.js";
+
 /** The libp2p host's settings and their defaults (the host itself is built in libp2p.ts). */
 
 export interface NetworkOptions {
@@ -38,6 +40,8 @@ export interface NetworkOptions {
   readonly maxConnectionsPerIp: number;
   /** Apply maxConnectionsPerIp to loopback addresses too. */
   readonly limitLoopback: boolean;
+  /** Most peer records the peer store keeps (peer-store-bound.ts); connected and DHT routing-table peers are never dropped. */
+  readonly maxStoredPeers: number;
   /**
    * The application's score of a peer (node/chain/penalties.ts `Penalties.appSpecificScore`: 0, or
    * negative after charges for provably bad messages it signed), gossipsub's P5. Absent: 0 for all.
@@ -75,4 +79,7 @@ export const defaultNetworkOptions: NetworkOptions &
   maxConnectionsPerIp: 8,
   // Exempt: local swarms (tests, benches, `seedswarm swarm`) put every node on 127.0.0.1.
   limitLoopback: false,
+  // Every peer seen connected or named by the DHT leaves a record (~1 KiB); 2,048 holds a large
+  // swarm's members while a crowd of free identities cannot grow the store past it.
+  maxStoredPeers: MAX_STORED_PEERS,
 };

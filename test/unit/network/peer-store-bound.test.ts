@@ -1,0 +1,89 @@
+// The polyfill must be evaluated before any libp2p module (Node 20).
+import "../../../node/polyfills.js";
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { noise } from "@chainsafe/libp2p-noise";
+import { generateKeyPair } from "@libp2p/crypto/keys";
+import { identify } from "@libp2p/identify";
+import { tcp } from "@libp2p/tcp";
+import { yamux } from "@libp2p/yamux";
+import { Key } from "interface-datastore";
+import { createLibp2p, type Libp2p } from "libp2p";
+import { CompactMemoryDatastore } from "../../../node/network/compact-datastore.js";
+import { createSwarmNode } from "../../../node/network/libp2p.js";
+import { defaultNetworkOptions, type NetworkOptions } from "../../../node/network/network-options.js";
+import { createLogger } from "../../../node/observe/logger.js";
+
+const log = createLogger({ level: "silent" });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const loopback: NetworkOptions = { ...defaultNetworkOptions, listen: ["/ip4/127.0.0.1/tcp/0"], mdns: false, bootstrap: [] };
+
+/** A fresh identity as an attacker makes them for free: TCP, Noise, yamux and identify, nothing else. */
+async function identity(): Promise<Libp2p> {
+  return createLibp2p({
+    privateKey: await generateKeyPair("Ed25519"),
+    addresses: { listen: ["/ip4/127.0.0.1/tcp/0"] },
+    transports: [tcp()],
+    connectionEncrypters: [noise()],
+    streamMuxers: [yamux()],
+    services: { identify: identify() },
+  });
+}
+
+describe("peer store bound", () => {
+  it("a crowd of identities that connect and leave keeps at most the cap; connected and recent peers stay (real libp2p over TCP)", async () => {
+    const cap = 16;
+    const victim = await createSwarmNode({ ...loopback, maxStoredPeers: cap }, await generateKeyPair("Ed25519"), log);
+    const friend = await identity();
+    try {
+      const addr = victim.getMultiaddrs()[0];
+      await friend.dial(addr);
+      const left: string[] = [];
+      for (let i = 0; i < 3 * cap; i++) {
+        const sybil = await identity();
+        await sybil.dial(addr);
+        // Stored once identify has run on the victim's side.
+        for (let w = 0; w < 100 && !(await victim.peerStore.has(sybil.peerId)); w++) await sleep(20);
+        assert.ok(await victim.peerStore.has(sybil.peerId), `identity ${i} was never stored`);
+        left.push(sybil.peerId.toString());
+        await sybil.stop();
+      }
+      let held = (await victim.peerStore.all()).map((p) => p.id.toString());
+      for (let w = 0; w < 100 && held.length > cap; w++) {
+        await sleep(50);
+        held = (await victim.peerStore.all()).map((p) => p.id.toString());
+      }
+      assert.ok(held.length <= cap, `${held.length} records kept, cap ${cap}`);
+      // Without the bound all 49 stay (libp2p forgets a peer six hours after its last update).
+      assert.ok(held.includes(friend.peerId.toString()), "the connected peer's record was deleted");
+      assert.ok(held.includes(left[left.length - 1]), "the peer that left last was deleted before older ones");
+      assert.ok(!held.includes(left[0]), "the peer that left first is still held");
+      // The victim still works with the peer it kept: a fresh identify exchange over the kept connection.
+      assert.equal(victim.getConnections(friend.peerId).length, 1);
+    } finally {
+      await friend.stop();
+      await victim.stop();
+    }
+  });
+
+  it("stores a view into a larger buffer as a copy of its own size, and a whole array as it is", async () => {
+    const ds = new CompactMemoryDatastore();
+    const slab = new Uint8Array(8192).fill(7);
+    const view = slab.subarray(100, 160);
+    await ds.put(new Key("/a"), view);
+    const got = await ds.get(new Key("/a"));
+    assert.equal(got.byteLength, 60);
+    assert.equal(got.buffer.byteLength, 60, "the stored value keeps its 8 KiB backing buffer");
+    assert.deepEqual(got, view);
+    slab.fill(0);
+    assert.equal((await ds.get(new Key("/a")))[0], 7, "the stored value shares memory with the caller's buffer");
+    const whole = new Uint8Array(32).fill(1);
+    await ds.put(new Key("/b"), whole);
+    assert.equal(await ds.get(new Key("/b")), whole);
+    // Batches go through put as well (peer-store and kad-dht write both ways).
+    const b = ds.batch();
+    b.put(new Key("/c"), slab.subarray(0, 10));
+    await b.commit();
+    assert.equal((await ds.get(new Key("/c"))).buffer.byteLength, 10);
+  });
+});
