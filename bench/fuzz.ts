@@ -11,7 +11,7 @@
  */
 import { readFileSync } from "node:fs";
 import { CHAIN_KEEP } from "../node/chain/commit.js";
-import { YOUNG_GENERATION_FLAG } from "../node/ops/heap-policy.js";
+import { ALLOCATOR_ENV, YOUNG_GENERATION_FLAG } from "../node/ops/heap-policy.js";
 import { PRESETS } from "../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../protocol/run-spec.js";
 import { PROTOCOL_NAMES, TOPIC_KINDS } from "../protocol/topics.js";
@@ -76,10 +76,10 @@ export async function fuzzSection(): Promise<Section> {
   const spec = parseRunSpec({ ...PRESETS["tiny-spsa"], iterations: 1_000_000 });
   const runId = runIdOf(spec);
   // Info logs by default (as a deployed node): debug lines would dominate the nodes' memory and CPU.
-  // --small-heap and its start-up half (the young generation capped through NODE_OPTIONS): the
-  // daemon's defence against garbage-driven heap growth (node/ops/heap-policy.ts).
+  // --small-heap and its start-up half (the young generation capped through NODE_OPTIONS, glibc's
+  // allocator settings): the daemon's defence against garbage-driven growth (node/ops/heap-policy.ts).
   const logLevel = process.env.SEEDSWARM_FUZZ_LOG_LEVEL ?? "info";
-  const nodes = await startSwarm(3, ["--iterations", "1000000", "--http", "127.0.0.1:0", "--log-level", logLevel, "--small-heap"], [0, 1, 2].map(() => ({ NODE_OPTIONS: YOUNG_GENERATION_FLAG })));
+  const nodes = await startSwarm(3, ["--iterations", "1000000", "--http", "127.0.0.1:0", "--log-level", logLevel, "--small-heap"], [0, 1, 2].map(() => ({ NODE_OPTIONS: YOUNG_GENERATION_FLAG, ...ALLOCATOR_ENV })));
   try {
     const urls = await Promise.all(
       nodes.map(async (n) => String((await n.waitFor((l) => l.msg === "http listening", 30_000, "http listening")).url)),
@@ -171,7 +171,7 @@ export async function fuzzSection(): Promise<Section> {
     };
     const markdown = [
       `${count.toLocaleString("en")} cases per gossip topic (${TOPIC_KINDS.join(", ")}) and per sync protocol (${PROTOCOL_NAMES.join(", ")}), seed ${seed}, ` +
-        `from ${result.identities} hostile identities (one burst of 100 each: gossipsub graylists an identity after its first rejects) against 3 tiny-spsa nodes run with \`--small-heap\` and \`NODE_OPTIONS=${YOUNG_GENERATION_FLAG}\`, after a warm-up to iteration ${WARM_ITERATIONS} (every node's chain history full: memory grows by itself until then) and a ${controlS + 5} s control; ` +
+        `from ${result.identities} hostile identities (one burst of 100 each: gossipsub graylists an identity after its first rejects) against 3 tiny-spsa nodes run with \`--small-heap\` and \`NODE_OPTIONS=${YOUNG_GENERATION_FLAG} ${Object.entries(ALLOCATOR_ENV).map(([k, v]) => `${k}=${v}`).join(" ")}\`, after a warm-up to iteration ${WARM_ITERATIONS} (every node's chain history full: memory grows by itself until then) and a ${controlS + 5} s control; ` +
         `the campaign took ${result.seconds.toFixed(0)} s (${sent.toLocaleString("en")} cases).`,
       "",
       "| figure | value |",

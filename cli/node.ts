@@ -8,7 +8,7 @@ import {
   type PreemptionProvider,
   watchPreemption,
 } from "../node/ops/preemption-watch.js";
-import { preferSmallHeap, YOUNG_GENERATION_FLAG, youngGenerationCapped } from "../node/ops/heap-policy.js";
+import { ALLOCATOR_ENV, allocatorUnset, preferSmallHeap, YOUNG_GENERATION_FLAG, youngGenerationCapped } from "../node/ops/heap-policy.js";
 import { checkListenAddrs, checkWritableDir, explainStartError } from "../node/ops/preflight.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import type { HttpOptions } from "../node/observe/http-server.js";
@@ -207,6 +207,9 @@ Examples:
       const log = createLogger({ level: flags.logLevel }).child({ run: runId.slice(0, 16), self });
       if (flags.smallHeap && !youngGenerationCapped(process.execArgv, process.env.NODE_OPTIONS))
         log.info({ hint: `NODE_OPTIONS=${YOUNG_GENERATION_FLAG}` }, "small heap: the young generation is not capped (set at process start)");
+      const unset = flags.smallHeap ? allocatorUnset(process.env) : [];
+      if (unset.length > 0)
+        log.info({ hint: unset.map((k) => `${k}=${ALLOCATOR_ENV[k]}`).join(" ") }, "small heap: glibc's allocator is not set to give large buffers back (set at process start)");
       const network = {
         ...net,
         listen: flags.listen,

@@ -16,7 +16,8 @@
  * V8 sizes the young generation only when the heap is created, so that half of the policy must
  * be given at process start: `NODE_OPTIONS=--max-semi-space-size=2` (YOUNG_GENERATION_FLAG). On
  * the fuzz bench at 3,000 cases per topic it cut the honest nodes' peak growth from 29-40 MiB
- * (three runs) to 22 MiB; the daemon logs a hint when `--small-heap` runs without it.
+ * (three runs) to 22 MiB; the daemon logs a hint when `--small-heap` runs without it. The same
+ * holds for glibc's allocator settings (ALLOCATOR_ENV below).
  *
  * Set at run time through `v8.setFlagsFromString`, before the daemon allocates its state: V8
  * reads the flag at each collection (Node allows flags after start; heap-size limits, read only
@@ -30,6 +31,22 @@ export function preferSmallHeap(): void {
 
 /** The start-up flag that caps V8's young generation (semi-spaces of 2 MiB instead of up to 16). */
 export const YOUNG_GENERATION_FLAG = "--max-semi-space-size=2";
+
+/**
+ * glibc's allocator settings for the same nodes (environment variables, read by glibc when the
+ * process starts). By default glibc raises its mmap threshold to the size of the largest block
+ * freed (up to 32 MiB), so after one large message every later large buffer (a hostile gossip
+ * message may be up to 8 MiB) comes from the main heap, whose freed middle it does not give back:
+ * on the full fuzz campaign every node's heap jumped by about 20 MiB at once, late in the flood.
+ * A fixed threshold keeps large buffers in their own mappings, returned when freed; two arenas
+ * instead of up to 8 per core keep worker threads' frees from scattering over more heaps.
+ */
+export const ALLOCATOR_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: "131072", MALLOC_ARENA_MAX: "2" };
+
+/** The ALLOCATOR_ENV variables that `env` lacks (an empty list: all set, whatever their values). */
+export function allocatorUnset(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(ALLOCATOR_ENV).filter((k) => env[k] === undefined || env[k] === "");
+}
 
 /** Whether this process was started with its young generation capped (any `--max-semi-space-size`). */
 export function youngGenerationCapped(execArgv: readonly string[], nodeOptions: string | undefined): boolean {

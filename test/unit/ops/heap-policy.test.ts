@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
-import { YOUNG_GENERATION_FLAG, youngGenerationCapped } from "../../../node/ops/heap-policy.js";
+import { ALLOCATOR_ENV, allocatorUnset, YOUNG_GENERATION_FLAG, youngGenerationCapped } from "../../../node/ops/heap-policy.js";
 
 const policy = fileURLToPath(new URL("../../../node/ops/heap-policy.js", import.meta.url));
 
@@ -53,5 +53,42 @@ describe("young generation cap", () => {
       { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: YOUNG_GENERATION_FLAG } },
     );
     assert.ok(Number(out) <= 4 * 2 ** 20, `new space ${Number(out) / 2 ** 20} MiB`);
+  });
+});
+
+/**
+ * Resident MiB of a process that keeps small buffers while large ones of random sizes (1-8 MiB,
+ * as hostile gossip may be) come and go: glibc's default raises its mmap threshold after the first
+ * large free, so the later large buffers land in the main heap between the small ones it keeps.
+ */
+function residentAfterLargeBuffers(env: NodeJS.ProcessEnv): number {
+  const script = `
+    const keep = [];
+    let seed = 1;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let r = 0; r < 60; r++) {
+      let big = Buffer.alloc(Math.floor((1 + 7 * rnd()) * 2 ** 20), 1);
+      for (let i = 0; i < 50; i++) keep.push(Buffer.allocUnsafeSlow(2048).fill(3));
+      big = null;
+      globalThis.gc();
+    }
+    globalThis.gc();
+    process.stdout.write(String(process.memoryUsage().rss / 2 ** 20 + keep.length * 0));
+  `;
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !(k in ALLOCATOR_ENV)));
+  return Number(execFileSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { encoding: "utf8", env: { ...clean, ...env } }));
+}
+
+describe("allocator settings", () => {
+  it("give large freed buffers back: resident memory stays well below glibc's default", () => {
+    const plain = residentAfterLargeBuffers({});
+    const set = residentAfterLargeBuffers(ALLOCATOR_ENV);
+    assert.ok(set < plain - 8, `resident ${set.toFixed(1)} MiB with ${JSON.stringify(ALLOCATOR_ENV)}, ${plain.toFixed(1)} MiB without`);
+  });
+
+  it("names the variables a process lacks", () => {
+    assert.deepEqual(allocatorUnset({}), Object.keys(ALLOCATOR_ENV));
+    assert.deepEqual(allocatorUnset({ ...ALLOCATOR_ENV }), []);
+    assert.deepEqual(allocatorUnset({ MALLOC_ARENA_MAX: "4", MALLOC_MMAP_THRESHOLD_: "" }), ["MALLOC_MMAP_THRESHOLD_"]);
   });
 });
