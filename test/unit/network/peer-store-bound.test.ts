@@ -58,7 +58,7 @@ describe("peer store bound", () => {
       assert.ok(held.includes(friend.peerId.toString()), "the connected peer's record was deleted");
       assert.ok(held.includes(left[left.length - 1]), "the peer that left last was deleted before older ones");
       assert.ok(!held.includes(left[0]), "the peer that left first is still held");
-      // The victim still works with the peer it kept: a fresh identify exchange over the kept connection.
+      // The sweep deleted records only: the connected peer's connection is untouched.
       assert.equal(victim.getConnections(friend.peerId).length, 1);
     } finally {
       await friend.stop();
