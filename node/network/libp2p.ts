@@ -45,6 +45,7 @@ import { type Ping, ping } from "@libp2p/ping";
 import { tcp } from "@libp2p/tcp";
 import { type UPnPNAT, uPnPNAT } from "@libp2p/upnp-nat";
 import { yamux } from "@libp2p/yamux";
+import { multiaddr } from "@multiformats/multiaddr";
 import { createLibp2p, type Libp2p, type Libp2pOptions } from "libp2p";
 import { CID } from "multiformats/cid";
 import * as raw from "multiformats/codecs/raw";
@@ -331,7 +332,9 @@ export async function createSwarmNode(
 
   // Bounded peer records: a crowd of identities that come and go (or that a DHT answer names)
   // would otherwise each leave one for hours. Bootstrap peers are kept to reconnect through.
-  const bootstrapIds = new Set(opts.bootstrap.map((a) => /\/p2p\/([^/]+)/.exec(a)?.[1]).filter((id) => id !== undefined));
+  const bootstrapIds = new Set(
+    opts.bootstrap.flatMap((a) => multiaddr(a).getComponents().flatMap((c) => (c.name === "p2p" && c.value ? [c.value] : []))),
+  );
   const bound = new PeerStoreBound(node, opts.maxStoredPeers, (id) => bootstrapIds.has(id), nlog);
   bound.start();
   node.addEventListener("stop", () => bound.stop(), { once: true });
