@@ -9,7 +9,7 @@ import { MAX_COMMITS_PER_RESPONSE } from "../../protocol/limits.js";
 import { decodeCommit } from "../../protocol/codec.js";
 import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
-import type { ChainedCommit, EncodedCommit } from "../chain/commit.js";
+import { CHAIN_KEEP, type ChainedCommit, type EncodedCommit } from "../chain/commit.js";
 import type { Rounds } from "../chain/rounds.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Peers } from "../network/peers.js";
@@ -18,7 +18,7 @@ import type { FaultReporter } from "../observe/faults.js";
 import type { ChainFix } from "./chain-fix.js";
 import { PENALTY } from "../chain/penalties.js";
 import { joinerReference, verifiedReply } from "./anchor-run.js";
-import { chainBehind, excludedBy, holdersFirst } from "./chain-behind.js";
+import { chainBehind, excludedBy, holdersFirst, linkedTo } from "./chain-behind.js";
 import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
 import {
   chunkLayout,
@@ -350,9 +350,12 @@ export class CatchUp {
 
   /**
    * Takes a verified snapshot as our state, with the verified commit that produced it as the
-   * chain's anchor, so the next commit chains onto it and its rank is checked.
+   * chain's anchor, so the next commit chains onto it and its rank is checked. `behind`: verified
+   * commits the caller already holds that end at the anchor's parent (a fork switch holds our
+   * chain to the fork and the winner's linked run after it); those linked to the anchor are kept
+   * at once, and only what lies before them is read from peers.
    */
-  async adoptSnapshot(snap: FoundSnapshot, message: string, reason: string): Promise<void> {
+  async adoptSnapshot(snap: FoundSnapshot, message: string, reason: string, behind: readonly EncodedCommit[] = []): Promise<void> {
     this.s.rounds.jumpTo(snap.weights, snap.iteration, snap.checksum, snap.anchor);
     const { iteration, checksum, via, blamed, holders } = snap;
     // The peer: the first holder that served verified chunks (the others are counted).
@@ -362,12 +365,20 @@ export class CatchUp {
     // before the anchor whenever it comes; a slow peer must not hold the node's rejoin).
     const { anchor } = snap;
     if (!anchor) return;
+    const held = linkedTo(anchor, behind, CHAIN_KEEP);
+    if (held.length > 0) this.s.rounds.addChainBehind(held, excludedBy(held));
+    const oldest = held[0] ?? anchor;
+    const room = CHAIN_KEEP - held.length;
+    if (room <= 0 || oldest.commit.iteration === 0) {
+      this.s.log.info({ iteration, commits: held.length, held: held.length, excluded: excludedBy(held), ms: 0 }, "chain behind the snapshot read");
+      return;
+    }
     const read = async () => {
       const started = Date.now();
-      const behind = await chainBehind(this.s.libp2p, this.s.runId, anchor, holdersFirst(this.s.peers.connected(), holders));
-      const excluded = excludedBy(behind);
-      this.s.rounds.addChainBehind(behind, excluded);
-      this.s.log.info({ iteration, commits: behind.length, excluded, ms: Date.now() - started }, "chain behind the snapshot read");
+      const read = await chainBehind(this.s.libp2p, this.s.runId, oldest, holdersFirst(this.s.peers.connected(), holders), room);
+      const excluded = excludedBy(read);
+      this.s.rounds.addChainBehind(read, excluded);
+      this.s.log.info({ iteration, commits: held.length + read.length, held: held.length, excluded, ms: Date.now() - started }, "chain behind the snapshot read");
     };
     detach(read(), this.s.log, "chain behind the snapshot");
   }

@@ -16,6 +16,7 @@ import { commitHash } from "../../protocol/codec.js";
 import { CHAIN_KEEP, type EncodedCommit } from "../chain/commit.js";
 import { checkedCommit } from "../chain/commit-wire.js";
 import type { SwarmNode } from "../network/libp2p.js";
+import { MAX_COMMITS_PER_RESPONSE } from "../../protocol/limits.js";
 import { defaultSyncOptions, fetchCommits } from "./protocols.js";
 
 /** Peers asked, in turn, until one serves a run linked back over the whole window. */
@@ -45,14 +46,27 @@ export async function chainBehind(node: SwarmNode, runId: string, anchor: Encode
   return best;
 }
 
-/** `peer`'s commits from `from` to the anchor, walked back from it while each hash is what its successor names. */
+/**
+ * `peer`'s commits from `from` to the anchor, walked back from it while each hash is what its
+ * successor names. Read newest first, a page ending at the anchor, then the page before it: the
+ * commits next to the anchor are the ones a fork check needs, and a read cut short by the deadline
+ * keeps them. Read oldest first, a cut read kept nothing, since the walk back starts at the anchor
+ * (fuzz run, 2026-11-28: reads took 12-20 s of the 20 s allowed under the flood).
+ */
 async function linkedFrom(node: SwarmNode, runId: string, anchor: EncodedCommit, from: number, peer: PeerId, until: number): Promise<EncodedCommit[]> {
-  const byIteration = new Map<number, EncodedCommit>();
-  for (let at = from; at < anchor.commit.iteration; ) {
+  const run: EncodedCommit[] = [];
+  let expected = anchor.commit.prevHash;
+  /** The oldest iteration linked so far (the anchor's to start). */
+  let end = anchor.commit.iteration;
+  // A page is MAX_COMMITS_PER_RESPONSE commits unless the peer's byte budget cuts it: then the
+  // stride shrinks to what it served, so the next page reaches the commit before `end`.
+  let stride = MAX_COMMITS_PER_RESPONSE;
+  while (end > from) {
     const left = until - Date.now();
     if (left <= 0) break;
+    const at = Math.max(from, end - stride);
     const got = await fetchCommits(node, peer, runId, at, Math.min(left, defaultSyncOptions.requestTimeoutMs)).catch(() => [] as Uint8Array[]);
-    let next = at;
+    const page = new Map<number, EncodedCommit>();
     for (const bytes of got) {
       let c: EncodedCommit;
       try {
@@ -61,20 +75,45 @@ async function linkedFrom(node: SwarmNode, runId: string, anchor: EncodedCommit,
         break;
       }
       const t = c.commit.iteration;
-      if (c.commit.runId !== runId || t < next || t >= anchor.commit.iteration) break;
-      byIteration.set(t, c);
-      next = t + 1;
+      if (c.commit.runId !== runId || t >= end) break;
+      if (t >= at) page.set(t, c);
     }
-    if (next === at) break;
-    at = next;
+    const before = end;
+    for (let t = end - 1; t >= at; t--) {
+      const c = page.get(t);
+      if (!c || !equalBytes(commitHash(c.encoded), expected)) break;
+      run.push(c);
+      expected = c.commit.prevHash;
+      end = t;
+    }
+    if (end === before) {
+      // Nothing linked: a page cut short of `end` (try again with its length), or the peer keeps
+      // nothing linked there (its chain starts later, or is another).
+      const served = page.size;
+      if (served === 0 || served >= stride || end - at <= served) break;
+      stride = served;
+    } else if (end > at) break; // a link failed inside the page: a commit off the anchor's chain
   }
+  return run.reverse();
+}
+
+/**
+ * Of `held` (verified commits a node already holds, oldest first), the run linked by hash to
+ * `anchor`: from the anchor's parent back while each hash is what its successor names, at most
+ * `keep` of them, oldest first. Nothing is read from the network.
+ */
+export function linkedTo(anchor: EncodedCommit, held: readonly EncodedCommit[], keep = CHAIN_KEEP): EncodedCommit[] {
   const run: EncodedCommit[] = [];
   let expected = anchor.commit.prevHash;
-  for (let t = anchor.commit.iteration - 1; t >= from; t--) {
-    const c = byIteration.get(t);
-    if (!c || !equalBytes(commitHash(c.encoded), expected)) break;
+  let t = anchor.commit.iteration - 1;
+  for (let i = held.length - 1; i >= 0 && run.length < keep && t >= 0; i--) {
+    const c = held[i];
+    const { iteration, prevHash } = c.commit;
+    if (iteration > t) continue;
+    if (iteration < t || !equalBytes(commitHash(c.encoded), expected)) break;
     run.push(c);
-    expected = c.commit.prevHash;
+    expected = prevHash;
+    t--;
   }
   return run.reverse();
 }

@@ -402,12 +402,20 @@ export class Repair {
     });
     // Our chain moved meanwhile (a repair, a catch-up): the choice was made on what no longer holds.
     const still = rounds.appliedCommits().find((c) => c.iteration === mine.commit.iteration);
-    if (!run || fix.busy || !still || !equalBytes(still.hash, mine.hash)) return;
+    if (!run) return;
+    if (fix.busy || !still || !equalBytes(still.hash, mine.hash)) {
+      log.debug({ peer: peer.toString(), iteration: mine.commit.iteration, reason: fix.busy ? "another fix is running" : "our chain moved" }, "fork switch put off");
+      return;
+    }
     await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
       try {
         const holders = [peer, ...peers.connected().filter((p) => !p.equals(peer))];
         const snap = await this.catchUp.downloadOnRun(run, holders);
-        await this.catchUp.adoptSnapshot(snap, "fork switched to the winning side's snapshot", `the fork at ${mine.commit.iteration} is older than every snapshot kept`);
+        // The chain behind the winner's snapshot is ours up to the fork and its verified run after
+        // it: kept at once, so the next fork check finds the commit both sides share without
+        // reading thousands of commits from peers under load first.
+        const behind = [...rounds.appliedCommits().filter((c) => c.iteration <= common.commit.iteration), ...run];
+        await this.catchUp.adoptSnapshot(snap, "fork switched to the winning side's snapshot", `the fork at ${mine.commit.iteration} is older than every snapshot kept`, behind);
         // Every snapshot we held is of the side we left (the fork is older than all of them).
         this.snapshots.retain(() => false);
         await this.catchUp.replayCommits(Math.max(snap.iteration + 1, run[run.length - 1].commit.iteration + 1));

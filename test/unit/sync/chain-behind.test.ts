@@ -7,7 +7,7 @@ import type { EncodedCommit } from "../../../node/chain/commit.js";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
 import { createLogger } from "../../../node/observe/logger.js";
-import { chainBehind, excludedBy, holdersFirst } from "../../../node/sync/chain-behind.js";
+import { chainBehind, excludedBy, holdersFirst, linkedTo } from "../../../node/sync/chain-behind.js";
 import { serveSync } from "../../../node/sync/protocols.js";
 import { commitHash } from "../../../protocol/codec.js";
 import { PRESETS } from "../../../protocol/presets.js";
@@ -108,6 +108,47 @@ describe("the chain behind an adopted snapshot (real libp2p, /commits)", () => {
     } finally {
       await stranger.stop();
     }
+  });
+
+  it("a read cut short keeps the commits next to the anchor: pages are read newest first", async () => {
+    // A peer that serves three pages and then nothing (gone, or the read's deadline passed).
+    // Read oldest first, three pages were 0-5, which do not reach the anchor: nothing was kept,
+    // and the node's chain began at its snapshot (fuzz run, 2026-11-28: reads took 12-20 s of
+    // the 20 s allowed).
+    const tired = await createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log);
+    try {
+      let pages = 0;
+      await serveSync(
+        tired,
+        {
+          runId,
+          specJson: canonicalJson(spec),
+          snapshot: () => null,
+          commitsFrom: (from, max) => (pages++ < 3 ? honest.filter((c) => c.commit.iteration >= from).slice(0, Math.min(max, 2)).map((c) => c.encoded) : []),
+          checksumAt: () => null,
+          admits: () => true,
+        },
+        log,
+      );
+      await nodes[0].dial(tired.getMultiaddrs()[0]);
+      const got = await chainBehind(nodes[0], runId, anchor, [tired.peerId]);
+      // The first page asked starts a full page back (256: from 0 here) and gets 0-1: the stride
+      // shrinks to the two commits it served, then 17-18, 15-16.
+      assert.deepEqual(got.map((c) => c.commit.iteration), [15, 16, 17, 18]);
+      assert.equal(pages, 4, "three pages served, the fourth found none");
+    } finally {
+      await tired.stop();
+    }
+  });
+
+  it("the run already held (ours to the fork, the winner's after it) is taken from memory, linked by hash", () => {
+    assert.deepEqual(linkedTo(anchor, honest.slice(0, 19)).map((c) => c.commit.iteration), [...Array(19).keys()]);
+    assert.deepEqual(linkedTo(anchor, honest.slice(0, 19), 5).map((c) => c.commit.iteration), [14, 15, 16, 17, 18], "at most `keep`");
+    // Commits past the anchor's parent are skipped; a commit off the chain ends the run.
+    assert.deepEqual(linkedTo(anchor, honest).length, 19);
+    assert.deepEqual(linkedTo(anchor, forged.slice(0, 19)).map((c) => c.commit.iteration), [11, 12, 13, 14, 15, 16, 17, 18]);
+    assert.deepEqual(linkedTo(anchor, honest.slice(0, 17)), [], "a gap before the anchor: nothing links");
+    assert.deepEqual(linkedTo(honest[0], honest), [], "the first commit has nothing behind it");
   });
 
   it("a window shorter than the chain reads only that far back", async () => {

@@ -222,6 +222,85 @@ describe("fork search against a peer that keeps fewer commits", () => {
   });
 });
 
+describe("a fork older than every snapshot kept (the winner's state adopted)", () => {
+  it("keeps the chain behind the adopted snapshot from what it holds: ours to the fork, the winner's verified run after it", async () => {
+    const [a, b, c] = keys;
+    // Shared 0-4 by all three; the fork at 5: ours by rank 1 (all three), then c alone through 12;
+    // theirs by rank 0 (a and b), built on by a and b through 11. We keep no snapshot before the
+    // fork, so the switch downloads theirs at 10 (checkEvery 5). The peer keeps its commits from
+    // 4 on only, as a peer that adopted a snapshot there does: read from it, the chain behind
+    // our new state would begin at 4, and a later fork older than that could not be settled.
+    const shared = initialReplica(run);
+    const sharedChain: EncodedCommit[] = [];
+    let parent: Uint8Array = ZERO_HASH;
+    for (let t = 0; t < 5; t++) {
+      sharedChain.push(next(shared, t, parent, [a, b, c], 0, [a, b, c]));
+      parent = chained(sharedChain[t]).hash;
+    }
+    const mine = initialReplica(run);
+    mine.reset(shared.weights.slice(), 5);
+    const ourSide = [next(mine, 5, parent, [a, b, c], 1, [a, b, c])];
+    ourSide.push(next(mine, 6, chained(ourSide[0]).hash, [a, b, c], 0, [c]));
+    for (let t = 7; t <= 12; t++) ourSide.push(next(mine, t, chained(ourSide[ourSide.length - 1]).hash, [c], 0, [c]));
+    const other = initialReplica(run);
+    other.reset(shared.weights.slice(), 5);
+    const theirStore = new SnapshotStore();
+    const theirSide = [next(other, 5, parent, [a, b, c], 0, [a, b])];
+    for (let t = 6; t <= 11; t++) {
+      theirSide.push(next(other, t, chained(theirSide[theirSide.length - 1]).hash, [a, b], 0, [a, b]));
+      if (t === 9) theirStore.take(10, other.checksum(), other.weights.slice());
+    }
+    const theirChain = [...sharedChain, ...theirSide];
+
+    const replica = initialReplica(run);
+    const self = { id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(), joinedAt: Date.UTC(2025, 0, 2) };
+    const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: c.sign };
+    const rounds = new Rounds(self, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: false }, log);
+    for (const x of [...sharedChain, ...ourSide]) rounds.onCommit(x);
+    assert.equal(rounds.head, 13);
+    const snapshots = new SnapshotStore();
+
+    const [host, peer] = await Promise.all([0, 1].map(async () => createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log)));
+    const abort = new AbortController();
+    try {
+      const firstKept = 4;
+      await serveSync(
+        peer,
+        {
+          runId: run.runId,
+          specJson: canonicalJson(spec),
+          snapshot: (iteration) => theirStore.find(iteration),
+          commitsFrom: (from, max) => theirChain.filter((x) => x.commit.iteration >= Math.max(from, firstKept)).slice(0, max).map((x) => x.encoded),
+          checksumAt: () => null,
+          admits: () => true,
+        },
+        log,
+      );
+      const topics = Gossip.topicsOf(run.runId);
+      for (const n of [host, peer]) n.services.pubsub.subscribe(topics.commit);
+      await host.dial(peer.getMultiaddrs()[0]);
+      const peers = new Peers(host, run.runId, topics.commit, [], log, abort.signal, () => true);
+      for (let i = 0; i < 100 && peers.connected().length === 0; i++) await sleep(50);
+      assert.equal(peers.connected().length, 1, "the peer takes part in the run");
+      const reported: Record<string, unknown>[] = [];
+      const decode = (b: Uint8Array) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+      const parts = await syncParts({ host, runId: run.runId, self: self.id, rounds, replica, peers, log, planner: { store: snapshots }, decode, faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }) });
+      const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 5 }, abort.signal);
+      const repair = new Repair(parts, catchUp, snapshots, null);
+      await repair.resolveFork(theirSide[theirSide.length - 1]);
+      assert.deepEqual(reported.filter((r) => r.kind === "forkSwitch").map((r) => [r.iteration, r.base]), [[5, null]], "a switch with no base of ours");
+      assert.deepEqual(reported.filter((r) => r.kind === "snapshotAdopted").map((r) => r.iteration), [10]);
+      assert.equal(rounds.head, 12, "on their side, replayed to its head");
+      assert.equal(replica.checksum(), other.checksum());
+      // Held at once, from 0: our shared commits and their run, the very chain the peer holds.
+      assert.deepEqual(rounds.appliedCommits().map((x) => toHex(x.hash)), theirChain.map((x) => toHex(chained(x).hash)));
+    } finally {
+      abort.abort();
+      await Promise.all([host.stop(), peer.stop()]);
+    }
+  });
+});
+
 describe("the end of a run (settleAtEnd)", () => {
   /** Our node at the state after commit 0, and a peer whose answer for iteration 1 the test sets. */
   async function pair(answer: () => { iteration: number; checksum: string } | null) {
