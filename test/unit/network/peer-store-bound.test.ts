@@ -66,6 +66,38 @@ describe("peer store bound", () => {
     }
   });
 
+  it("a bootstrap peer that left before the crowd came is never deleted (real libp2p over TCP)", async () => {
+    const cap = 8;
+    const boot = await identity();
+    const bootAddr = `${boot.getMultiaddrs()[0].toString()}/p2p/${boot.peerId.toString()}`;
+    const victim = await createSwarmNode({ ...loopback, bootstrap: [bootAddr], maxStoredPeers: cap }, await generateKeyPair("Ed25519"), log);
+    try {
+      // The bootstrap module dials it after start; then it leaves, first of all: the peer that
+      // left longest ago, which the sweep would delete first were it not a bootstrap peer.
+      for (let w = 0; w < 200 && victim.getConnections(boot.peerId).length === 0; w++) await sleep(25);
+      assert.equal(victim.getConnections(boot.peerId).length, 1, "the node never dialled its bootstrap peer");
+      await boot.stop();
+      const addr = victim.getMultiaddrs()[0];
+      // 23 more departures: with the bootstrap peer's, 24, a multiple of cap / 4, after which a
+      // sweep runs at once (otherwise at the 30 s timer).
+      for (let i = 0; i < 3 * cap - 1; i++) {
+        const sybil = await identity();
+        await sybil.dial(addr);
+        for (let w = 0; w < 100 && !(await victim.peerStore.has(sybil.peerId)); w++) await sleep(20);
+        await sybil.stop();
+      }
+      let held = (await victim.peerStore.all()).map((p) => p.id.toString());
+      for (let w = 0; w < 100 && held.length > cap; w++) {
+        await sleep(50);
+        held = (await victim.peerStore.all()).map((p) => p.id.toString());
+      }
+      assert.ok(held.length <= cap, `${held.length} records kept, cap ${cap}`);
+      assert.ok(held.includes(boot.peerId.toString()), "the bootstrap peer's record was deleted");
+    } finally {
+      await victim.stop();
+    }
+  });
+
   it("stores a view into a larger buffer as a copy of its own size, and a whole array as it is", async () => {
     const ds = new CompactMemoryDatastore();
     const slab = new Uint8Array(8192).fill(7);
