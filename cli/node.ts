@@ -42,6 +42,7 @@ interface NodeFlags {
   behindNat: boolean;
   swarmKey?: string;
   maxConnectionsPerIp: number;
+  maxStoredPeers: number;
   smallHeap: boolean;
   dataDir: string;
   modelDir?: string;
@@ -112,6 +113,12 @@ export function nodeCommand(program: Command): void {
       "inbound connections one remote IP (IPv6: /64) may hold open; loopback is exempt (0: no limit)",
       intIn(0, 65536),
       net.maxConnectionsPerIp,
+    )
+    .option(
+      "--max-stored-peers <n>",
+      "peer records kept (addresses, keys); past it the least needed are deleted, never connected, DHT routing-table or bootstrap peers",
+      intIn(16, 1_000_000),
+      net.maxStoredPeers,
     )
     .option(
       "--small-heap",
@@ -219,6 +226,7 @@ Examples:
         relay: flags.relay,
         behindNat: flags.behindNat,
         maxConnectionsPerIp: flags.maxConnectionsPerIp,
+        maxStoredPeers: flags.maxStoredPeers,
         ...(swarmKey ? { swarmKey } : {}),
       };
       // libp2p and TensorFlow.js load only now: --help and --print-config stay fast.

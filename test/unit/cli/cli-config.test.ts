@@ -107,6 +107,13 @@ describe("configuration layers", () => {
     assert.equal(printed(viaEnvFile).sources.listen, `config ${file}`);
   });
 
+  it("the peer store's cap: 2,048 by default, from the flag or SEEDSWARM_MAX_STORED_PEERS", async () => {
+    assert.equal(printed(await cli(["node", "--print-config"])).config["max-stored-peers"], 2048);
+    assert.equal(printed(await cli(["node", "--max-stored-peers", "500", "--print-config"])).config["max-stored-peers"], 500);
+    const env = printed(await cli(["node", "--print-config"], { SEEDSWARM_MAX_STORED_PEERS: "64" }));
+    assert.equal(env.config["max-stored-peers"], 64);
+  });
+
   it("booleans from variables: true/false/1/0/yes/no, for plain and negated flags", async () => {
     for (const [raw, want] of [
       ["false", false],
@@ -258,6 +265,7 @@ describe("bad flags: usage errors (exit 2) naming the flag and the value", () =>
     [["node", "--member", P.toLowerCase()], /--member.*(is not a peer id|must be written as)/],
     [["node", "--run", "ab".repeat(32), "--member", P], /--run.*cannot be used with.*--member/],
     [["node", "--max-connections-per-ip", "-1"], /--max-connections-per-ip.*'-1'/],
+    [["node", "--max-stored-peers", "8"], /--max-stored-peers.*'8'/],
     [["eval", "--limit", "0"], /--limit.*'0'/],
     [["eval", "--backend", "gpu"], /--backend.*'gpu'/],
     [["export", "--preset", "nope"], /--preset.*'nope'/],
