@@ -222,6 +222,86 @@ describe("fork search against a peer that keeps fewer commits", () => {
   });
 });
 
+describe("fork search cost", () => {
+  it("a fork less than a page deep is found with one probe at the page ending where the checksums differ, not a binary search over the kept chain", async () => {
+    const [a, b, c] = keys;
+    // 600 shared commits; the fork at 600: ours by rank 1 then c alone to 640, theirs by rank 0
+    // built on by a and b to 620. The binary search over our 641 commits took three pages (320,
+    // 608, 592; about five over a full 4,096-commit history, each ~1 s from a peer under the
+    // fuzz's load); the page ending at the unchained commit, one.
+    const shared = initialReplica(run);
+    const sharedChain: EncodedCommit[] = [];
+    let parent: Uint8Array = ZERO_HASH;
+    for (let t = 0; t < 600; t++) {
+      sharedChain.push(next(shared, t, parent, [a, b, c], 0, [a, b, c]));
+      parent = chained(sharedChain[t]).hash;
+    }
+    const atFork = { weights: shared.weights.slice(), sum: shared.checksum() };
+    const mine = initialReplica(run);
+    mine.reset(atFork.weights.slice(), 600);
+    const ourSide = [next(mine, 600, parent, [a, b, c], 1, [a, b, c])];
+    ourSide.push(next(mine, 601, chained(ourSide[0]).hash, [a, b, c], 0, [c]));
+    for (let t = 602; t <= 640; t++) ourSide.push(next(mine, t, chained(ourSide[ourSide.length - 1]).hash, [c], 0, [c]));
+    const other = initialReplica(run);
+    other.reset(atFork.weights.slice(), 600);
+    const theirSide = [next(other, 600, parent, [a, b, c], 0, [a, b])];
+    for (let t = 601; t <= 620; t++) theirSide.push(next(other, t, chained(theirSide[theirSide.length - 1]).hash, [a, b], 0, [a, b]));
+    const theirChain = [...sharedChain, ...theirSide];
+
+    const replica = initialReplica(run);
+    const self = { id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(), joinedAt: Date.UTC(2025, 0, 2) };
+    const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: c.sign };
+    const rounds = new Rounds(self, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 1000, contribute: false }, log);
+    for (const x of [...sharedChain, ...ourSide]) rounds.onCommit(x);
+    assert.equal(rounds.head, 641);
+    const snapshots = new SnapshotStore();
+    snapshots.take(600, atFork.sum, atFork.weights);
+
+    const [host, peer] = await Promise.all([0, 1].map(async () => createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log)));
+    const abort = new AbortController();
+    try {
+      const asked: number[] = [];
+      await serveSync(
+        peer,
+        {
+          runId: run.runId,
+          specJson: canonicalJson(spec),
+          snapshot: () => null,
+          commitsFrom: (from, max) => {
+            asked.push(from);
+            return theirChain.filter((x) => x.commit.iteration >= from).slice(0, max).map((x) => x.encoded);
+          },
+          checksumAt: () => null,
+          admits: () => true,
+        },
+        log,
+      );
+      const topics = Gossip.topicsOf(run.runId);
+      for (const n of [host, peer]) n.services.pubsub.subscribe(topics.commit);
+      await host.dial(peer.getMultiaddrs()[0]);
+      const peers = new Peers(host, run.runId, topics.commit, [], log, abort.signal, () => true);
+      for (let i = 0; i < 100 && peers.connected().length === 0; i++) await sleep(50);
+      const reported: Record<string, unknown>[] = [];
+      const parts = await syncParts({ host, runId: run.runId, self: self.id, rounds, replica, peers, log, planner: { store: snapshots }, faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }) });
+      const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 5 }, abort.signal);
+      const repair = new Repair(parts, catchUp, snapshots, null);
+      // The unchained commit 620: resolveFork first asks for its parent (619), then the deep fork.
+      await repair.resolveFork(theirSide[theirSide.length - 1]);
+      assert.deepEqual(reported.filter((r) => r.kind === "forkSwitch").map((r) => [r.iteration, r.base]), [[600, 600]]);
+      assert.equal(rounds.head, 621);
+      assert.equal(replica.checksum(), other.checksum());
+      // 619 (the parent), 620 - 255 = 365 (the one probe: its page shows the chains part at 600),
+      // 599 (commits t-1, t, t+1 to decide), 599 (the winner's commits replayed from our snapshot),
+      // then the rest of its chain from our new head.
+      assert.deepEqual(asked.slice(0, 4), [619, 365, 599, 599], `pages asked from: ${asked.join(", ")}`);
+      assert.ok(asked.length <= 6, `pages asked from: ${asked.join(", ")}`);
+    } finally {
+      abort.abort();
+      await Promise.all([host.stop(), peer.stop()]);
+    }
+  });
+});
+
 describe("a fork older than every snapshot kept (the winner's state adopted)", () => {
   it("keeps the chain behind the adopted snapshot from what it holds: ours to the fork, the winner's verified run after it", async () => {
     const [a, b, c] = keys;
