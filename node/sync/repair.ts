@@ -273,10 +273,15 @@ export class Repair {
       return false;
     }
     this.deepForkBusy = true;
+    const started = Date.now();
+    let switched = false;
     try {
-      return await this.tryDeepFork(peer, near);
+      switched = await this.tryDeepFork(peer, near);
+      return switched;
     } finally {
       this.deepForkBusy = false;
+      // How long the slot was held (every other check is turned away meanwhile).
+      this.s.log.debug({ peer: peer.toString(), near, switched, ms: Date.now() - started }, "deep fork check done");
     }
   }
 
