@@ -7,8 +7,12 @@
  * An iteration's contribution cap is not first come, first held: a member's contribution (its
  * author is in a recent commit of our chain) takes the place of a newcomer's when the cap is
  * reached, so a crowd of free identities that arrives first cannot crowd the swarm's own
- * authors out of a round (issue 11, attack 7).
+ * authors out of a round (issue 11, attack 7). Among newcomers the cap is a uniform sample of
+ * all that were offered (reservoir sampling, with this node's own randomness: which ones it
+ * holds is not replicated state), so Sybils that arrive first cannot lock an honest joiner out
+ * either: of n newcomers for a round, each is held with the same chance, about cap / n.
  */
+import { randomInt } from "node:crypto";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
 import { MAX_COMMIT_ENTRIES } from "../../protocol/limits.js";
 import { chained, type EncodedCommit, type SignedContribution } from "./commit.js";
@@ -50,14 +54,18 @@ export type Offered = "held" | "duplicate" | "dropped";
 export class RoundInbox {
   private readonly contributions = new Map<number, Map<string, Held>>();
   private readonly pendingCommits = new Map<number, EncodedCommit[]>();
+  /** Newcomers' contributions offered per iteration (held or not): the reservoir's count. */
+  private readonly newcomersOffered = new Map<number, number>();
 
   /**
    * @param onEquivocation called with the evidence when one signer signed two messages for one slot.
    * @param isMember whether an author is in a recent commit of our chain (late-authors.ts): members' contributions displace newcomers' at the cap.
+   * @param random a uniform integer in [0, n) (the CSPRNG; a test may pass its own).
    */
   constructor(
     private readonly onEquivocation: (e: Equivocation) => void,
     private readonly isMember: (author: string) => boolean = () => false,
+    private readonly random: (n: number) => number = (n) => randomInt(n),
   ) {}
 
   /**
@@ -83,12 +91,29 @@ export class RoundInbox {
     }
     if (iteration > head && this.futureContributions(c.author.id, head) >= ROUND_CAPS.futureContributionsPerSigner)
       return "dropped";
+    const member = this.isMember(c.author.id);
+    const offered = member ? 0 : (this.newcomersOffered.get(iteration) ?? 0) + 1;
+    if (!member) this.newcomersOffered.set(iteration, offered);
     if (byKey && byKey.size >= ROUND_CAPS.contributionsPerIteration) {
-      // Full: a member's contribution takes the place of the newest newcomer's; anything else waits outside.
-      if (!this.isMember(c.author.id)) return "dropped";
-      const newcomer = [...byKey].findLast(([, h]) => !this.isMember(h.c.author.id));
-      if (!newcomer) return "dropped";
-      byKey.delete(newcomer[0]);
+      if (member) {
+        // Full: a member's contribution takes the place of the newest newcomer's.
+        const newcomer = [...byKey].findLast(([, h]) => !this.isMember(h.c.author.id));
+        if (!newcomer) return "dropped";
+        byKey.delete(newcomer[0]);
+      } else {
+        // The offered-th newcomer is held with chance (slots) / offered, in place of a random
+        // held one (reservoir sampling); a draw that lands on a member's slot drops it.
+        const j = this.random(offered);
+        if (j >= byKey.size) return "dropped";
+        let i = 0;
+        let victim: string | undefined;
+        for (const [k, h] of byKey) if (i++ === j) {
+          if (!this.isMember(h.c.author.id)) victim = k;
+          break;
+        }
+        if (victim === undefined) return "dropped";
+        byKey.delete(victim);
+      }
     }
     if (!byKey) {
       byKey = new Map();
@@ -128,6 +153,7 @@ export class RoundInbox {
   /** Forgets contributions for iterations before `t`. */
   dropContributionsBefore(t: number): void {
     for (const old of this.contributions.keys()) if (old < t) this.contributions.delete(old);
+    for (const old of this.newcomersOffered.keys()) if (old < t) this.newcomersOffered.delete(old);
   }
 
   /**
