@@ -292,9 +292,10 @@ export class Repair {
       log.debug({ peer: peer.toString(), iteration: t, reason }, "deep fork: no switch");
       return false;
     };
-    const found = await this.findFork(peer, near).catch(() => null);
+    const found = await this.findFork(peer, near).catch((err: Error) => `no fork found with this peer: ${err.message}`);
+    if (typeof found === "string") return no(found);
     // Another fix (a switch found by a concurrent check) ran meanwhile: what we found is stale.
-    if (!found || this.s.fix.busy) return no(found ? "another fix ran meanwhile" : "no fork found with this peer");
+    if (this.s.fix.busy) return no("another fix ran meanwhile");
     const { t, common, fork, next, afterNext } = found;
     // A side whose commit carries a false accusation (or an excluded author's entry) never wins.
     if (rounds.refusedForExclusions(fork.hash)) return no("its side's commit was refused for exclusions", t);
@@ -327,8 +328,8 @@ export class Repair {
    * Where `peer`'s chain and ours part: the first iteration t whose commits differ, by a binary
    * search over pages of its /commits. Only hashes are compared there (a hash equal to one of our
    * verified commits proves the bytes are ours); what decides is verified: commit t-1 both chains
-   * share, and the peer's commits t and t+1 as served over /commits. Null when there is no fork
-   * within the commits we keep, or the peer does not serve what is needed. `near`: an iteration
+   * share, and the peer's commits t and t+1 as served over /commits. Why not (a string, logged)
+   * when there is no fork within the commits we keep, or the peer does not serve what is needed. `near`: an iteration
    * at which the chains are known to differ (a checksum there, an unchained commit): the first
    * probe is the page that ends there, which holds the fork when it is less than a page deep (the
    * usual case), so one request replaces the binary search's five or so over a full history (each
@@ -337,10 +338,11 @@ export class Repair {
   private async findFork(
     peer: PeerId,
     near?: number,
-  ): Promise<{ t: number; common: ChainedCommit | null; fork: ChainedCommit; next?: ChainedCommit; afterNext?: ChainedCommit } | null> {
+  ): Promise<{ t: number; common: ChainedCommit | null; fork: ChainedCommit; next?: ChainedCommit; afterNext?: ChainedCommit } | string> {
+    const none = (why: string) => `no fork found with this peer: ${why}`;
     const { rounds, libp2p, runId } = this.s;
     const applied = rounds.appliedCommits();
-    if (applied.length === 0) return null;
+    if (applied.length === 0) return none("we hold no commits");
     const ours = new Map(applied.map((l) => [l.iteration, l]));
     const oldest = applied[0].iteration;
     const newest = applied[applied.length - 1].iteration;
@@ -361,23 +363,24 @@ export class Repair {
       // search, fuzz 2026-11-28). Equal at s: equal chains up to s. Differing at s: older than
       // the commit t-1 the peer could serve, so none found.
       const s = decodeCommit(raw[0]).iteration;
-      if (s < k) return null;
+      if (s < k) return none(`asked from ${k}, it served from ${s}`);
       const page = raw.map((bytes) => commitHash(bytes));
       let i = 0;
       while (i < page.length && s + i <= newest && equalBytes(page[i], ours.get(s + i)?.hash ?? ZERO_HASH)) i++;
-      if (i === 0 && s > k) return null;
+      if (i === 0 && s > k) return none(`it keeps commits from ${s} only, and differs there`);
       if (i === 0) hi = k;
       else if (i < page.length && s + i <= newest) lo = hi = s + i;
       else lo = s + i;
     }
     const t = lo;
-    if (t > newest || (t === oldest && t > 0)) return null;
+    if (t > newest) return none(`chains equal through our head ${newest}`);
+    if (t === oldest && t > 0) return none(`the chains differ at our oldest kept commit ${oldest}`);
     const common = t > 0 ? (ours.get(t - 1) ?? null) : null;
     const got = this.catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, Math.max(0, t - 1))).map(chained);
     const from = common ? 1 : 0;
-    if (common && (got[0]?.commit.iteration !== t - 1 || !equalBytes(got[0].hash, common.hash))) return null;
+    if (common && (got[0]?.commit.iteration !== t - 1 || !equalBytes(got[0].hash, common.hash))) return none(`it no longer serves our commit ${t - 1} (its chain moved, or the reply did not verify)`);
     const fork = got[from];
-    if (!fork || fork.commit.iteration !== t || !equalBytes(fork.commit.prevHash, common?.hash ?? ZERO_HASH)) return null;
+    if (!fork || fork.commit.iteration !== t || !equalBytes(fork.commit.prevHash, common?.hash ?? ZERO_HASH)) return none(`it served no commit ${t} on our ${t - 1}`);
     const [next, afterNext] = [got[from + 1], got[from + 2]];
     return { t, common, fork, ...(next ? { next } : {}), ...(afterNext ? { afterNext } : {}) };
   }
