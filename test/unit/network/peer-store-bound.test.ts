@@ -10,7 +10,7 @@ import { yamux } from "@libp2p/yamux";
 import { Key } from "interface-datastore";
 import { createLibp2p, type Libp2p } from "libp2p";
 import { CompactMemoryDatastore } from "../../../node/network/compact-datastore.js";
-import { createSwarmNode } from "../../../node/network/libp2p.js";
+import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions, type NetworkOptions } from "../../../node/network/network-options.js";
 import { createLogger } from "../../../node/observe/logger.js";
 
@@ -30,30 +30,41 @@ async function identity(): Promise<Libp2p> {
   });
 }
 
+/** `count` fresh identities, one after another, connect to `victim` (each stored once identify ran on its side) and leave; their ids in order. */
+async function crowd(victim: SwarmNode, count: number): Promise<string[]> {
+  const addr = victim.getMultiaddrs()[0];
+  const left: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const sybil = await identity();
+    await sybil.dial(addr);
+    for (let w = 0; w < 100 && !(await victim.peerStore.has(sybil.peerId)); w++) await sleep(20);
+    assert.ok(await victim.peerStore.has(sybil.peerId), `identity ${i} was never stored`);
+    left.push(sybil.peerId.toString());
+    await sybil.stop();
+  }
+  return left;
+}
+
+/** The peers `victim` holds records of, once its sweep brought them within `cap` (or 5 s passed). */
+async function heldWithin(victim: SwarmNode, cap: number): Promise<string[]> {
+  let held = (await victim.peerStore.all()).map((p) => p.id.toString());
+  for (let w = 0; w < 100 && held.length > cap; w++) {
+    await sleep(50);
+    held = (await victim.peerStore.all()).map((p) => p.id.toString());
+  }
+  assert.ok(held.length <= cap, `${held.length} records kept, cap ${cap}`);
+  return held;
+}
+
 describe("peer store bound", () => {
   it("a crowd of identities that connect and leave keeps at most the cap; connected and recent peers stay (real libp2p over TCP)", async () => {
     const cap = 16;
     const victim = await createSwarmNode({ ...loopback, maxStoredPeers: cap }, await generateKeyPair("Ed25519"), log);
     const friend = await identity();
     try {
-      const addr = victim.getMultiaddrs()[0];
-      await friend.dial(addr);
-      const left: string[] = [];
-      for (let i = 0; i < 3 * cap; i++) {
-        const sybil = await identity();
-        await sybil.dial(addr);
-        // Stored once identify has run on the victim's side.
-        for (let w = 0; w < 100 && !(await victim.peerStore.has(sybil.peerId)); w++) await sleep(20);
-        assert.ok(await victim.peerStore.has(sybil.peerId), `identity ${i} was never stored`);
-        left.push(sybil.peerId.toString());
-        await sybil.stop();
-      }
-      let held = (await victim.peerStore.all()).map((p) => p.id.toString());
-      for (let w = 0; w < 100 && held.length > cap; w++) {
-        await sleep(50);
-        held = (await victim.peerStore.all()).map((p) => p.id.toString());
-      }
-      assert.ok(held.length <= cap, `${held.length} records kept, cap ${cap}`);
+      await friend.dial(victim.getMultiaddrs()[0]);
+      const left = await crowd(victim, 3 * cap);
+      const held = await heldWithin(victim, cap);
       // Without the bound all 49 stay (libp2p forgets a peer six hours after its last update).
       assert.ok(held.includes(friend.peerId.toString()), "the connected peer's record was deleted");
       assert.ok(held.includes(left[left.length - 1]), "the peer that left last was deleted before older ones");
@@ -77,21 +88,10 @@ describe("peer store bound", () => {
       for (let w = 0; w < 200 && victim.getConnections(boot.peerId).length === 0; w++) await sleep(25);
       assert.equal(victim.getConnections(boot.peerId).length, 1, "the node never dialled its bootstrap peer");
       await boot.stop();
-      const addr = victim.getMultiaddrs()[0];
       // 23 more departures: with the bootstrap peer's, 24, a multiple of cap / 4, after which a
       // sweep runs at once (otherwise at the 30 s timer).
-      for (let i = 0; i < 3 * cap - 1; i++) {
-        const sybil = await identity();
-        await sybil.dial(addr);
-        for (let w = 0; w < 100 && !(await victim.peerStore.has(sybil.peerId)); w++) await sleep(20);
-        await sybil.stop();
-      }
-      let held = (await victim.peerStore.all()).map((p) => p.id.toString());
-      for (let w = 0; w < 100 && held.length > cap; w++) {
-        await sleep(50);
-        held = (await victim.peerStore.all()).map((p) => p.id.toString());
-      }
-      assert.ok(held.length <= cap, `${held.length} records kept, cap ${cap}`);
+      await crowd(victim, 3 * cap - 1);
+      const held = await heldWithin(victim, cap);
       assert.ok(held.includes(boot.peerId.toString()), "the bootstrap peer's record was deleted");
     } finally {
       await victim.stop();

@@ -22,7 +22,7 @@ import { Gossip } from "../../../node/network/gossip.js";
 import { Peers } from "../../../node/network/peers.js";
 import { createLogger } from "../../../node/observe/logger.js";
 import { CatchUp } from "../../../node/sync/catch-up.js";
-import { serveSync } from "../../../node/sync/protocols.js";
+import { serveSync, type SyncSource } from "../../../node/sync/protocols.js";
 import { Repair } from "../../../node/sync/repair.js";
 import { SnapshotStore } from "../../../node/sync/snapshot-store.js";
 import { fromHex, toHex } from "../../../protocol/bytes.js";
@@ -150,141 +150,114 @@ describe("fork resolution", () => {
   });
 });
 
+/**
+ * A fork at `n`: shared commits 0..n-1 by a, b and c; our side by rank 1 (all three), then c
+ * alone through `ourHead`; theirs by rank 0 (a and b), built on by a and b through `theirHead`.
+ * `atTheirs` sees their state after each of their commits (to take snapshots).
+ */
+function forked(n: number, ourHead: number, theirHead: number, atTheirs?: (t: number, state: Replica) => void) {
+  const [a, b, c] = keys;
+  const shared = initialReplica(run);
+  const sharedChain: EncodedCommit[] = [];
+  let parent: Uint8Array = ZERO_HASH;
+  for (let t = 0; t < n; t++) {
+    sharedChain.push(next(shared, t, parent, [a, b, c], 0, [a, b, c]));
+    parent = chained(sharedChain[t]).hash;
+  }
+  const atFork = { weights: shared.weights.slice(), sum: shared.checksum() };
+  const side = (rank: number, first: TestKey[], then: TestKey[], head: number, at?: (t: number, state: Replica) => void) => {
+    const state = initialReplica(run);
+    state.reset(atFork.weights.slice(), n);
+    const out = [next(state, n, parent, [a, b, c], rank, first)];
+    at?.(n, state);
+    for (let t = n + 1; t <= head; t++) {
+      out.push(next(state, t, chained(out[out.length - 1]).hash, t === n + 1 ? first : then, 0, then));
+      at?.(t, state);
+    }
+    return { out, state };
+  };
+  const ours = side(1, [a, b, c], [c], ourHead);
+  const theirs = side(0, [a, b], [a, b], theirHead, atTheirs);
+  return { sharedChain, ourSide: ours.out, theirSide: theirs.out, theirChain: [...sharedChain, ...theirs.out], atFork, other: theirs.state };
+}
+
+/**
+ * Our node holding `ourChain` and `snapshots`, and a peer serving `source` (its commits and
+ * snapshots), dialled over TCP; `body` gets the repair and the faults it reported.
+ */
+async function againstPeer(
+  ourChain: readonly EncodedCommit[],
+  snapshots: SnapshotStore,
+  source: Pick<SyncSource, "commitsFrom"> & Partial<Pick<SyncSource, "snapshot">>,
+  body: (x: { repair: Repair; rounds: Rounds; replica: Replica; reported: Record<string, unknown>[] }) => Promise<void>,
+): Promise<void> {
+  const replica = initialReplica(run);
+  const self = { id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(), joinedAt: Date.UTC(2025, 0, 2) };
+  const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: keys[2].sign };
+  const rounds = new Rounds(self, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 10_000, contribute: false }, log);
+  for (const x of ourChain) rounds.onCommit(x);
+  assert.equal(rounds.head, ourChain.length);
+  const [host, peer] = await Promise.all([0, 1].map(async () => createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log)));
+  const abort = new AbortController();
+  try {
+    await serveSync(
+      peer,
+      { runId: run.runId, specJson: canonicalJson(spec), snapshot: () => null, checksumAt: () => null, admits: () => true, ...source },
+      log,
+    );
+    const topics = Gossip.topicsOf(run.runId);
+    for (const n of [host, peer]) n.services.pubsub.subscribe(topics.commit);
+    await host.dial(peer.getMultiaddrs()[0]);
+    const peers = new Peers(host, run.runId, topics.commit, [], log, abort.signal, () => true);
+    for (let i = 0; i < 100 && peers.connected().length === 0; i++) await sleep(50);
+    assert.equal(peers.connected().length, 1, "the peer takes part in the run");
+    const reported: Record<string, unknown>[] = [];
+    const decode = (b: Uint8Array) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    const parts = await syncParts({ host, runId: run.runId, self: self.id, rounds, replica, peers, log, planner: { store: snapshots }, decode, faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }) });
+    const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 5 }, abort.signal);
+    await body({ repair: new Repair(parts, catchUp, snapshots, null), rounds, replica, reported });
+  } finally {
+    abort.abort();
+    await Promise.all([host.stop(), peer.stop()]);
+  }
+}
+
+/** Commits of `chain` from `from` on (none kept before `firstKept`), at most `max`. */
+const served = (chain: readonly EncodedCommit[], from: number, max: number, firstKept = 0) =>
+  chain.filter((x) => x.commit.iteration >= Math.max(from, firstKept)).slice(0, max).map((x) => x.encoded);
+
 describe("fork search against a peer that keeps fewer commits", () => {
   it("a peer whose kept commits begin after the search's first probe (a later snapshot) still shows where the chains part", async () => {
-    const [a, b, c] = keys;
-    // Shared commits 0-4 by all three; the fork at 5: ours by rank 1 (all three), then c alone
-    // through 12; theirs by rank 0 (a and b), built on by a and b. The peer keeps only from 4 on
-    // (it adopted a snapshot there), so the binary search's probe at 3 gets a page from 4.
-    const shared = initialReplica(run);
-    const sharedChain: EncodedCommit[] = [];
-    let parent: Uint8Array = ZERO_HASH;
-    for (let t = 0; t < 5; t++) {
-      sharedChain.push(next(shared, t, parent, [a, b, c], 0, [a, b, c]));
-      parent = chained(sharedChain[t]).hash;
-    }
-    const atFork = { weights: shared.weights.slice(), sum: shared.checksum() };
-    const mine = initialReplica(run);
-    mine.reset(atFork.weights.slice(), 5);
-    const ourSide = [next(mine, 5, parent, [a, b, c], 1, [a, b, c])];
-    ourSide.push(next(mine, 6, chained(ourSide[0]).hash, [a, b, c], 0, [c]));
-    for (let t = 7; t <= 12; t++) ourSide.push(next(mine, t, chained(ourSide[ourSide.length - 1]).hash, [c], 0, [c]));
-    const other = initialReplica(run);
-    other.reset(atFork.weights.slice(), 5);
-    const theirSide = [next(other, 5, parent, [a, b, c], 0, [a, b])];
-    for (let t = 6; t <= 8; t++) theirSide.push(next(other, t, chained(theirSide[theirSide.length - 1]).hash, [a, b], 0, [a, b]));
-    const theirChain = [...sharedChain, ...theirSide];
-
-    const replica = initialReplica(run);
-    const self = { id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(), joinedAt: Date.UTC(2025, 0, 2) };
-    const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: c.sign };
-    const rounds = new Rounds(self, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: false }, log);
-    for (const x of [...sharedChain, ...ourSide]) rounds.onCommit(x);
-    assert.equal(rounds.head, 13);
+    // The fork at 5; ours to 12, theirs to 8. The peer keeps only from 4 on (it adopted a
+    // snapshot there), so the binary search's probe at 3 gets a page from 4.
+    const { sharedChain, ourSide, theirSide, theirChain, atFork, other } = forked(5, 12, 8);
     const snapshots = new SnapshotStore();
     snapshots.take(5, atFork.sum, atFork.weights);
-
-    const [host, peer] = await Promise.all([0, 1].map(async () => createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log)));
-    const abort = new AbortController();
-    try {
-      const firstKept = 4;
-      await serveSync(
-        peer,
-        {
-          runId: run.runId,
-          specJson: canonicalJson(spec),
-          snapshot: () => null,
-          commitsFrom: (from, max) => theirChain.filter((x) => x.commit.iteration >= Math.max(from, firstKept)).slice(0, max).map((x) => x.encoded),
-          checksumAt: () => null,
-          admits: () => true,
-        },
-        log,
-      );
-      const topics = Gossip.topicsOf(run.runId);
-      for (const n of [host, peer]) n.services.pubsub.subscribe(topics.commit);
-      await host.dial(peer.getMultiaddrs()[0]);
-      const peers = new Peers(host, run.runId, topics.commit, [], log, abort.signal, () => true);
-      for (let i = 0; i < 100 && peers.connected().length === 0; i++) await sleep(50);
-      assert.equal(peers.connected().length, 1, "the peer takes part in the run");
-      const reported: Record<string, unknown>[] = [];
-      const parts = await syncParts({ host: host, runId: run.runId, self: self.id, rounds, replica, peers, log, planner: { store: snapshots }, faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }) });
-      const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 5 }, abort.signal);
-      const repair = new Repair(parts, catchUp, snapshots, null);
+    await againstPeer([...sharedChain, ...ourSide], snapshots, { commitsFrom: (from, max) => served(theirChain, from, max, 4) }, async ({ repair, rounds, replica, reported }) => {
       await repair.resolveFork(theirSide[theirSide.length - 1]);
       const switches = reported.filter((r) => r.kind === "forkSwitch");
       assert.deepEqual(switches.map((r) => [r.iteration, r.reason]), [[5, "endorsed by 2 authors of the shared commit, the other side by 1"]]);
       assert.equal(rounds.head, 9, "on their side, replayed to its head");
       assert.equal(replica.checksum(), other.checksum());
-    } finally {
-      abort.abort();
-      await Promise.all([host.stop(), peer.stop()]);
-    }
+    });
   });
 });
 
 describe("fork search cost", () => {
   it("a fork less than a page deep is found with one probe at the page ending where the checksums differ, not a binary search over the kept chain", async () => {
-    const [a, b, c] = keys;
-    // 600 shared commits; the fork at 600: ours by rank 1 then c alone to 640, theirs by rank 0
-    // built on by a and b to 620. The binary search over our 641 commits took three pages (320,
-    // 608, 592; about five over a full 4,096-commit history, each ~1 s from a peer under the
-    // fuzz's load); the page ending at the unchained commit, one.
-    const shared = initialReplica(run);
-    const sharedChain: EncodedCommit[] = [];
-    let parent: Uint8Array = ZERO_HASH;
-    for (let t = 0; t < 600; t++) {
-      sharedChain.push(next(shared, t, parent, [a, b, c], 0, [a, b, c]));
-      parent = chained(sharedChain[t]).hash;
-    }
-    const atFork = { weights: shared.weights.slice(), sum: shared.checksum() };
-    const mine = initialReplica(run);
-    mine.reset(atFork.weights.slice(), 600);
-    const ourSide = [next(mine, 600, parent, [a, b, c], 1, [a, b, c])];
-    ourSide.push(next(mine, 601, chained(ourSide[0]).hash, [a, b, c], 0, [c]));
-    for (let t = 602; t <= 640; t++) ourSide.push(next(mine, t, chained(ourSide[ourSide.length - 1]).hash, [c], 0, [c]));
-    const other = initialReplica(run);
-    other.reset(atFork.weights.slice(), 600);
-    const theirSide = [next(other, 600, parent, [a, b, c], 0, [a, b])];
-    for (let t = 601; t <= 620; t++) theirSide.push(next(other, t, chained(theirSide[theirSide.length - 1]).hash, [a, b], 0, [a, b]));
-    const theirChain = [...sharedChain, ...theirSide];
-
-    const replica = initialReplica(run);
-    const self = { id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(), joinedAt: Date.UTC(2025, 0, 2) };
-    const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: c.sign };
-    const rounds = new Rounds(self, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 1000, contribute: false }, log);
-    for (const x of [...sharedChain, ...ourSide]) rounds.onCommit(x);
-    assert.equal(rounds.head, 641);
+    // 600 shared commits; the fork at 600, ours to 640, theirs to 620. The binary search over
+    // our 641 commits took three pages (320, 608, 592; about five over a full 4,096-commit
+    // history, each ~1 s from a peer under the fuzz's load); the page ending at the unchained
+    // commit, one.
+    const { sharedChain, ourSide, theirSide, theirChain, atFork, other } = forked(600, 640, 620);
     const snapshots = new SnapshotStore();
     snapshots.take(600, atFork.sum, atFork.weights);
-
-    const [host, peer] = await Promise.all([0, 1].map(async () => createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log)));
-    const abort = new AbortController();
-    try {
-      const asked: number[] = [];
-      await serveSync(
-        peer,
-        {
-          runId: run.runId,
-          specJson: canonicalJson(spec),
-          snapshot: () => null,
-          commitsFrom: (from, max) => {
-            asked.push(from);
-            return theirChain.filter((x) => x.commit.iteration >= from).slice(0, max).map((x) => x.encoded);
-          },
-          checksumAt: () => null,
-          admits: () => true,
-        },
-        log,
-      );
-      const topics = Gossip.topicsOf(run.runId);
-      for (const n of [host, peer]) n.services.pubsub.subscribe(topics.commit);
-      await host.dial(peer.getMultiaddrs()[0]);
-      const peers = new Peers(host, run.runId, topics.commit, [], log, abort.signal, () => true);
-      for (let i = 0; i < 100 && peers.connected().length === 0; i++) await sleep(50);
-      const reported: Record<string, unknown>[] = [];
-      const parts = await syncParts({ host, runId: run.runId, self: self.id, rounds, replica, peers, log, planner: { store: snapshots }, faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }) });
-      const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 5 }, abort.signal);
-      const repair = new Repair(parts, catchUp, snapshots, null);
+    const asked: number[] = [];
+    const commitsFrom = (from: number, max: number) => {
+      asked.push(from);
+      return served(theirChain, from, max);
+    };
+    await againstPeer([...sharedChain, ...ourSide], snapshots, { commitsFrom }, async ({ repair, rounds, replica, reported }) => {
       // The unchained commit 620: resolveFork first asks for its parent (619), then the deep fork.
       await repair.resolveFork(theirSide[theirSide.length - 1]);
       assert.deepEqual(reported.filter((r) => r.kind === "forkSwitch").map((r) => [r.iteration, r.base]), [[600, 600]]);
@@ -295,78 +268,22 @@ describe("fork search cost", () => {
       // then the rest of its chain from our new head.
       assert.deepEqual(asked.slice(0, 4), [619, 365, 599, 599], `pages asked from: ${asked.join(", ")}`);
       assert.ok(asked.length <= 6, `pages asked from: ${asked.join(", ")}`);
-    } finally {
-      abort.abort();
-      await Promise.all([host.stop(), peer.stop()]);
-    }
+    });
   });
 });
 
 describe("a fork older than every snapshot kept (the winner's state adopted)", () => {
   it("keeps the chain behind the adopted snapshot from what it holds: ours to the fork, the winner's verified run after it", async () => {
-    const [a, b, c] = keys;
-    // Shared 0-4 by all three; the fork at 5: ours by rank 1 (all three), then c alone through 12;
-    // theirs by rank 0 (a and b), built on by a and b through 11. We keep no snapshot before the
-    // fork, so the switch downloads theirs at 10 (checkEvery 5). The peer keeps its commits from
-    // 4 on only, as a peer that adopted a snapshot there does: read from it, the chain behind
-    // our new state would begin at 4, and a later fork older than that could not be settled.
-    const shared = initialReplica(run);
-    const sharedChain: EncodedCommit[] = [];
-    let parent: Uint8Array = ZERO_HASH;
-    for (let t = 0; t < 5; t++) {
-      sharedChain.push(next(shared, t, parent, [a, b, c], 0, [a, b, c]));
-      parent = chained(sharedChain[t]).hash;
-    }
-    const mine = initialReplica(run);
-    mine.reset(shared.weights.slice(), 5);
-    const ourSide = [next(mine, 5, parent, [a, b, c], 1, [a, b, c])];
-    ourSide.push(next(mine, 6, chained(ourSide[0]).hash, [a, b, c], 0, [c]));
-    for (let t = 7; t <= 12; t++) ourSide.push(next(mine, t, chained(ourSide[ourSide.length - 1]).hash, [c], 0, [c]));
-    const other = initialReplica(run);
-    other.reset(shared.weights.slice(), 5);
+    // The fork at 5; ours to 12, theirs to 11. We keep no snapshot before the fork, so the
+    // switch downloads theirs at 10 (checkEvery 5). The peer keeps its commits from 4 on only,
+    // as a peer that adopted a snapshot there does: read from it, the chain behind our new
+    // state would begin at 4, and a later fork older than that could not be settled.
     const theirStore = new SnapshotStore();
-    const theirSide = [next(other, 5, parent, [a, b, c], 0, [a, b])];
-    for (let t = 6; t <= 11; t++) {
-      theirSide.push(next(other, t, chained(theirSide[theirSide.length - 1]).hash, [a, b], 0, [a, b]));
-      if (t === 9) theirStore.take(10, other.checksum(), other.weights.slice());
-    }
-    const theirChain = [...sharedChain, ...theirSide];
-
-    const replica = initialReplica(run);
-    const self = { id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(), joinedAt: Date.UTC(2025, 0, 2) };
-    const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: c.sign };
-    const rounds = new Rounds(self, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 100, contribute: false }, log);
-    for (const x of [...sharedChain, ...ourSide]) rounds.onCommit(x);
-    assert.equal(rounds.head, 13);
-    const snapshots = new SnapshotStore();
-
-    const [host, peer] = await Promise.all([0, 1].map(async () => createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log)));
-    const abort = new AbortController();
-    try {
-      const firstKept = 4;
-      await serveSync(
-        peer,
-        {
-          runId: run.runId,
-          specJson: canonicalJson(spec),
-          snapshot: (iteration) => theirStore.find(iteration),
-          commitsFrom: (from, max) => theirChain.filter((x) => x.commit.iteration >= Math.max(from, firstKept)).slice(0, max).map((x) => x.encoded),
-          checksumAt: () => null,
-          admits: () => true,
-        },
-        log,
-      );
-      const topics = Gossip.topicsOf(run.runId);
-      for (const n of [host, peer]) n.services.pubsub.subscribe(topics.commit);
-      await host.dial(peer.getMultiaddrs()[0]);
-      const peers = new Peers(host, run.runId, topics.commit, [], log, abort.signal, () => true);
-      for (let i = 0; i < 100 && peers.connected().length === 0; i++) await sleep(50);
-      assert.equal(peers.connected().length, 1, "the peer takes part in the run");
-      const reported: Record<string, unknown>[] = [];
-      const decode = (b: Uint8Array) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-      const parts = await syncParts({ host, runId: run.runId, self: self.id, rounds, replica, peers, log, planner: { store: snapshots }, decode, faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }) });
-      const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 5 }, abort.signal);
-      const repair = new Repair(parts, catchUp, snapshots, null);
+    const { sharedChain, ourSide, theirSide, theirChain, other } = forked(5, 12, 11, (t, state) => {
+      if (t === 9) theirStore.take(10, state.checksum(), state.weights.slice());
+    });
+    const source = { commitsFrom: (from: number, max: number) => served(theirChain, from, max, 4), snapshot: (iteration?: number) => theirStore.find(iteration) };
+    await againstPeer([...sharedChain, ...ourSide], new SnapshotStore(), source, async ({ repair, rounds, replica, reported }) => {
       await repair.resolveFork(theirSide[theirSide.length - 1]);
       assert.deepEqual(reported.filter((r) => r.kind === "forkSwitch").map((r) => [r.iteration, r.base]), [[5, null]], "a switch with no base of ours");
       assert.deepEqual(reported.filter((r) => r.kind === "snapshotAdopted").map((r) => r.iteration), [10]);
@@ -374,10 +291,7 @@ describe("a fork older than every snapshot kept (the winner's state adopted)", (
       assert.equal(replica.checksum(), other.checksum());
       // Held at once, from 0: our shared commits and their run, the very chain the peer holds.
       assert.deepEqual(rounds.appliedCommits().map((x) => toHex(x.hash)), theirChain.map((x) => toHex(chained(x).hash)));
-    } finally {
-      abort.abort();
-      await Promise.all([host.stop(), peer.stop()]);
-    }
+    });
   });
 });
 
