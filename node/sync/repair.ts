@@ -11,21 +11,15 @@
 import { randomInt } from "node:crypto";
 import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
-import { commitHash, decodeCommit } from "../../protocol/codec.js";
-import { MAX_COMMITS_PER_RESPONSE } from "../../protocol/limits.js";
-import { type ChainedCommit, chained, type EncodedCommit, rankOf, ZERO_HASH } from "../chain/commit.js";
+import { type ChainedCommit, type EncodedCommit, rankOf } from "../chain/commit.js";
 import { preferredBecause, prefers } from "../chain/fork-choice.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { Metrics } from "../observe/metrics.js";
 import { checksum } from "../../training/params.js";
 import type { CatchUp, SyncParts } from "./catch-up.js";
+import { findFork, linkedRun } from "./fork-search.js";
 import { fetchChecksum, fetchCommits } from "./protocols.js";
 import type { Snapshot, SnapshotStore } from "./snapshot-store.js";
-
-/** Pages of /commits a fork switch follows the winning side for (256 commits each). */
-const MAX_RUN_PAGES = 64;
-/** Bytes of the winner's commits held at once: a peer serving huge commits cannot grow it past this. */
-const MAX_RUN_BYTES = 32 * 1024 * 1024;
 
 /** What a checksum check with peers found: all that answered agree, not yet (busy, a peer behind or dissenting), or our state moved (repair, fork switch). */
 export type CheckOutcome = "agreed" | "pending" | "moved";
@@ -292,7 +286,7 @@ export class Repair {
       log.debug({ peer: peer.toString(), iteration: t, reason }, "deep fork: no switch");
       return false;
     };
-    const found = await this.findFork(peer, near).catch((err: Error) => `no fork found with this peer: ${err.message}`);
+    const found = await findFork(this.s, this.catchUp, peer, near).catch((err: Error) => `no fork found with this peer: ${err.message}`);
     if (typeof found === "string") return no(found);
     // Another fix (a switch found by a concurrent check) ran meanwhile: what we found is stale.
     if (this.s.fix.busy) return no("another fix ran meanwhile");
@@ -324,67 +318,6 @@ export class Repair {
     return true;
   }
 
-  /**
-   * Where `peer`'s chain and ours part: the first iteration t whose commits differ, by a binary
-   * search over pages of its /commits. Only hashes are compared there (a hash equal to one of our
-   * verified commits proves the bytes are ours); what decides is verified: commit t-1 both chains
-   * share, and the peer's commits t and t+1 as served over /commits. Why not (a string, logged)
-   * when there is no fork within the commits we keep, or the peer does not serve what is needed. `near`: an iteration
-   * at which the chains are known to differ (a checksum there, an unchained commit): the first
-   * probe is the page that ends there, which holds the fork when it is less than a page deep (the
-   * usual case), so one request replaces the binary search's five or so over a full history (each
-   * ~1 s from a peer under the fuzz's load).
-   */
-  private async findFork(
-    peer: PeerId,
-    near?: number,
-  ): Promise<{ t: number; common: ChainedCommit | null; fork: ChainedCommit; next?: ChainedCommit; afterNext?: ChainedCommit } | string> {
-    const none = (why: string) => `no fork found with this peer: ${why}`;
-    const { rounds, libp2p, runId } = this.s;
-    const applied = rounds.appliedCommits();
-    if (applied.length === 0) return none("we hold no commits");
-    const ours = new Map(applied.map((l) => [l.iteration, l]));
-    const oldest = applied[0].iteration;
-    const newest = applied[applied.length - 1].iteration;
-    // The first differing iteration lies in [lo, hi]; hi = newest + 1: none within our commits.
-    let lo = oldest;
-    let hi = newest + 1;
-    for (let probes = 0; lo < hi && probes < 32; probes++) {
-      const guess = probes === 0 && near !== undefined ? Math.max(lo, near - MAX_COMMITS_PER_RESPONSE + 1) : NaN;
-      const k = guess < hi ? guess : Math.floor((lo + hi) / 2);
-      const raw = await fetchCommits(libp2p, peer, runId, k);
-      // Past its head (we are ahead of it): the first difference is at k or before.
-      if (raw.length === 0) {
-        hi = k;
-        continue;
-      }
-      // Unverified bytes: only their hashes are compared with ours, and where the page starts.
-      // Past k: the peer keeps nothing before s (a later snapshot; such probes once ended every
-      // search, fuzz 2026-11-28). Equal at s: equal chains up to s. Differing at s: older than
-      // the commit t-1 the peer could serve, so none found.
-      const s = decodeCommit(raw[0]).iteration;
-      if (s < k) return none(`asked from ${k}, it served from ${s}`);
-      const page = raw.map((bytes) => commitHash(bytes));
-      let i = 0;
-      while (i < page.length && s + i <= newest && equalBytes(page[i], ours.get(s + i)?.hash ?? ZERO_HASH)) i++;
-      if (i === 0 && s > k) return none(`it keeps commits from ${s} only, and differs there`);
-      if (i === 0) hi = k;
-      else if (i < page.length && s + i <= newest) lo = hi = s + i;
-      else lo = s + i;
-    }
-    const t = lo;
-    if (t > newest) return none(`chains equal through our head ${newest}`);
-    if (t === oldest && t > 0) return none(`the chains differ at our oldest kept commit ${oldest}`);
-    const common = t > 0 ? (ours.get(t - 1) ?? null) : null;
-    const got = this.catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, Math.max(0, t - 1))).map(chained);
-    const from = common ? 1 : 0;
-    if (common && (got[0]?.commit.iteration !== t - 1 || !equalBytes(got[0].hash, common.hash))) return none(`it no longer serves our commit ${t - 1} (its chain moved, or the reply did not verify)`);
-    const fork = got[from];
-    if (!fork || fork.commit.iteration !== t || !equalBytes(fork.commit.prevHash, common?.hash ?? ZERO_HASH)) return none(`it served no commit ${t} on our ${t - 1}`);
-    const [next, afterNext] = [got[from + 1], got[from + 2]];
-    return { t, common, fork, ...(next ? { next } : {}), ...(afterNext ? { afterNext } : {}) };
-  }
-
   /** Rewinds to our snapshot `base` (before the fork) and replays `peer`'s verified commits from it. */
   private async replayFrom(peer: PeerId, base: Snapshot, anchor: ChainedCommit | null): Promise<void> {
     const { fix, rounds, libp2p, runId, log } = this.s;
@@ -414,7 +347,7 @@ export class Repair {
    */
   private async adoptWinningSide(peer: PeerId, common: ChainedCommit, mine: ChainedCommit): Promise<void> {
     const { fix, peers, rounds, log } = this.s;
-    const run = await this.linkedRun(peer, common).catch((err: Error) => {
+    const run = await linkedRun(this.s, this.catchUp, peer, common).catch((err: Error) => {
       log.warn({ err: err.message }, "fork switch failed; will retry at the next check");
       return null;
     });
@@ -444,32 +377,4 @@ export class Repair {
     });
   }
 
-  /**
-   * `peer`'s chain after `common` as a linked run, page by page up to its head: each commit
-   * verified as gossip verifies, consecutive, chained by hash to the one before, at the rank its
-   * proposer holds among the previous commit's authors. It stops at the first that is not.
-   */
-  private async linkedRun(peer: PeerId, common: ChainedCommit): Promise<ChainedCommit[]> {
-    const { libp2p, runId } = this.s;
-    const run: ChainedCommit[] = [];
-    let prev = common;
-    let bytes = 0;
-    for (let pages = 0; pages < MAX_RUN_PAGES && bytes < MAX_RUN_BYTES; pages++) {
-      const page = this.catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, prev.commit.iteration + 1).catch(() => []));
-      let moved = 0;
-      for (const next of page) {
-        const { commit } = next;
-        if (commit.iteration !== prev.commit.iteration + 1 || !equalBytes(commit.prevHash, prev.hash)) break;
-        const eligible = prev.commit.entries.map((e) => e.author.id);
-        if (rankOf(runId, commit.iteration, eligible, commit.proposer, commit.entries.map((e) => e.author.id)) !== commit.rank) break;
-        prev = chained(next);
-        run.push(prev);
-        bytes += next.encoded.byteLength;
-        moved++;
-      }
-      if (moved < page.length || moved === 0) break;
-    }
-    if (run.length === 0) throw new Error("the winning side served no linked commits after the fork");
-    return run;
-  }
 }
