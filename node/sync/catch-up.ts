@@ -375,10 +375,10 @@ export class CatchUp {
     }
     const read = async () => {
       const started = Date.now();
-      const read = await chainBehind(this.s.libp2p, this.s.runId, oldest, holdersFirst(this.s.peers.connected(), holders), room);
-      const excluded = excludedBy(read);
-      this.s.rounds.addChainBehind(read, excluded);
-      this.s.log.info({ iteration, commits: held.length + read.length, held: held.length, excluded, ms: Date.now() - started }, "chain behind the snapshot read");
+      const fetched = await chainBehind(this.s.libp2p, this.s.runId, oldest, holdersFirst(this.s.peers.connected(), holders), room);
+      const excluded = excludedBy(fetched);
+      this.s.rounds.addChainBehind(fetched, excluded);
+      this.s.log.info({ iteration, commits: held.length + fetched.length, held: held.length, excluded, ms: Date.now() - started }, "chain behind the snapshot read");
     };
     detach(read(), this.s.log, "chain behind the snapshot");
   }
