@@ -252,9 +252,12 @@ describe("swarm of real node processes", () => {
     const exits = await Promise.all(nodes.map((n) => n.exit));
     for (const e of exits) assert.equal(e.code, 0);
     assert.ok(nodes[2].lines.some((l) => l.msg === "fault injected: cut off from every peer"), "the cut happened");
-    const moved = nodes.flatMap((n) => n.lines.filter((l) => l.msg === "switching to a better fork"));
-    assert.ok(moved.length >= 1, "one side switched to the other's fork");
-    assert.ok(moved.every((l) => (l.iteration ?? 0) >= 14 && (l.iteration ?? 0) <= 17), `at the cut: ${moved.map((l) => l.iteration).join(", ")}`);
+    const switches = nodes.flatMap((n) => n.lines.filter((l) => l.msg === "switching to a better fork"));
+    // The cut's fork. On a loaded machine honest nodes also fork later, after the heal (a round
+    // past its deadline: rank 0 and rank 1 both commit), and settle those by the same rule: a CI
+    // run logged switches at 16, 157 and 194. Those are not this test's subject.
+    const moved = switches.filter((l) => (l.iteration ?? 0) >= 14 && (l.iteration ?? 0) <= 17);
+    assert.ok(moved.length >= 1, `one side switched to the other's fork at the cut (switches at ${switches.map((l) => l.iteration).join(", ")})`);
     assert.ok(moved.every((l) => Number(l.head) < 450), `switched before the end (at heads ${moved.map((l) => l.head).join(", ")})`);
     assert.equal(new Set(nodes.map((n) => n.result().checksum)).size, 1, "bit-identical at the end");
   });
