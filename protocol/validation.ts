@@ -54,12 +54,6 @@ export const GOSSIP_ERROR_VERDICTS = {
    * charged to the relayer, who cannot know; the node charges the signer from the evidence.
    */
   EQUIVOCATION: "ignore",
-  /**
-   * A signer that already has SIGNER_KEEP iterations' messages remembered ahead of our head: more
-   * than the rounds keep of one signer, so nothing is lost, and one identity cannot fill the
-   * dedupe with keys that push out everyone else's. Ignored: we may be the late one.
-   */
-  SIGNER_CROWDED: "ignore",
   /** A commit listing one author twice. */
   DUPLICATE_AUTHOR: "reject",
   /** Signed by (or naming) a peer that is not a member of a member run. */
@@ -113,15 +107,14 @@ export interface GossipContext {
    * Whether this signer already sent a message of this kind for this iteration: "same" for the
    * same bytes, "different" for a second or third different one (an honest node re-contributes
    * once after a fork switch; the rounds tell equivocation from that with both in hand), "again"
-   * past that; "crowded" for a new key of a signer that holds too many already. Called last,
-   * only for a message that passed every other check, so it may record.
+   * past that. Called last, only for a message that passed every other check, so it may record.
    */
   readonly seen: (
     kind: "contribution" | "commit",
     signer: string,
     iteration: number,
     data: Uint8Array,
-  ) => "new" | "same" | "different" | "again" | "crowded";
+  ) => "new" | "same" | "different" | "again";
   /** The Ed25519 check (the node's is cached: a contribution is verified once, not again in its commit). */
   readonly checkSignature: SignatureCheck;
   /**
@@ -209,9 +202,6 @@ function checkSeen(
   const seen = ctx.seen(kind, signer, iteration, data);
   if (seen === "same") {
     throw new GossipValidationError("DUPLICATE", `${kind} already seen`, { signer, iteration });
-  }
-  if (seen === "crowded") {
-    throw new GossipValidationError("SIGNER_CROWDED", `too many iterations' ${kind}s of one signer held`, { signer, iteration });
   }
   if (seen === "again") {
     throw new GossipValidationError("EQUIVOCATION", `yet another different ${kind} for the iteration`, {

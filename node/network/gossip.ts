@@ -78,14 +78,6 @@ export interface GossipView {
  */
 export const SEEN_KEEP = 20_000;
 /**
- * Dedupe keys one signer may hold at once (of both kinds): a key is one iteration's message, and
- * the keys of iterations we passed go as the head passes them, so an honest signer holds a few.
- * The rounds keep 16 future contributions and 16 pending commits per signer; past this cap a
- * signer's new keys are ignored, so a crowd of identities needs SEEN_KEEP / SIGNER_KEEP of them
- * (313), not 20, to push honest keys out.
- */
-export const SIGNER_KEEP = 64;
-/**
  * Different messages per (kind, signer, iteration) accepted and forwarded: the first, an honest
  * re-contribution after a fork switch, and one more, which lets the rounds hold an equivocation
  * pair. Beyond that an equivocator is only ignored: it cannot make the swarm carry more.
@@ -106,8 +98,6 @@ export class Gossip {
   private readonly seen = new Map<string, string[]>();
   /** The keys of `seen` by iteration, so those of iterations we passed go at once. */
   private readonly seenByIteration = new Map<number, string[]>();
-  /** Keys held per signer (SIGNER_KEEP). */
-  private readonly seenBySigner = new Map<string, number>();
   private seenIndexed = 0;
   private sweptBelow = 0;
   private heartbeat?: NodeJS.Timeout;
@@ -195,15 +185,12 @@ export class Gossip {
         const prev = this.seen.get(key);
         const h = sha256Hex(data);
         if (prev === undefined) {
-          const held = this.seenBySigner.get(signer) ?? 0;
-          if (held >= SIGNER_KEEP) return "crowded";
-          this.seenBySigner.set(signer, held + 1);
           this.seen.set(key, [h]);
           const keys = this.seenByIteration.get(iteration);
           if (keys) keys.push(key);
           else this.seenByIteration.set(iteration, [key]);
           this.seenIndexed++;
-          if (this.seen.size > SEEN_KEEP) this.forgetKey(this.seen.keys().next().value as string);
+          if (this.seen.size > SEEN_KEEP) this.seen.delete(this.seen.keys().next().value as string);
           // Keys evicted by the cap stay in the index until their iteration passes: rebuild it
           // from the map when it holds twice the cap, so it is bounded too.
           if (this.seenIndexed > 2 * SEEN_KEEP) this.reindexSeen();
@@ -223,19 +210,10 @@ export class Gossip {
     this.sweptBelow = head;
     for (const [iteration, keys] of this.seenByIteration) {
       if (iteration >= head) continue;
-      for (const k of keys) this.forgetKey(k);
+      for (const k of keys) this.seen.delete(k);
       this.seenIndexed -= keys.length;
       this.seenByIteration.delete(iteration);
     }
-  }
-
-  /** Deletes a dedupe key (`kind/signer/iteration`; absent: a no-op) and its signer's count. */
-  private forgetKey(key: string): void {
-    if (!this.seen.delete(key)) return;
-    const signer = key.slice(key.indexOf("/") + 1, key.lastIndexOf("/"));
-    const held = (this.seenBySigner.get(signer) ?? 1) - 1;
-    if (held > 0) this.seenBySigner.set(signer, held);
-    else this.seenBySigner.delete(signer);
   }
 
   private reindexSeen(): void {

@@ -280,11 +280,6 @@ describe("gossip validation", () => {
         run: () => after([commit(), commit({ rank: 1 }), commit({ rank: 2 })], commit({ rank: 3 }), "commit"),
       },
     ],
-    // The node's dedupe holds SIGNER_KEEP keys of this signer already (gossip-seen.test.ts).
-    SIGNER_CROWDED: [
-      { verdict: "ignore", run: () => toVerdict(() => validateContribution(contribution(), context({ seen: () => "crowded" }))) },
-      { verdict: "ignore", run: () => toVerdict(() => validateCommit(commit(), context({ seen: () => "crowded" }))) },
-    ],
     // A member run whose only member is AUTHOR: a stranger's message of any kind is refused before
     // it is decoded (garbage included), and so is a member's commit naming a non-member author.
 
