@@ -7,7 +7,9 @@ import type { Algorithm } from "./algorithm.js";
 import { Binary } from "./binary.js";
 import { Marketplace } from "./marketplace.js";
 import { Spsa } from "./spsa.js";
-import { batchesLowRank, LowRankPairs } from "./lowrank-forward.js";
+import { FullRankPairs } from "./fullrank-forward.js";
+import { LowRankPairs } from "./lowrank-forward.js";
+import type { PairLossSource } from "./pair-batch.js";
 
 export function createAlgorithm(
   runId: string,
@@ -22,11 +24,17 @@ export function createAlgorithm(
         spec,
         model,
         imageClassificationTask(model, train),
-        spec.algorithm.perturbation?.kind === "lowrank" && batchesLowRank(model) ? new LowRankPairs(model, train) : null,
+        batchedPairs(spec.algorithm, model, train),
       );
     case "marketplace":
       return new Marketplace(runId, spec, model, train);
     case "binary":
       return new Binary(runId, spec, model, train);
   }
+}
+
+/** An MLP's pairs are measured in batched passes; other models materialise each perturbation. */
+function batchedPairs(spec: Extract<RunSpec["algorithm"], { kind: "spsa" }>, model: Model, train: Split): PairLossSource | null {
+  if (model.spec.kind !== "mlp") return null;
+  return spec.perturbation?.kind === "lowrank" ? new LowRankPairs(model, train) : new FullRankPairs(model, train);
 }

@@ -9,64 +9,34 @@
  * operations): only the author's choice of byte depends on them, never the canonical update.
  */
 import * as tf from "@tensorflow/tfjs-core";
-import { type Split, sampleIndices } from "../data/dataset.js";
+import type { Split } from "../data/dataset.js";
 import type { Model } from "../models/model.js";
 import type { Seed } from "../rng/seeds.js";
 import { fillRademacher } from "../rng/noise.js";
 import { Purpose, streamOf } from "../rng/seeds.js";
 import { lowRankFactors, lowRankScale } from "./lowrank.js";
-
-/** Losses of the k pairs: plus[j] at w + eps E_j, minus[j] at w - eps E_j. */
-export interface PairLosses {
-  readonly plus: number[];
-  readonly minus: number[];
-}
-
-/** What measures all k low-rank pairs of a contribution at once (this file's MLP pass; gpu/lm-pairs.ts on a device). */
-export interface PairLossSource {
-  /**
-   * The mean losses of the k = seeds.length pairs, minibatch j drawn from seed j. `stateKey`
-   * (Replica.stateKey) names the weights: the same key, the same weights, so a source that keeps
-   * a copy elsewhere (a device) need not copy them again.
-   */
-  losses(weights: Float32Array, seeds: readonly Seed[], size: number, eps: number, rank: number, stateKey?: string): PairLosses;
-}
-
-/** Whether a model's forward pass can take low-rank factors (dense layers only: the MLP). */
-export function batchesLowRank(model: Model): boolean {
-  return model.spec.kind === "mlp";
-}
+import { BatchStacker, mlpWidths, type PairLosses, type PairLossSource, sliceLosses } from "./pair-batch.js";
 
 export class LowRankPairs implements PairLossSource {
   private readonly widths: number[];
-  /** The stacked rows, reused: a fresh 6 MB array per call cost more than the copy (page faults, GC). */
-  private scratch = new Float32Array(0);
+  private readonly batches: BatchStacker;
 
   constructor(
     private readonly model: Model,
-    private readonly train: Split,
+    train: Split,
   ) {
-    if (model.spec.kind !== "mlp") throw new RangeError(`batched low-rank forward needs an mlp, not ${model.spec.kind}`);
-    const [h, w, c] = model.spec.inputShape;
-    this.widths = [h * w * c, ...model.spec.hidden, model.spec.classes];
+    this.widths = mlpWidths(model, "batched low-rank forward");
+    this.batches = new BatchStacker(train, this.widths[0]);
   }
 
   /** The mean losses of the k = seeds.length pairs, minibatch j drawn from seed j. */
   losses(weights: Float32Array, seeds: readonly Seed[], size: number, eps: number, rank: number): PairLosses {
     const k = seeds.length;
     const features = this.widths[0];
-    if (this.train.x.length !== this.train.n * features) throw new RangeError("split does not match the model's input");
-    const idx = new Int32Array(k * size);
-    const y = new Int32Array(k * size);
-    seeds.forEach((seed, j) => {
-      // The rows sampleBatch draws for this seed.
-      const rows = sampleIndices(this.train.n, seed, size);
-      for (let i = 0; i < size; i++) {
-        idx[j * size + i] = rows[i];
-        y[j * size + i] = this.train.y[rows[i]];
-      }
-    });
-    const x = this.inputs(idx, features);
+    const rows = this.batches.stack(seeds, size);
+    const y = rows.y;
+    // tensor2d copies the rows to the backend, so the stacker's scratch can be reused at once.
+    const x = tf.tensor2d(rows.x, [k * size, features]);
     const f = Math.fround;
     const s = f(eps * lowRankScale(rank));
     const layers = this.widths.length - 1;
@@ -95,29 +65,11 @@ export class LowRankPairs implements PairLossSource {
         }
         h = l < layers - 1 ? tf.relu(pre) : pre;
       }
-      const logits = h as tf.Tensor3D;
-      const classes = this.widths[layers];
-      const labels = tf.reshape(tf.oneHot(tf.tensor1d(y, "int32"), classes), [k, size, classes]);
-      const both = tf.concat([labels, labels], 0);
-      // Mean cross-entropy per slice: the loss crossEntropy gives each batch on its own.
-      return tf.neg(tf.mean(tf.sum(tf.mul(tf.logSoftmax(logits), both), 2), 1));
+      return sliceLosses(h as tf.Tensor3D, y, k, size, this.widths[layers]);
     });
     const losses = out.dataSync();
     tf.dispose([out, x]);
     return { plus: Array.from(losses.subarray(0, k)), minus: Array.from(losses.subarray(k, 2 * k)) };
-  }
-
-  /**
-   * The rows `idx` of the training inputs as a [rows, features] tensor, copied in JavaScript (a
-   * resident split gathered by tf.gather was 4x slower on tfjs-wasm: its gather is per element).
-   */
-  private inputs(idx: Int32Array, features: number): tf.Tensor2D {
-    const n = idx.length * features;
-    if (this.scratch.length < n) this.scratch = new Float32Array(n);
-    const x = this.scratch.subarray(0, n);
-    idx.forEach((r, i) => x.set(this.train.x.subarray(r * features, (r + 1) * features), i * features));
-    // tensor2d copies the values to the backend, so the scratch can be reused at once.
-    return tf.tensor2d(x, [idx.length, features]);
   }
 
   /** Layer l's factors of every seed: A [k, rows, rank], s B^T [k, rank, cols], eps z [k, 1, cols]. */

@@ -8,9 +8,10 @@
  *   over the weights, by the canonical rule of spsa-update.ts (exact integer sums per mantissa
  *   class, then a fixed sequence of float32 operations), in WebAssembly SIMD where the kernels
  *   load (spsa-kernels.ts) and in the JavaScript reference otherwise: the same bytes either way.
- * perturbation "lowrank" (lowrank.ts): z_j is A B^T / sqrt(rank) per weight matrix; an MLP
- *   measures its k pairs in one batched forward (lowrank-forward.ts), other models materialise
- *   w +/- eps z_j; the update is the JavaScript rule of lowrank.ts on every backend.
+ * perturbation "lowrank" (lowrank.ts): z_j is A B^T / sqrt(rank) per weight matrix; the update
+ *   is the JavaScript rule of lowrank.ts on every backend.
+ * An MLP measures its k pairs in batched passes (lowrank-forward.ts, fullrank-forward.ts); other
+ *   models materialise w +/- eps z_j one pair at a time.
  * fitness "sign": byte_j encodes only sign(L+ - L-) (+/-88, or 0 on a tie).
  * audit: recomputes an author's pairs and accepts the bytes honest machines could have sent.
  * clip (RunSpec): apply clamps every byte to the largest code within the run's bound before the
@@ -35,7 +36,7 @@ import { AUDIT_LOSS_TOLERANCE } from "./audit-tolerance.js";
 import { type UpdateKernels, updateKernels } from "./update-kernels.js";
 import { applyUpdateJs, perturbTensorJs, planPasses, type Step } from "./spsa-update.js";
 import { applyLowRankJs, perturbLowRankJs } from "./lowrank.js";
-import type { PairLossSource } from "./lowrank-forward.js";
+import type { PairLossSource } from "./pair-batch.js";
 
 /** One measured perturbation, kept for diagnostics and benchmarks. */
 export interface Measurement {
@@ -76,7 +77,7 @@ export class Spsa implements Algorithm {
     private readonly spec: RunSpec,
     private readonly model: { readonly layout: ParamLayout },
     private readonly task: Task,
-    /** Measures low-rank pairs in one batched forward; null: materialise each perturbation. */
+    /** Measures the k pairs in batched passes (its directions must be the run's); null: materialise each perturbation. */
     private readonly pairs: PairLossSource | null = null,
   ) {
     this.cfg = algorithmOf(spec, "spsa");
@@ -163,9 +164,10 @@ export class Spsa implements Algorithm {
     const k = this.cfg.perturbations;
     const p = this.cfg.perturbation;
     const out: Measurement[] = [];
-    if (p?.kind === "lowrank" && this.pairs) {
+    if (this.pairs) {
       const seeds = contributionSeeds(this.runId, iteration, author, k);
-      const { plus, minus } = this.pairs.losses(floatWeights(replica.weights), seeds, this.cfg.batchSize, this.cfg.eps, p.rank, replica.stateKey());
+      const rank = p?.kind === "lowrank" ? p.rank : 0;
+      const { plus, minus } = this.pairs.losses(floatWeights(replica.weights), seeds, this.cfg.batchSize, this.cfg.eps, rank, replica.stateKey());
       for (let j = 0; j < k; j++) out.push(this.measured(plus[j], minus[j]));
     } else {
       for (let j = 0; j < k; j++) {

@@ -10,7 +10,7 @@
  * iteration), not on every call: a node's own contribution and its audits share one upload.
  */
 import { Worker } from "node:worker_threads";
-import type { PairLosses } from "../algorithms/lowrank-forward.js";
+import type { PairLosses } from "../algorithms/pair-batch.js";
 import { sampleIndices } from "../data/dataset.js";
 import type { LanguageModel } from "../models/transformer.js";
 import type { Seed } from "../rng/seeds.js";
