@@ -70,9 +70,6 @@ export class FullRankPairs implements PairLossSource {
           // 2-D products per pair, each minibatch uploaded on its own: tfjs-wasm's batched product
           // is a plain loop (13x slower than its XNNPACK 2-D one on MNIST shapes) and its slices
           // of a stacked input cost more than the products.
-          // 2-D products per pair, each minibatch uploaded on its own: tfjs-wasm's batched product
-          // is a plain loop (13x slower than its XNNPACK 2-D one on MNIST shapes) and its slices
-          // of a stacked input cost more than the products.
           const w = tf.tensor2d(weights.subarray(t[0].offset, t[0].offset + rows * cols), [rows, cols]);
           const bias = tf.tensor1d(weights.subarray(t[1].offset, t[1].offset + cols));
           const ez = this.stack(seeds, this.zeros, t[0], 0, [1], eps);
