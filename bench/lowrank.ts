@@ -138,7 +138,7 @@ Throughput counts ${n} examples per iteration (${a.perturbations} pairs x 2 sign
 | plain forward + loss, drawn batch | ${fmt(r.forward)} | 1 | ${fmt(r.forward / r.resident)} |
 | plain forward + loss, resident batch | ${fmt(r.resident)} | ${fmt(r.resident / r.forward)} | 1 |
 | low-rank SPSA iteration | ${fmt(r.lowrank)} | ${fmt(r.lowrank / r.forward)} | ${fmt(r.lowrank / r.resident)} |
-| full-rank SPSA iteration (a forward per perturbation on materialised weights) | ${fmt(r.full)} | ${fmt(r.full / r.forward)} | ${fmt(r.full / r.resident)} |
+| full-rank SPSA iteration (batched pairs, fullrank-forward.ts: two 2-D products per pair, deeper layers batched) | ${fmt(r.full)} | ${fmt(r.full / r.forward)} | ${fmt(r.full / r.resident)} |
 
 Canonical update of one author's ${a.perturbations} bytes: low-rank ${fmt(r.lowApplyMs)} ms (JavaScript: exact integer sums of A B^T terms), full-rank ${fmt(r.fullApplyMs)} ms (WebAssembly kernels).
 

@@ -81,6 +81,12 @@ export function fmt(v: number): string {
   return String(Number(v.toPrecision(4)));
 }
 
+/** The median of `xs` (the mean of the middle two when their count is even). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
 /** Median wall time in ms of `fn` over `reps` runs after `warmup` runs (default: as many, so the JIT has settled). */
 export function timeMs(fn: () => void, reps: number, warmup = Math.max(3, reps)): number {
   for (let i = 0; i < warmup; i++) fn();

@@ -23,7 +23,7 @@ import { loadMnist } from "../training/data/mnist.js";
 import { useBackend } from "../training/engine.js";
 import { checksum } from "../training/params.js";
 import { initialReplica, openRun, type RunContext } from "../training/run-context.js";
-import type { Section } from "./report.js";
+import { median, type Section } from "./report.js";
 
 /** CPU microseconds (user + system) `fn` takes, over `reps` runs, per run. */
 function cpuUs(reps: number, fn: (rep: number) => void): number {
@@ -31,11 +31,6 @@ function cpuUs(reps: number, fn: (rep: number) => void): number {
   for (let i = 0; i < reps; i++) fn(i);
   const d = process.cpuUsage(start);
   return (d.user + d.system) / reps;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 interface Author {

@@ -20,6 +20,16 @@ import { BatchStacker, mlpWidths, type PairLosses, type PairLossSource, sliceLos
 import { perturbTensorJs } from "./spsa-update.js";
 import { type UpdateKernels, updateKernels } from "./update-kernels.js";
 
+/**
+ * Whether full-rank pairs are measured in batched passes on this tfjs backend. Not on the pure-JS
+ * cpu backend: no faster there per contribution (about 470 ms either way on mnist-mlp-spsa), and a
+ * 3-node swarm with one cpu node ran at a median 9.9 iterations/s with it batched there against
+ * 12.0 and 12.4 materialised (`npm run bench -- --only straggler`, 3 runs each; cause not found).
+ */
+export function batchesFullRank(backend: string): boolean {
+  return backend !== "cpu";
+}
+
 /** Floats of perturbed stacks per group of pairs: bounds memory for wide MLPs and many pairs. */
 const GROUP_FLOATS = 1 << 24;
 

@@ -37,6 +37,7 @@ import { type UpdateKernels, updateKernels } from "./update-kernels.js";
 import { applyUpdateJs, perturbTensorJs, planPasses, type Step } from "./spsa-update.js";
 import { applyLowRankJs, perturbLowRankJs } from "./lowrank.js";
 import type { PairLossSource } from "./pair-batch.js";
+import { batchesFullRank } from "./fullrank-forward.js";
 
 /** One measured perturbation, kept for diagnostics and benchmarks. */
 export interface Measurement {
@@ -164,7 +165,7 @@ export class Spsa implements Algorithm {
     const k = this.cfg.perturbations;
     const p = this.cfg.perturbation;
     const out: Measurement[] = [];
-    if (this.pairs) {
+    if (this.pairs && (p?.kind === "lowrank" || batchesFullRank(tf.getBackend()))) {
       const seeds = contributionSeeds(this.runId, iteration, author, k);
       const rank = p?.kind === "lowrank" ? p.rank : 0;
       const { plus, minus } = this.pairs.losses(floatWeights(replica.weights), seeds, this.cfg.batchSize, this.cfg.eps, rank, replica.stateKey());
