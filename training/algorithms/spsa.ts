@@ -10,8 +10,9 @@
  *   load (spsa-kernels.ts) and in the JavaScript reference otherwise: the same bytes either way.
  * perturbation "lowrank" (lowrank.ts): z_j is A B^T / sqrt(rank) per weight matrix; the update
  *   is the JavaScript rule of lowrank.ts on every backend.
- * An MLP measures its k pairs in batched passes (lowrank-forward.ts, fullrank-forward.ts); other
- *   models materialise w +/- eps z_j one pair at a time.
+ * An MLP measures its k pairs in batched passes (lowrank-forward.ts, fullrank-forward.ts; full
+ *   rank not on the pure-JS cpu backend, batchesFullRank); other models materialise w +/- eps z_j
+ *   one pair at a time.
  * fitness "sign": byte_j encodes only sign(L+ - L-) (+/-88, or 0 on a tie).
  * audit: recomputes an author's pairs and accepts the bytes honest machines could have sent.
  * clip (RunSpec): apply clamps every byte to the largest code within the run's bound before the
