@@ -3,7 +3,7 @@
  * minibatches stacked as one input, and the mean cross-entropy of each of 2k logit slices.
  */
 import * as tf from "@tensorflow/tfjs-core";
-import { type Split, sampleIndices } from "../data/dataset.js";
+import { sampleBatch, type Split } from "../data/dataset.js";
 import type { Model } from "../models/model.js";
 import type { Seed } from "../rng/seeds.js";
 
@@ -53,26 +53,17 @@ export class BatchStacker {
   }
 
   /**
-   * Seed j's minibatch is the rows sampleBatch draws for it (what the materialised path measures),
-   * copied in JavaScript: a resident split gathered by tf.gather was 4x slower on tfjs-wasm (its
-   * gather is per element).
+   * Seed j's minibatch is sampleBatch's for it (what the materialised path measures), drawn into
+   * its slice of one reused array: a resident split gathered by tf.gather was 4x slower on
+   * tfjs-wasm (its gather is per element).
    */
   stack(seeds: readonly Seed[], size: number): StackedBatch {
-    const features = this.features;
-    const n = seeds.length * size * features;
+    const rows = size * this.features;
+    const n = seeds.length * rows;
     if (this.scratch.length < n) this.scratch = new Float32Array(n);
-    const x = this.scratch.subarray(0, n);
     const y = new Int32Array(seeds.length * size);
-    seeds.forEach((seed, j) => {
-      const rows = sampleIndices(this.train.n, seed, size);
-      for (let i = 0; i < size; i++) {
-        const r = rows[i];
-        const at = j * size + i;
-        x.set(this.train.x.subarray(r * features, (r + 1) * features), at * features);
-        y[at] = this.train.y[r];
-      }
-    });
-    return { x, y };
+    seeds.forEach((seed, j) => y.set(sampleBatch(this.train, this.features, seed, size, this.scratch.subarray(j * rows)).y, j * size));
+    return { x: this.scratch.subarray(0, n), y };
   }
 }
 
