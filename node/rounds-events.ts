@@ -9,6 +9,7 @@ import { peerIdFromString } from "@libp2p/peer-id";
 import type { Replica } from "../training/replica.js";
 import type { TrainingRun } from "../training/run-context.js";
 import type { CommitLogFile } from "./chain/commit-log.js";
+import { LATE_WINDOW } from "./chain/late-authors.js";
 import { PENALTY } from "./chain/penalties.js";
 import type { Rounds, RoundsEvent } from "./chain/rounds.js";
 import type { SwarmNode } from "./network/libp2p.js";
@@ -133,6 +134,16 @@ export class RoundsEventHandler {
       case "equivocation":
         p.penalise(e.evidence.signer, PENALTY.equivocation, `equivocating ${e.evidence.kind}`, e.evidence.iteration);
         return;
+      case "left out": {
+        const slow = e.contributionMs > LATE_WINDOW * e.roundMs;
+        p.log.warn(
+          { iteration: e.iteration, commits: e.commits, contributionMs: Math.round(e.contributionMs), roundMs: Math.round(e.roundMs) },
+          slow
+            ? "none of our contributions is in the last commits: one takes longer to compute than several rounds of the swarm, so it arrives after its commit; this node follows and checks the chain without entries of its own"
+            : "none of our contributions is in the last commits",
+        );
+        return;
+      }
       case "done":
         this.detach(p.finish(), "finish");
         return;

@@ -34,4 +34,10 @@ export type RoundsEvent =
    * one (by `proposer`, at `rank`; `reason`: which rule made it better), applied next.
    */
   | { kind: "switched"; iteration: number; proposer: string; rank: number; reason: string }
+  /**
+   * None of this node's contributions is in the last `commits` commits (up to `iteration`), though
+   * it contributes: `contributionMs` and `roundMs` are its moving averages of one contribution's
+   * compute and of a round, which tell whether it is too slow for the swarm's rounds.
+   */
+  | { kind: "left out"; iteration: number; commits: number; contributionMs: number; roundMs: number }
   | { kind: "done"; iteration: number };

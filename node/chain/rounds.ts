@@ -75,6 +75,14 @@ export interface RoundsOptions {
   readonly staleness?: number;
 }
 
+/** Commits in a row without an entry of ours after which the rounds report it ("left out"). */
+export const LEFT_OUT_REPORT = 20;
+
+/** An exponential moving average over about the last 10 values (the first value as is). */
+function movingAverage(avg: number, x: number): number {
+  return avg === 0 ? x : avg + 0.1 * (x - avg);
+}
+
 export class Rounds {
   /** Authors whose contribution missed its commit: waited for in the next two rounds. */
   private readonly late: LateAuthors;
@@ -87,6 +95,12 @@ export class Rounds {
    * it is past our head, commits for our head exist: proposing one would fork the chain.
    */
   private peersHead = 0;
+  /** Commits applied in a row, since our first contribution, without an entry of ours. */
+  private leftOut = 0;
+  private contributed = false;
+  /** Moving averages (ms) of our contribution's compute and of a round, for the "left out" report. */
+  private contributionMs = 0;
+  private roundMs = 0;
   private stopped = false;
   private active = false;
   /** Commits applied and the checksums after them (the commit log served to joiners). */
@@ -394,7 +408,10 @@ export class Rounds {
   private contribute(t: number, staleness: number): void {
     this.stall.check();
     const work = this.stall.begin();
+    const began = performance.now();
     const m = this.contributor.contribute(t, this.tip.hash, staleness);
+    this.contributionMs = movingAverage(this.contributionMs, performance.now() - began);
+    this.contributed = true;
     if (!m) {
       this.logger.debug({ iteration: t }, "already contributed to this slot; not signing another");
       return;
@@ -434,16 +451,36 @@ export class Rounds {
   /** A commit became the tip: late authors, the "applied" event, a stage switch. */
   private applied(commit: Commit, sum: string): void {
     this.late.afterCommit(commit.iteration, new Set(this.tip.authors), this.inbox.authorsAt(commit.iteration), performance.now());
+    const ms = this.schedule.elapsed();
+    this.roundMs = movingAverage(this.roundMs, ms);
     this.onEvent({
       kind: "applied",
       iteration: this.replica.iteration,
       checksum: sum,
       contributions: commit.entries.length,
       rank: commit.rank,
-      ms: this.schedule.elapsed(),
+      ms,
     });
+    this.countLeftOut(commit);
     const stageAt = this.run.algorithm.stageAt?.bind(this.run.algorithm);
     if (stageAt && commit.iteration > 0 && stageAt(commit.iteration) !== stageAt(commit.iteration - 1))
       this.logger.info({ iteration: commit.iteration, stage: stageAt(commit.iteration) }, "stage switched");
+  }
+
+  /**
+   * Reports, after LEFT_OUT_REPORT commits in a row without an entry of ours (and every
+   * LEFT_OUT_REPORT x 10 more), that our contributions are not getting in: a node far slower per
+   * contribution than the rounds is not waited for (late-authors.ts), and would otherwise spend its
+   * CPU with no sign of it.
+   */
+  private countLeftOut(commit: Commit): void {
+    if (!this.isActive || !this.opts.contribute || !this.contributed) return;
+    if (commit.entries.some((e) => e.author.id === this.self.id)) {
+      this.leftOut = 0;
+      return;
+    }
+    this.leftOut++;
+    if (this.leftOut === LEFT_OUT_REPORT || this.leftOut % (10 * LEFT_OUT_REPORT) === 0)
+      this.onEvent({ kind: "left out", iteration: commit.iteration, commits: this.leftOut, contributionMs: this.contributionMs, roundMs: this.roundMs });
   }
 }

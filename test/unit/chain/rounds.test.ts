@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { createLogger } from "../../../node/observe/logger.js";
 import { commitFromBytes } from "../../../node/chain/commit-wire.js";
 import { ROUND_CAPS } from "../../../node/chain/round-inbox.js";
-import { Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
+import { LEFT_OUT_REPORT, Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
 import { Audits } from "../../../node/chain/audits.js";
 import { MAX_COMMIT_ENTRIES } from "../../../protocol/limits.js";
 import { PRESETS } from "../../../protocol/presets.js";
@@ -171,6 +171,12 @@ describe("rounds (in-memory transport)", () => {
     // Rounds the slow node proposes (its commit arrives late) may be slow; not most.
     assert.ok(held <= 8, `${held} of ${applied.length} rounds took over 140 ms (${withSlow} commits include the slow node)`);
     assert.ok(commits.every((c) => c.entries.length >= 3), "every commit holds the majority");
+    // Its contributions arrive many rounds after their commits: not waited for, left out, and it
+    // says so; the others do not.
+    const leftOut = (id: string) => (events.get(id) ?? []).filter((e) => e.kind === "left out");
+    const reported = leftOut(slow) as Extract<RoundsEvent, { kind: "left out" }>[];
+    assert.ok(reported.length >= 1 && reported[0].commits === LEFT_OUT_REPORT, `the slow node reported being left out (${withSlow} commits include it)`);
+    for (const a of authors.slice(0, 3)) assert.equal(leftOut(a.author.id).length, 0);
     for (const r of rounds) r.stop();
   });
 
