@@ -1,8 +1,7 @@
 /**
  * Authors whose contribution missed its commit, and how late each one is. Two kinds:
  *
- * - **Late** (a joiner, a node that was behind, by at most LATE_WINDOW iterations): never
- *   included in the last PACE_WINDOW commits.
+ * - **Late** (a joiner, a node that was behind): never included in the last PACE_WINDOW commits.
  *   The rounds wait for them (at most 0.5 x roundTimeout a round) in the next two rounds, so they
  *   get included instead of chasing a fast swarm forever.
  * - **Members** (included in one of the last PACE_WINDOW commits) that missed one: a straggler the
@@ -25,14 +24,8 @@
  * pipelined contributions or the quorum rule's wait instead.
  */
 
-/**
- * How many iterations back a late contribution still makes its author expected. A joiner that has
- * caught up, or a node a little behind, misses its commit by one or two. A node that misses by
- * more is much slower per contribution than the swarm's rounds (the pure-JS node of the straggler
- * benchmark: 7 to 10 iterations on mnist-mlp-spsa), and a round that waits for it waits for one
- * whole contribution of that node: it is not waited for, and follows the chain without entries.
- */
-export const LATE_WINDOW = 4;
+/** How many iterations back a late contribution still makes its author expected. */
+const LATE_WINDOW = 64;
 /** Commits back within which an included author is a member, not waited for as late. */
 export const PACE_WINDOW = 128;
 /** The most members whose last arrival is kept (least recently heard evicted). */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { LATE_WINDOW, LateAuthors, MAX_LATE_NEWCOMERS, NEWCOMER_BURST_ROUNDS, NEWCOMER_REFILL_TIMEOUTS, PACE_WINDOW } from "../../../node/chain/late-authors.js";
+import { LateAuthors, MAX_LATE_NEWCOMERS, NEWCOMER_BURST_ROUNDS, NEWCOMER_REFILL_TIMEOUTS, PACE_WINDOW } from "../../../node/chain/late-authors.js";
 
 /** The newcomer gap these tests give LateAuthors (ms). */
 const GAP = 1000;
@@ -40,22 +40,6 @@ describe("LateAuthors (node/chain/late-authors.ts)", () => {
     late.heard("c", 2, 1250);
     late.heard("c", 1, 1260);
     assert.equal(late.lagAt("c", 3), 150);
-  });
-
-  it("a straggler is not waited for: a contribution more than LATE_WINDOW iterations late makes nobody late", () => {
-    const late = new LateAuthors(GAP);
-    late.afterCommit(9, new Set(["a", "b"]), [], tick());
-    // The head is 10: a joiner one commit late, and a node a whole LATE_WINDOW behind, are waited for.
-    assert.equal(late.note("joiner", 9, 10, ["a", "b"], tick()), "late");
-    assert.equal(late.note("behind", 10 - LATE_WINDOW, 10, ["a", "b"], tick()), "late");
-    // One whose contribution is older still (far slower than the rounds) would hold each round it is
-    // waited for by one of its whole contributions.
-    assert.equal(late.note("straggler", 9 - LATE_WINDOW, 10, ["a", "b"], tick()), "no");
-    assert.deepEqual(late.recent(10).sort(), ["behind", "joiner"]);
-    // The same holds for a member.
-    late.afterCommit(10, new Set(["a", "b", "straggler"]), [], tick());
-    assert.equal(late.note("straggler", 10 - LATE_WINDOW, 11, ["a", "b"], tick()), "no");
-    assert.ok(!late.recent(11).includes("straggler"));
   });
 
   it("members age out after PACE_WINDOW commits; a crowd of signers that are no members keeps no arrival and evicts none", () => {
