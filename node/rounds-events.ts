@@ -10,7 +10,7 @@ import type { Replica } from "../training/replica.js";
 import type { TrainingRun } from "../training/run-context.js";
 import type { CommitLogFile } from "./chain/commit-log.js";
 import { PENALTY } from "./chain/penalties.js";
-import type { Rounds, RoundsEvent } from "./chain/rounds.js";
+import { type Rounds, type RoundsEvent, SLOW_CONTRIBUTION_ROUNDS } from "./chain/rounds.js";
 import type { SwarmNode } from "./network/libp2p.js";
 import type { Peers } from "./network/peers.js";
 import type { NodeOptions } from "./node-options.js";
@@ -44,9 +44,6 @@ export interface RoundsEventParts {
   /** Handled faults: one structured line and one /status count each (observe/faults.ts). */
   readonly fault: FaultReporter;
 }
-
-/** A contribution that takes this many rounds of the swarm or more is too slow to make its commit. */
-const SLOW_CONTRIBUTION_ROUNDS = 4;
 
 export class RoundsEventHandler {
   /** When a heartbeat or an early commit last made us fetch commits (one fetch a round at most). */
@@ -137,7 +134,7 @@ export class RoundsEventHandler {
         p.penalise(e.evidence.signer, PENALTY.equivocation, `equivocating ${e.evidence.kind}`, e.evidence.iteration);
         return;
       case "left out": {
-        const slow = e.contributionMs > SLOW_CONTRIBUTION_ROUNDS * e.roundMs;
+        const slow = e.contributionMs >= SLOW_CONTRIBUTION_ROUNDS * e.roundMs;
         p.log.warn(
           { iteration: e.iteration, commits: e.commits, contributionMs: Math.round(e.contributionMs), roundMs: Math.round(e.roundMs) },
           slow

@@ -77,6 +77,8 @@ export interface RoundsOptions {
 
 /** Commits in a row without an entry of ours after which the rounds report it ("left out"). */
 export const LEFT_OUT_REPORT = 20;
+/** A contribution of ours that takes this many rounds of the swarm or more is a slow one (the "left out" warning says so). */
+export const SLOW_CONTRIBUTION_ROUNDS = 4;
 
 /** An exponential moving average over about the last 10 values (the first value as is). */
 function movingAverage(avg: number, x: number): number {

@@ -20,9 +20,11 @@ class Bus {
   readonly nodes = new Map<string, Rounds>();
   readonly dead = new Set<string>();
   readonly slow = new Map<string, number>();
+  /** Nodes that receive everything and whose messages reach nobody. */
+  readonly muted = new Set<string>();
   deliver(from: string, fn: (r: Rounds) => void): void {
     const send = () => {
-      if (this.dead.has(from)) return;
+      if (this.dead.has(from) || this.muted.has(from)) return;
       for (const [id, r] of this.nodes) if (id !== from && !this.dead.has(id)) fn(r);
     };
     const delay = this.slow.get(from);
@@ -171,12 +173,26 @@ describe("rounds (in-memory transport)", () => {
     // Rounds the slow node proposes (its commit arrives late) may be slow; not most.
     assert.ok(held <= 8, `${held} of ${applied.length} rounds took over 140 ms (${withSlow} commits include the slow node)`);
     assert.ok(commits.every((c) => c.entries.length >= 3), "every commit holds the majority");
-    // Its contributions arrive many rounds after their commits: not waited for, left out, and it
-    // says so; the others do not.
-    const leftOut = (id: string) => (events.get(id) ?? []).filter((e) => e.kind === "left out");
-    const reported = leftOut(slow) as Extract<RoundsEvent, { kind: "left out" }>[];
-    assert.ok(reported.length >= 1 && reported[0].commits === LEFT_OUT_REPORT, `the slow node reported being left out (${withSlow} commits include it)`);
-    for (const a of authors.slice(0, 3)) assert.equal(leftOut(a.author.id).length, 0);
+    for (const r of rounds) r.stop();
+  });
+
+  it("a node none of whose contributions reaches a commit reports it after LEFT_OUT_REPORT commits; the others do not", async () => {
+    await useBackend("wasm");
+    const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
+    const authors = await testKeys(3);
+    const bus = new Bus();
+    // Node 2 hears everything and contributes, but nothing it sends arrives.
+    const muted = authors[2].author.id;
+    bus.muted.add(muted);
+    const { done, events } = await swarm(run, authors, 2 * LEFT_OUT_REPORT + 5, bus, 600);
+    const rounds = await Promise.all(done);
+    assert.equal(new Set(rounds.map((r) => r.checksumAt(2 * LEFT_OUT_REPORT + 5))).size, 1);
+    const leftOut = (id: string) => (events.get(id) ?? []).filter((e) => e.kind === "left out") as Extract<RoundsEvent, { kind: "left out" }>[];
+    const reported = leftOut(muted);
+    assert.equal(reported.length, 1, "reported once, at LEFT_OUT_REPORT commits");
+    assert.equal(reported[0].commits, LEFT_OUT_REPORT);
+    assert.ok(reported[0].contributionMs > 0 && reported[0].roundMs > 0, "with its moving averages");
+    for (const a of authors.slice(0, 2)) assert.equal(leftOut(a.author.id).length, 0);
     for (const r of rounds) r.stop();
   });
 
