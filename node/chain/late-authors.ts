@@ -8,12 +8,9 @@
  *   quorum rule left out, a node thawed after a pause, or one a little behind the others. A member
  *   is waited for as late at most once per PACE_WINDOW commits (one slow node would otherwise hold
  *   every other round: waited for, included, left out by the quorum rule, late again); a thawed
- *   node gets back in with that once. A member (or a former one: its pace is kept) whose
- *   contributions come more than SLOW_PACE_ROUNDS commits apart (far slower per contribution than
- *   the swarm) is not waited for as late at all: the wait would last one of its contributions.
- *   Besides, the quorum
- *   rule (proposer-schedule.ts) waits for a member that missed the last commit by a little
- *   (`lagAt`), so a node late by a little is not left out for good, while one far behind is.
+ *   node gets back in with that once. Besides, the quorum rule (proposer-schedule.ts) waits for a
+ *   member that missed the last commit by a little (`lagAt`), so a node late by a little is not
+ *   left out for good, while one far behind is.
  *
  * Newcomers are free identities (issue 11, attack 9: old contributions from fresh keys): each one
  * made late costs the next two rounds up to 0.5 x roundTimeout, for one signature. So the rounds
@@ -29,10 +26,6 @@
 
 /** How many iterations back a late contribution still makes its author expected. */
 const LATE_WINDOW = 64;
-/** Commits over which the swarm's pace here is measured. */
-const ROUNDS_KEPT = 16;
-/** A member whose contributions come more than this many commits apart is not waited for as late. */
-export const SLOW_PACE_ROUNDS = 4;
 /** Commits back within which an included author is a member, not waited for as late. */
 export const PACE_WINDOW = 128;
 /** The most members whose last arrival is kept (least recently heard evicted). */
@@ -54,13 +47,6 @@ export class LateAuthors {
   private readonly lateAsMember = new Map<string, number>();
   /** Author -> its newest contribution's iteration and ms after that round began here (least recently heard first). */
   private readonly arrivals = new Map<string, { t: number; ms: number }>();
-  /**
-   * Member or late author -> when its last contribution came and the moving average of the time
-   * between its contributions (bounded like `arrivals`).
-   */
-  private readonly paces = new Map<string, { at: number; every?: number }>();
-  /** When the last ROUNDS_KEPT + 1 commits were applied here, oldest first. */
-  private readonly commitTimes: number[] = [];
   /** Iteration -> when its round began here (performance.now()). */
   private readonly starts = new Map<number, number>();
   /** The late authors that were newcomers when made late (a subset of `late`'s keys). */
@@ -80,12 +66,10 @@ export class LateAuthors {
 
   /**
    * A contribution of `author` to iteration t arrived now: how long after its round began
-   * (0 for a round that has not begun here yet, one pipelined ahead), and its pace. Only newer ones
-   * count, and only a member's (`lagAt` reads no other), so strangers' signatures neither grow nor
-   * evict them.
+   * (0 for a round that has not begun here yet, one pipelined ahead). Only newer ones count, and
+   * only a member's (`lagAt` reads no other), so strangers' signatures neither grow nor evict them.
    */
   heard(author: string, t: number, now: number): void {
-    this.arrived(author, t, now);
     if (!this.isMember(author, t)) return;
     const last = this.arrivals.get(author);
     if (last && last.t >= t) return;
@@ -118,7 +102,6 @@ export class LateAuthors {
    * rounds is spent, or past MAX_LATE_NEWCOMERS ("refused").
    */
   note(author: string, iteration: number, head: number, last: readonly string[], now: number): "late" | "refused" | "no" {
-    this.arrived(author, head, now);
     if (iteration >= head - LATE_WINDOW && !last.includes(author)) return this.makeLate(author, head, now);
     return "no";
   }
@@ -134,8 +117,6 @@ export class LateAuthors {
    * Older ones are dropped.
    */
   afterCommit(iteration: number, included: ReadonlySet<string>, held: Iterable<string>, now: number): void {
-    this.commitTimes.push(now);
-    if (this.commitTimes.length > ROUNDS_KEPT + 1) this.commitTimes.shift();
     // This round waited for a newcomer that is not in its commit: one vain round, whatever their number.
     for (const [a, at] of this.late)
       if (at >= iteration - 1 && this.lateNewcomers.has(a) && !included.has(a)) {
@@ -163,52 +144,19 @@ export class LateAuthors {
    */
   private makeLate(author: string, head: number, now: number): "late" | "refused" | "no" {
     if (this.isMember(author, head)) {
-      if (this.late.has(author) || this.tooSlow(author)) return "no";
+      if (this.late.has(author)) return "no";
       const last = this.lateAsMember.get(author);
       if (last !== undefined && last >= head - PACE_WINDOW) return "no";
       this.lateAsMember.set(author, head);
     } else {
       const at = this.late.get(author);
-      // A former member's pace is still known: as slow as it was, it is not waited for either.
-      if ((at !== undefined && at >= head) || this.tooSlow(author)) return "no";
+      if (at !== undefined && at >= head) return "no";
       if (this.available(now) < 1) return "refused";
       if (at === undefined && this.lateNewcomers.size >= MAX_LATE_NEWCOMERS) return "refused";
       this.lateNewcomers.add(author);
     }
     this.late.set(author, head);
     return "late";
-  }
-
-  /**
-   * A contribution of `author` came now (`head` ours): the pace of a member or a late author (a
-   * late newcomer's too, at most MAX_LATE_NEWCOMERS, so its pace is known once it is a member;
-   * strangers' signatures neither grow nor evict it). The time between its contributions counts
-   * while they come at least once a round timeout: a longer gap is a pause or a restart, and the
-   * average starts again. Two within a millisecond are one arrival (both paths saw it).
-   */
-  private arrived(author: string, head: number, now: number): void {
-    if (!this.isMember(author, head) && !this.late.has(author)) return;
-    const last = this.paces.get(author);
-    const gap = last ? now - last.at : Infinity;
-    if (gap < 1) return;
-    const every = gap > this.roundTimeoutMs ? undefined : last?.every === undefined ? gap : last.every + 0.25 * (gap - last.every);
-    this.paces.delete(author);
-    this.paces.set(author, every === undefined ? { at: now } : { at: now, every });
-    if (this.paces.size > ARRIVALS_KEPT) this.paces.delete(this.paces.keys().next().value as string);
-  }
-
-  /**
-   * Whether a member's contributions come more than SLOW_PACE_ROUNDS times further apart than
-   * our commits do (over the last ROUNDS_KEPT): waiting for its next one would hold a round for
-   * several. A pure-JS node among wasm ones on mnist-mlp-spsa: one every 0.6 to 1.2 s against a
-   * commit every 70 ms. A node briefly short of CPU keeps about a round's pace and is still
-   * waited for; a joiner has no pace yet.
-   */
-  private tooSlow(author: string): boolean {
-    const every = this.paces.get(author)?.every;
-    const n = this.commitTimes.length - 1;
-    if (every === undefined || n < ROUNDS_KEPT) return false;
-    return every > (SLOW_PACE_ROUNDS * (this.commitTimes[n] - this.commitTimes[0])) / n;
   }
 
   /** The vain rounds on newcomers allowed now. */

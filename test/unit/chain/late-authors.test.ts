@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { LateAuthors, MAX_LATE_NEWCOMERS, NEWCOMER_BURST_ROUNDS, NEWCOMER_REFILL_TIMEOUTS, PACE_WINDOW, SLOW_PACE_ROUNDS } from "../../../node/chain/late-authors.js";
+import { LateAuthors, MAX_LATE_NEWCOMERS, NEWCOMER_BURST_ROUNDS, NEWCOMER_REFILL_TIMEOUTS, PACE_WINDOW } from "../../../node/chain/late-authors.js";
 
 /** The newcomer gap these tests give LateAuthors (ms). */
 const GAP = 1000;
@@ -40,28 +40,6 @@ describe("LateAuthors (node/chain/late-authors.ts)", () => {
     late.heard("c", 2, 1250);
     late.heard("c", 1, 1260);
     assert.equal(late.lagAt("c", 3), 150);
-  });
-
-  it("a member whose contributions come SLOW_PACE_ROUNDS rounds apart or more is not waited for as late; one that keeps a round's pace, or paused, is", () => {
-    const late = new LateAuthors(GAP);
-    // Rounds of 10 ms; "slow" contributes every 5 rounds, "fast" every round, "paused" once
-    // more than a round timeout after its previous contribution.
-    let now = 0;
-    late.afterCommit(0, new Set(["a", "slow", "fast", "paused"]), [], now);
-    for (let t = 1; t <= 20; t++) {
-      late.roundBegins(t, now);
-      late.heard("fast", t, now + 2);
-      if (t % (SLOW_PACE_ROUNDS + 1) === 0) late.heard("slow", t, now + 2);
-      if (t === 2) late.heard("paused", t, now + 2);
-      now += 10;
-      late.afterCommit(t, new Set(["a"]), [], now);
-    }
-    // Each late contribution is an arrival too, at its author's pace.
-    assert.equal(late.note("slow", 15, 21, ["a"], now + 40), "no", "its wait would last one of its contributions");
-    assert.equal(late.note("fast", 20, 21, ["a"], now + 2), "late");
-    late.heard("paused", 21, now + 2 * GAP);
-    assert.equal(late.note("paused", 20, 21, ["a"], now + 2 * GAP + 5), "late", "a gap past the round timeout is a pause, not its pace");
-    assert.deepEqual(late.recent(21).sort(), ["fast", "paused"]);
   });
 
   it("members age out after PACE_WINDOW commits; a crowd of signers that are no members keeps no arrival and evicts none", () => {
