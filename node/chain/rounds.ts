@@ -38,6 +38,7 @@ import { ChainTip } from "./chain-tip.js";
 import { CommitChecks } from "./commit-checks.js";
 import { Contributor, type Tamper } from "./contributor.js";
 import { LateAuthors } from "./late-authors.js";
+import { LeftOutWatch } from "./left-out-watch.js";
 import { type Equivocation, EvidenceStore } from "./evidence.js";
 import type { Signer } from "./signatures.js";
 import { AppliedHistory, type KeptCommit } from "./applied-history.js";
@@ -75,16 +76,6 @@ export interface RoundsOptions {
   readonly staleness?: number;
 }
 
-/** Commits in a row without an entry of ours after which the rounds report it ("left out"). */
-export const LEFT_OUT_REPORT = 20;
-/** A contribution of ours that takes this many rounds of the swarm or more is a slow one (the "left out" warning says so). */
-export const SLOW_CONTRIBUTION_ROUNDS = 4;
-
-/** An exponential moving average over about the last 10 values (the first value as is). */
-function movingAverage(avg: number, x: number): number {
-  return avg === 0 ? x : avg + 0.1 * (x - avg);
-}
-
 export class Rounds {
   /** Authors whose contribution missed its commit: waited for in the next two rounds. */
   private readonly late: LateAuthors;
@@ -97,12 +88,8 @@ export class Rounds {
    * it is past our head, commits for our head exist: proposing one would fork the chain.
    */
   private peersHead = 0;
-  /** Commits applied in a row, since our first contribution, without an entry of ours. */
-  private leftOut = 0;
-  private contributed = false;
-  /** Moving averages (ms) of our contribution's compute and of a round, for the "left out" report. */
-  private contributionMs = 0;
-  private roundMs = 0;
+  /** Whether our contributions get into the commits we apply (the "left out" report). */
+  private readonly leftOut = new LeftOutWatch();
   private stopped = false;
   private active = false;
   /** Commits applied and the checksums after them (the commit log served to joiners). */
@@ -410,10 +397,7 @@ export class Rounds {
   private contribute(t: number, staleness: number): void {
     this.stall.check();
     const work = this.stall.begin();
-    const began = performance.now();
-    const m = this.contributor.contribute(t, this.tip.hash, staleness);
-    this.contributionMs = movingAverage(this.contributionMs, performance.now() - began);
-    this.contributed = true;
+    const m = this.leftOut.timed(() => this.contributor.contribute(t, this.tip.hash, staleness));
     if (!m) {
       this.logger.debug({ iteration: t }, "already contributed to this slot; not signing another");
       return;
@@ -454,7 +438,6 @@ export class Rounds {
   private applied(commit: Commit, sum: string): void {
     this.late.afterCommit(commit.iteration, new Set(this.tip.authors), this.inbox.authorsAt(commit.iteration), performance.now());
     const ms = this.schedule.elapsed();
-    this.roundMs = movingAverage(this.roundMs, ms);
     this.onEvent({
       kind: "applied",
       iteration: this.replica.iteration,
@@ -463,26 +446,10 @@ export class Rounds {
       rank: commit.rank,
       ms,
     });
-    this.countLeftOut(commit);
+    const out = this.leftOut.applied(commit.iteration, ms, this.isActive && this.opts.contribute ? commit.entries.some((e) => e.author.id === this.self.id) : null);
+    if (out) this.onEvent({ kind: "left out", ...out });
     const stageAt = this.run.algorithm.stageAt?.bind(this.run.algorithm);
     if (stageAt && commit.iteration > 0 && stageAt(commit.iteration) !== stageAt(commit.iteration - 1))
       this.logger.info({ iteration: commit.iteration, stage: stageAt(commit.iteration) }, "stage switched");
-  }
-
-  /**
-   * Reports, after LEFT_OUT_REPORT commits in a row without an entry of ours (and every
-   * LEFT_OUT_REPORT x 10 more), that our contributions are not getting in: a node far slower per
-   * contribution than the rounds is not waited for (late-authors.ts), and would otherwise spend its
-   * CPU with no sign of it.
-   */
-  private countLeftOut(commit: Commit): void {
-    if (!this.isActive || !this.opts.contribute || !this.contributed) return;
-    if (commit.entries.some((e) => e.author.id === this.self.id)) {
-      this.leftOut = 0;
-      return;
-    }
-    this.leftOut++;
-    if (this.leftOut === LEFT_OUT_REPORT || this.leftOut % (10 * LEFT_OUT_REPORT) === 0)
-      this.onEvent({ kind: "left out", iteration: commit.iteration, commits: this.leftOut, contributionMs: this.contributionMs, roundMs: this.roundMs });
   }
 }
