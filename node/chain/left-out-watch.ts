@@ -33,15 +33,18 @@ export class LeftOutWatch {
   private contributionMs = 0;
   private roundMs = 0;
 
-  /** Computes one contribution of ours (`compute`), timed. */
-  timed<T>(compute: () => T): T {
+  /**
+   * Computes one contribution of ours (`compute`), timed; null (the slot was signed already,
+   * nothing computed) does not count, or it would pull the average towards zero.
+   */
+  timed<T>(compute: () => T | null): T | null {
     const began = performance.now();
-    try {
-      return compute();
-    } finally {
+    const out = compute();
+    if (out !== null) {
       this.contributionMs = movingAverage(this.contributionMs, performance.now() - began);
       this.contributed = true;
     }
+    return out;
   }
 
   /**

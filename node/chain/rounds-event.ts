@@ -5,6 +5,7 @@
 import type { CheckEvent } from "./commit-checks.js";
 import type { EncodedCommit } from "./commit.js";
 import type { Equivocation } from "./evidence.js";
+import type { LeftOut } from "./left-out-watch.js";
 
 export type RoundsEvent =
   | {
@@ -39,5 +40,5 @@ export type RoundsEvent =
    * it contributes: `contributionMs` and `roundMs` are its moving averages of one contribution's
    * compute and of a round, which tell whether it is too slow for the swarm's rounds.
    */
-  | { kind: "left out"; iteration: number; commits: number; contributionMs: number; roundMs: number }
+  | ({ kind: "left out" } & LeftOut)
   | { kind: "done"; iteration: number };
