@@ -2,6 +2,7 @@
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { GC_ON_MAIN_THREAD_FLAG } from "../node/ops/heap-policy.js";
 
 export const CLI = join(import.meta.dirname, "..", "cli", "main.js");
 
@@ -26,7 +27,7 @@ export type Line = Record<string, unknown> & { msg?: string; time?: number; iter
 /** Runs the CLI to its end; returns its JSON log lines (pino `time`: epoch ms) and the start time. */
 export async function runCli(args: string[]): Promise<{ lines: Line[]; startedAt: number; seconds: number }> {
   const startedAt = Date.now();
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [GC_ON_MAIN_THREAD_FLAG, CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));

@@ -21,6 +21,7 @@ import { evaluate } from "../training/evaluate.js";
 import { initialReplica, openRun } from "../training/run-context.js";
 import { cleanup, Node, startSwarm, tempDir } from "../test/e2e/node-process.js";
 import { fmt, type Section } from "./report.js";
+import { GC_ON_MAIN_THREAD_FLAG } from "../node/ops/heap-policy.js";
 
 /** Bytes acknowledged and received on every TCP connection of a process (ss -tinp). */
 function tcpBytes(pid: number): { sent: number; received: number } {
@@ -87,7 +88,7 @@ export async function wireSection(): Promise<Section> {
       [0, 1, 2].map(
         () =>
           new Promise<string>((resolve, reject) =>
-            execFile(process.execPath, [worker, path, "250"], (err, stdout) => (err ? reject(err) : resolve(stdout))),
+            execFile(process.execPath, [GC_ON_MAIN_THREAD_FLAG, worker, path, "250"], (err, stdout) => (err ? reject(err) : resolve(stdout))),
           ),
       ),
     );

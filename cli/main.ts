@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --single-threaded-gc
 import "../node/polyfills.js";
 /**
  * The seedswarm command line: parses flags and delegates to node/. One failure handler prints

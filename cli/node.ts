@@ -8,7 +8,15 @@ import {
   type PreemptionProvider,
   watchPreemption,
 } from "../node/ops/preemption-watch.js";
-import { ALLOCATOR_ENV, allocatorUnset, preferSmallHeap, YOUNG_GENERATION_FLAG, youngGenerationCapped } from "../node/ops/heap-policy.js";
+import {
+  ALLOCATOR_ENV,
+  allocatorUnset,
+  GC_ON_MAIN_THREAD_FLAG,
+  gcOnMainThread,
+  preferSmallHeap,
+  YOUNG_GENERATION_FLAG,
+  youngGenerationCapped,
+} from "../node/ops/heap-policy.js";
 import { checkListenAddrs, checkWritableDir, explainStartError } from "../node/ops/preflight.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import type { HttpOptions } from "../node/observe/http-server.js";
@@ -212,6 +220,9 @@ Examples:
       const self = (await loadOrCreateIdentity(flags.dataDir)).peerId.toString();
       const runId = spec ? runIdOf(spec) : (flags.run as string);
       const log = createLogger({ level: flags.logLevel }).child({ run: runId.slice(0, 16), self });
+      // The CLI's shebang, the swarm launcher and the images pass it; `node dist/cli/main.js` does not.
+      if (!gcOnMainThread(process.execArgv))
+        log.info({ hint: `node ${GC_ON_MAIN_THREAD_FLAG}` }, "garbage collection runs on background threads, which take CPU from other nodes on this machine (set at process start)");
       if (flags.smallHeap && !youngGenerationCapped(process.execArgv, process.env.NODE_OPTIONS))
         log.info({ hint: `NODE_OPTIONS=${YOUNG_GENERATION_FLAG}` }, "small heap: the young generation is not capped (set at process start)");
       const unset = flags.smallHeap ? allocatorUnset(process.env) : [];

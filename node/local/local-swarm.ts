@@ -15,6 +15,7 @@ import { loadOrCreateIdentity } from "../store/identity.js";
 import { freePort } from "../network/free-port.js";
 import { openTrainingRun, type RunSources } from "../store/training-run.js";
 import type { Logger } from "../observe/logger.js";
+import { GC_ON_MAIN_THREAD_FLAG } from "../ops/heap-policy.js";
 
 export interface LocalSwarmOptions {
   readonly nodes: number;
@@ -89,7 +90,8 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
       // others, started at the same time, wait for it (never starting a chain of their own).
       ...(bootstrap ? ["--bootstrap", bootstrap, "--join-wait", "30000"] : ["--join-wait", "30000", "--min-peers", String(opts.nodes - 1)]),
     ];
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    // The nodes share this machine's cores: each collects garbage on its own thread (heap-policy.ts).
+    const child = spawn(process.execPath, [GC_ON_MAIN_THREAD_FLAG, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     const m: Member = { index, child, head: 0, checksum: "", loss: Number.NaN };
     const file = createWriteStream(`${dir}.log`);
     let buf = "";

@@ -75,6 +75,8 @@ describe("binary swarm of real node processes", () => {
     assert.equal(res.code, 0, res.stderr);
     const base = join(dir, "swarm");
     const logs = [0, 1, 2].map((i) => jsonLines(join(base, `node-${i}.log`)));
+    // The launcher starts each node with its garbage collection on its own thread (heap-policy.ts).
+    for (const lines of logs) assert.ok(lines.length > 0 && !lines.some((l) => String(l.msg).startsWith("garbage collection runs on background threads")));
     for (const lines of logs) {
       const switches = lines.filter((l) => l.msg === "stage switched");
       assert.deepEqual(

@@ -1,6 +1,7 @@
 /** Test helper: the seedswarm CLI as a real process. */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { GC_ON_MAIN_THREAD_FLAG } from "../../node/ops/heap-policy.js";
 
 const CLI = join(import.meta.dirname, "..", "..", "cli", "main.js");
 
@@ -23,7 +24,7 @@ export interface RunCliOptions {
 /** Runs `seedswarm <args>` and resolves with its exit and output. */
 export function runCli(args: string[], opts: RunCliOptions = {}): Promise<Exit> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [GC_ON_MAIN_THREAD_FLAG, CLI, ...args], {
       stdio: ["ignore", "pipe", "pipe"],
       cwd: opts.cwd,
       env: { ...process.env, ...opts.env },

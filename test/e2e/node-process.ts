@@ -5,6 +5,7 @@ import { createWriteStream, mkdirSync, readdirSync, readFileSync } from "node:fs
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GC_ON_MAIN_THREAD_FLAG } from "../../node/ops/heap-policy.js";
 
 const CLI = join(import.meta.dirname, "..", "..", "cli", "main.js");
 const dirs: string[] = [];
@@ -48,6 +49,7 @@ export class Node {
       command,
       [
         ...prefixArgs,
+        GC_ON_MAIN_THREAD_FLAG,
         CLI,
         "node",
         // A node that joins by runId takes no spec flags; a test may name another preset.
