@@ -17,6 +17,7 @@ import { load } from "js-yaml";
 import { freePort } from "../helpers/free-port.js";
 import { ensureSystemPackage } from "../helpers/system-package.js";
 import { loadCheckpoint } from "../../node/store/checkpoint.js";
+import { GC_ON_MAIN_THREAD_FLAG } from "../../node/ops/heap-policy.js";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const DOCKER = join(ROOT, "docker");
@@ -123,7 +124,7 @@ describe("docker/Dockerfile and Dockerfile.gpu", () => {
 
   it("runtime stage: non-root, the CLI as ENTRYPOINT, a node by default, /data volume, port 4001, HEALTHCHECK on /healthz", () => {
     for (const s of [cpu, gpu]) {
-      assert.deepEqual(s.entrypoint, ["node", "/app/dist/cli/main.js"]);
+      assert.deepEqual(s.entrypoint, ["node", GC_ON_MAIN_THREAD_FLAG, "/app/dist/cli/main.js"]);
       assert.deepEqual(s.cmd, ["node"]);
       assert.deepEqual(s.healthcheck, HEALTHCHECK);
       assert.equal(s.env.SEEDSWARM_HTTP, "127.0.0.1:9090", "the endpoint the healthcheck asks is on by default");
