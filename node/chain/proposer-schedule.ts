@@ -39,6 +39,8 @@ export class ProposerSchedule {
   private order: { t: number; authors: readonly string[]; order: readonly string[] } | null = null;
   private timers: NodeJS.Timeout[] = [];
   private roundStart = 0;
+  /** Whether this node starts the chain (Rounds.start): it may commit the first iteration alone. */
+  private startsChain = false;
   /** When this round's quorum (or all expected) was first seen in, ms into the round; whether a re-check is set. */
   private quorum: { t: number; at: number; recheckSet: boolean } | null = null;
 
@@ -55,6 +57,14 @@ export class ProposerSchedule {
     this.roundStart = performance.now();
     this.late.roundBegins(t, this.roundStart);
     this.quorum = null;
+  }
+
+  /**
+   * Whether this node starts a new chain: the one that waited for its --min-peers quorum, or found
+   * nobody (catch-up.ts `join`); the other nodes wait for its first commit before contributing.
+   */
+  setStartsChain(starts: boolean): void {
+    this.startsChain = starts;
   }
 
   /** A contribution of `author` to iteration t arrived now (its lag feeds the quorum rule). */
@@ -102,7 +112,17 @@ export class ProposerSchedule {
    * is asked only then.
    */
   mayProposeEarly(t: number, held: () => ReadonlyMap<string, unknown>, recheck: () => void): boolean {
-    if (this.tip.authors.length === 0) return false;
+    if (this.tip.authors.length === 0) {
+      // The start of a chain has no primary: the ticks let the contributors see each other and
+      // agree on an order. A node that starts the chain expects nobody else (the others wait for
+      // its first commit), so it commits its own contribution at once instead of waiting 0.5 x
+      // roundTimeout; anyone else's contribution to it heard first means others contribute: the
+      // ticks order them. Two nodes both told to start (each with --min-peers) may each commit
+      // alone: a start-of-chain fork, settled like any other (docs/architecture.md, "Forks").
+      if (!this.startsChain || !this.opts.contribute) return false;
+      const have = held();
+      return have.size === 1 && have.has(this.opts.self);
+    }
     if (this.proposers(t)[0] !== this.opts.self) return false;
     const have = held();
     const late = this.late.recent(t);

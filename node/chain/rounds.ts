@@ -241,8 +241,13 @@ export class Rounds {
     return this.peersHead > this.head;
   }
 
-  /** Begins the round at the current head: contributes and proposes from now on. */
-  start(): void {
+  /**
+   * Begins the round at the current head: contributes and proposes from now on. `startsChain`:
+   * this node starts a new chain and nobody else contributes before its first commit
+   * (proposer-schedule.ts), so that commit need not wait for the round's first tick.
+   */
+  start(startsChain = false): void {
+    this.schedule.setStartsChain(startsChain && this.tip.authors.length === 0);
     this.stopped = false;
     this.active = true;
     this.stall.start();

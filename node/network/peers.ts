@@ -76,17 +76,21 @@ export class Peers {
 
   /**
    * Waits until `count` peers take part or `deadline` (ms since the epoch) passes or `signal`
-   * aborts, dialling the bootstrap peers again every second while connected to nobody: libp2p
-   * dials them once, and one still starting (a compose service, a spot instance booting) refuses
-   * that dial. True when the peers are there.
+   * aborts, dialling the bootstrap peers again while connected to nobody: libp2p dials them once,
+   * and one still starting (a compose service, a spot instance booting, the first node of a local
+   * swarm started at the same time) refuses that dial. The pause between dials doubles from
+   * 100 ms to 1 s: a peer seconds from listening costs a few refused dials, one a moment away
+   * no longer a whole second (the local swarm's start, where it did).
    */
   async waitFor(count: number, deadline: number, signal: AbortSignal): Promise<boolean> {
     let dialedAt = Date.now();
+    let pause = 100;
     for (;;) {
       if (this.connected().length >= count) return true;
       if (Date.now() >= deadline || signal.aborted) return false;
-      if (this.libp2p.getConnections().length === 0 && Date.now() - dialedAt > 1000) {
+      if (this.libp2p.getConnections().length === 0 && Date.now() - dialedAt >= pause) {
         dialedAt = Date.now();
+        pause = Math.min(1000, 2 * pause);
         this.dialBootstrap().catch(() => {});
       }
       await new Promise((r) => setTimeout(r, 100));

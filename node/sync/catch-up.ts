@@ -109,6 +109,10 @@ export class CatchUp {
       if ((await this.peersHead(connected)).answered >= connected.length) break;
       await sleep(200);
     }
+    // Who starts a new chain commits its first iteration at once (proposer-schedule.ts): the node
+    // that waited for its quorum, or one that found nobody. One whose join wait ran out while
+    // peers wait too may race others: it keeps the first round's ticks.
+    let startsChain = false;
     if (peers.connected().length > 0) {
       await this.catchUp("joining");
       // Peers, but no chain yet: leave starting it to the node that waits for its quorum
@@ -116,12 +120,13 @@ export class CatchUp {
       if (this.opts.minPeers === 0 && this.head === 0 && rounds.lastApplied() === undefined) {
         const until = Date.now() + this.opts.joinWaitMs;
         while (Date.now() < until && this.head === 0 && !this.signal.aborted) await sleep(50);
-      }
+      } else startsChain = this.head === 0 && rounds.lastApplied() === undefined;
     } else {
       log.info({ iteration: this.head }, "no peers found; starting the chain");
+      startsChain = this.head === 0 && rounds.lastApplied() === undefined;
     }
     this.joinPlan = null;
-    rounds.start();
+    rounds.start(startsChain);
   }
 
   /** Gets to the connected peers' head: a snapshot first when far behind, then their commits. */

@@ -53,6 +53,8 @@ async function swarm(
   bus = new Bus(),
   roundTimeoutMs = 200,
   pipelined: { staleness: number; audits: Audits[] } = { staleness: 0, audits: [] },
+  /** Nodes that start the chain (Rounds.start(true)). */
+  startsChain: readonly string[] = [],
 ) {
   const events = new Map<string, RoundsEvent[]>();
   const done = keys.map(
@@ -89,7 +91,7 @@ async function swarm(
         }
       }),
   );
-  for (const r of bus.nodes.values()) r.start();
+  for (const [id, r] of bus.nodes) r.start(startsChain.includes(id));
   return { done, events, bus };
 }
 
@@ -174,6 +176,29 @@ describe("rounds (in-memory transport)", () => {
     // Rounds the slow node proposes (its commit arrives late) may be slow; not most.
     assert.ok(held <= 8, `${held} of ${applied.length} rounds took over 140 ms (${withSlow} commits include the slow node)`);
     assert.ok(commits.every((c) => c.entries.length >= 3), "every commit holds the majority");
+    for (const r of rounds) r.stop();
+  });
+
+  it("the node that starts a chain commits its first iteration at once, not at the first tick", async () => {
+    await useBackend("wasm");
+    const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
+    const [a, b] = await testKeys(2);
+    const firstRoundMs = async (starts: boolean) => {
+      const { done, events } = await swarm(run, [a], 2, new Bus(), 2000, undefined, starts ? [a.author.id] : []);
+      for (const r of await Promise.all(done)) r.stop();
+      const applied = (events.get(a.author.id) ?? []).filter((e) => e.kind === "applied") as Extract<RoundsEvent, { kind: "applied" }>[];
+      return applied[0].ms;
+    };
+    // The first tick is at 0.5 x roundTimeout = 1000 ms.
+    const started = await firstRoundMs(true);
+    const ticked = await firstRoundMs(false);
+    assert.ok(started < 500, `the starter's first round took ${started} ms`);
+    assert.ok(ticked >= 1000, `a node that does not start the chain committed alone after ${ticked} ms`);
+    // With a node that does not start it and contributes at once, the starter's first round is
+    // one both are in, or the ticks': never a fork, whoever contributed first.
+    const { done } = await swarm(run, [a, b], 10, new Bus(), 600, undefined, [a.author.id]);
+    const rounds = await Promise.all(done);
+    assert.equal(new Set(rounds.map((r) => r.checksumAt(10))).size, 1);
     for (const r of rounds) r.stop();
   });
 
