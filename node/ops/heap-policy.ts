@@ -35,9 +35,11 @@ export function preferSmallHeap(): void {
  * busy computing contributions all the time, so those helpers run on the cores of the other
  * processes (two nodes on two cores: each node's helpers preempt the other's contribution, and a
  * parallel scavenge waits for a helper that is not running). Measured on `swarm --nodes 2` on 2
- * cores (mnist-mlp-spsa, iterations 100 to 600, on one hour): 26.5 to 34.6 iterations/s (median
+ * cores (mnist-mlp-spsa, iterations 100 to 600): on one hour 26.5 to 34.6 iterations/s (median
  * 33.8 of 5 runs) and 37 to 46 s of CPU with this flag against 21.0 to 25.7 (median 24.2 of 6)
- * and 47 to 59 s without; one `train` process alone: the same rate either way. Only
+ * and 47 to 59 s without; on a slower hour, alternated, 22.8 to 26.1 (median 25.3 of 4) and 48
+ * to 53 s against 19.9 to 22.4 (median 20.7 of 4) and 54 to 62 s. One `train` process alone: the
+ * same rate either way. Only
  * `--single-threaded-gc` did it: `--no-concurrent-marking` (25.9), `--no-parallel-scavenge`
  * (21.2) and `--single-threaded` (24.2, 28.5; it also compiles on the main thread) did not. V8
  * reads it only at start (setting it through `v8.setFlagsFromString` aborts the process at the
