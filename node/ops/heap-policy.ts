@@ -39,10 +39,9 @@ export function preferSmallHeap(): void {
  * 33.8 of 5 runs) and 37 to 46 s of CPU with this flag against 21.0 to 25.7 (median 24.2 of 6)
  * and 47 to 59 s without; on a slower hour, alternated, 22.8 to 26.1 (median 25.3 of 4) and 48
  * to 53 s against 19.9 to 22.4 (median 20.7 of 4) and 54 to 62 s. One `train` process alone: the
- * same rate either way. Only
- * `--single-threaded-gc` did it: `--no-concurrent-marking` (25.9), `--no-parallel-scavenge`
- * (21.2) and `--single-threaded` (24.2, 28.5; it also compiles on the main thread) did not. V8
- * reads it only at start (setting it through `v8.setFlagsFromString` aborts the process at the
+ * same rate either way. Narrower flags did not do it: `--no-concurrent-marking` (25.9),
+ * `--no-parallel-scavenge` (21.2); nor did `--single-threaded` (24.2, 28.5; it also compiles on
+ * the main thread). V8 reads it only at start (setting it through `v8.setFlagsFromString` aborts the process at the
  * next collection), so the CLI's shebang, the local swarm launcher, the Docker images and the
  * test harness pass it; the daemon logs a hint when it runs without.
  */
