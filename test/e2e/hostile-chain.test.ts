@@ -40,7 +40,10 @@ const JOINED_AT = Date.now();
 
 describe("hostile chain", () => {
   it("usurped ranks, altered entries, fabricated authors and lying fallbacks change nothing", async () => {
-    const stopAt = 40;
+    // Long enough that the attacker, which joins after the honest pair has started, forges for
+    // many rounds: the honest chain starts at once (its starter does not wait for a tick) and its
+    // rounds take milliseconds.
+    const stopAt = 120;
     const nodes = await startSwarm(2, ["--iterations", "100000", "--stop-at", String(stopAt), "--log-level", "debug"]);
     const spec = parseRunSpec({ ...PRESETS["tiny-spsa"], iterations: 100000 });
     const runId = runIdOf(spec);
