@@ -241,11 +241,7 @@ export class Rounds {
     return this.peersHead > this.head;
   }
 
-  /**
-   * Begins the round at the current head: contributes and proposes from now on. `startsChain`:
-   * this node starts a new chain and nobody else contributes before its first commit
-   * (proposer-schedule.ts), so that commit need not wait for the round's first tick.
-   */
+  /** Begins the round at the current head: contributes and proposes from now on (`startsChain`: see ProposerSchedule). */
   start(startsChain = false): void {
     this.schedule.setStartsChain(startsChain && this.tip.authors.length === 0);
     this.stopped = false;
