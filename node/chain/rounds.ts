@@ -243,7 +243,7 @@ export class Rounds {
 
   /** Begins the round at the current head: contributes and proposes from now on (`startsChain`: see ProposerSchedule). */
   start(startsChain = false): void {
-    this.schedule.setStartsChain(startsChain && this.tip.authors.length === 0);
+    this.schedule.setStartsChain(startsChain);
     this.stopped = false;
     this.active = true;
     this.stall.start();

@@ -112,18 +112,19 @@ export class CatchUp {
     // Who starts a new chain commits its first iteration at once (proposer-schedule.ts): the node
     // that waited for its quorum, or one that found nobody. One whose join wait ran out while
     // peers wait too may race others: it keeps the first round's ticks.
+    const noChain = () => this.head === 0 && rounds.lastApplied() === undefined;
     let startsChain = false;
     if (peers.connected().length > 0) {
       await this.catchUp("joining");
       // Peers, but no chain yet: leave starting it to the node that waits for its quorum
       // (--min-peers), or to whoever's join wait ends first, instead of racing ahead alone.
-      if (this.opts.minPeers === 0 && this.head === 0 && rounds.lastApplied() === undefined) {
+      if (this.opts.minPeers === 0 && noChain()) {
         const until = Date.now() + this.opts.joinWaitMs;
         while (Date.now() < until && this.head === 0 && !this.signal.aborted) await sleep(50);
-      } else startsChain = this.head === 0 && rounds.lastApplied() === undefined;
+      } else startsChain = noChain();
     } else {
       log.info({ iteration: this.head }, "no peers found; starting the chain");
-      startsChain = this.head === 0 && rounds.lastApplied() === undefined;
+      startsChain = noChain();
     }
     this.joinPlan = null;
     rounds.start(startsChain);
