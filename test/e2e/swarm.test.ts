@@ -229,14 +229,18 @@ describe("swarm of real node processes", () => {
     assert.equal(ea.code, 0);
     assert.equal(eb.code, 0);
     assert.ok(b.lines.some((l) => l.msg === "fault injected: cut off from every peer"), "the cut happened");
-    const switched = [a, b].flatMap((n) => n.lines.filter((l) => l.msg === "switching to a better fork"));
-    assert.ok(switched.length >= 1, "one side switched to the other's fork");
-    assert.ok(switched.every((l) => (l.iteration ?? 0) >= 15 && (l.iteration ?? 0) <= 17), `the fork is where the cut began: ${JSON.stringify(switched.map((l) => l.iteration))}`);
+    const isSwitch = (l: { msg?: string }) => l.msg === "switching to a better fork";
+    const atCut = (l: { iteration?: number }) => (l.iteration ?? 0) >= 15 && (l.iteration ?? 0) <= 17;
+    const switched = [a, b].flatMap((n) => n.lines.filter(isSwitch));
+    // The cut's fork. A pair may also fork after the heal (a round past its deadline while the
+    // switching side replays: rank 0 and rank 1 both commit), settled by the same rule: one CI
+    // run logged switches at 15 and 256. Those are not this test's subject.
+    assert.ok(switched.some(atCut), `one side switched at the fork where the cut began: ${JSON.stringify(switched.map((l) => l.iteration))}`);
     assert.equal(a.result().iteration, 500);
     assert.equal(a.result().checksum, b.result().checksum, "bit-identical after the heal");
-    // The winner's log is one chain from the start (the loser's jumps at the adopted snapshot).
-    const winner = [a, b].find((n) => !n.lines.some((l) => l.msg === "switching to a better fork"));
-    assert.ok(winner, "one side never switched");
+    // The cut's winner's log is one chain from the start (the loser's jumps at the adopted snapshot).
+    const winner = [a, b].find((n) => !n.lines.some((l) => isSwitch(l) && atCut(l)));
+    assert.ok(winner, "one side never switched at the cut");
     assert.equal((await replay(winner.commits(), withIterations(spec, 500))).get(500), a.result().checksum);
   });
 
