@@ -9,7 +9,7 @@
  * SEEDSWARM_BENCH_BYZANTINE_ITERATIONS shortens the runs (default: the preset's 2,000).
  */
 import { cleanup, type Node, startSwarm } from "../test/e2e/node-process.js";
-import { DEFAULT_AUDIT_BUDGET } from "../node/chain/audits.js";
+import { DEFAULT_AUDIT_BUDGET } from "../node/node-options.js";
 import { BYZANTINE_MODES } from "../node/ops/fault-hooks.js";
 import type { Section } from "./report.js";
 

@@ -1,6 +1,5 @@
 /** What a swarm daemon is told, and the defaults (the daemon itself is node.ts). */
 import type { RunSpec } from "../protocol/run-spec.js";
-import { DEFAULT_AUDIT_BUDGET } from "./chain/audits.js";
 import type { BackendChoice } from "../training/backends.js";
 import type { HttpOptions } from "./observe/http-server.js";
 import { defaultNetworkOptions, type NetworkOptions } from "./network/network-options.js";
@@ -40,6 +39,13 @@ export interface NodeOptions {
   /** Share of this process's other CPU that audits by recomputation may use (0: no audits of ours). */
   readonly auditBudget: number;
 }
+
+/**
+ * The default audit budget (node/chain/audits.ts): audits cost at most a tenth of the CPU that
+ * training and networking use. Defined here, not beside the audits, so that the command line can
+ * read its defaults without loading the training code (and TensorFlow.js) behind them.
+ */
+export const DEFAULT_AUDIT_BUDGET = 0.1;
 
 export const defaultNodeOptions = {
   backend: "auto",

@@ -50,9 +50,6 @@ export interface ProofClaim {
   readonly accused: string;
 }
 
-/** The default budget: audits cost at most a tenth of the CPU that training and networking use. */
-export const DEFAULT_AUDIT_BUDGET = 0.1;
-
 /** fraud: the entry does not recompute; honest: it does; unknown: the state it needs is gone. */
 export type Verdict = "fraud" | "honest" | "unknown";
 
