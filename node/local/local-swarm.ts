@@ -8,12 +8,10 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunSpec } from "../../protocol/run-spec.js";
 import type { BackendChoice } from "../../training/engine.js";
-import { useBackend } from "../../training/engine.js";
-import { loadCheckpoint } from "../store/checkpoint.js";
 import { checkpointPath } from "../store/data-dir.js";
 import { loadOrCreateIdentity } from "../store/identity.js";
 import { freePort } from "../network/free-port.js";
-import { openTrainingRun, type RunSources } from "../store/training-run.js";
+import type { RunSources } from "../store/training-run.js";
 import type { Logger } from "../observe/logger.js";
 import { GC_ON_MAIN_THREAD_FLAG } from "../ops/heap-policy.js";
 
@@ -171,7 +169,13 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
 
   const failed = members.filter((m) => m.exit !== 0);
   if (failed.length > 0) throw new Error(`node(s) ${failed.map((m) => m.index).join(", ")} exited with an error; see ${base}/node-*.log`);
-  // Every node's checkpoint holds the final state; they must be identical.
+  // Every node's checkpoint holds the final state; they must be identical. The training code is
+  // loaded only now: imported up front, it held the nodes' start back by 0.4 s.
+  const [{ useBackend }, { loadCheckpoint }, { openTrainingRun }] = await Promise.all([
+    import("../../training/engine.js"),
+    import("../store/checkpoint.js"),
+    import("../store/training-run.js"),
+  ]);
   await useBackend(opts.backend, log);
   const run = await openTrainingRun(opts.spec, opts.sources ?? {});
   const cps = await Promise.all(members.map((m) => loadCheckpoint(checkpointPath(join(base, `node-${m.index}`), run.runId))));
