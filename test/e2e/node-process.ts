@@ -153,10 +153,10 @@ export class Node {
   }[] {
     const runs = join(this.dataDir, "runs");
     const dir = readdirSync(runs)[0];
-    return readFileSync(join(runs, dir, "commits.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
+    // The node may be appending while this reads: a line without its newline is not yet whole.
+    const lines = readFileSync(join(runs, dir, "commits.jsonl"), "utf8").split("\n");
+    lines.pop();
+    return lines.map((l) => JSON.parse(l));
   }
 }
 
