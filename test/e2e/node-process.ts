@@ -41,7 +41,8 @@ export class Node {
   constructor(
     readonly dataDir: string,
     args: string[],
-    env: Record<string, string> = {},
+    /** Added to this process's environment; an undefined value removes the variable. */
+    env: Record<string, string | undefined> = {},
     launch: { prefix?: string[]; listen?: string } = {},
   ) {
     const [command, ...prefixArgs] = [...(launch.prefix ?? []), process.execPath];
@@ -66,7 +67,7 @@ export class Node {
         ...(args.includes("--audit-budget") ? [] : ["--audit-budget", "0.02"]),
         ...args,
       ],
-      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
+      { stdio: ["ignore", "pipe", "pipe"], env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)) },
     );
     procs.push(this.child);
     let buf = "";
