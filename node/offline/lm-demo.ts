@@ -129,9 +129,21 @@ export async function prepareLmDemo(dir: string, opts: LmDemoOptions, log: Logge
   });
   const tokenizer = tokenizerFromJson(tokenizerJson);
   // Words kept while the text stays within PROMPT_TOKENS: a word of symbols can be dozens of pieces.
+  // Pieces counted once per distinct word, and no word encoded past the limit (4 s of the demo).
+  const pieces = new Map<string, number>();
+  const piecesOf = (w: string) => {
+    let n = pieces.get(w);
+    if (n === undefined) pieces.set(w, (n = tokenizer.encode(w).length));
+    return n;
+  };
   const spamRows = spamWords.map((r) => {
+    const kept: string[] = [];
     let n = 0;
-    const kept = r.text.split(" ").filter((w) => (n += tokenizer.encode(w).length) <= PROMPT_TOKENS);
+    for (const w of r.text.split(" ")) {
+      n += piecesOf(w);
+      if (n > PROMPT_TOKENS) break;
+      kept.push(w);
+    }
     return { text: kept.length > 0 ? kept.join(" ") : r.text.slice(0, 20), label: r.label };
   });
   const spamBytes = jsonl(spamRows);
