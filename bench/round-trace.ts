@@ -47,14 +47,16 @@ try {
     ...(values["audit-budget"] ? { SEEDSWARM_AUDIT_BUDGET: values["audit-budget"] } : {}),
   };
   const code = await new Promise<number | null>((resolve) => spawn(process.execPath, args, { env, stdio: "ignore" }).on("exit", resolve));
-  if (code !== 0) throw new Error(`seedswarm swarm exited with ${code}; its logs: ${join(dir, "swarm")}`);
+  if (code !== 0) throw new Error(`seedswarm swarm exited with ${code}; see swarm/node-*.log`);
   const traces = readdirSync(traceDir)
     .map((f) => JSON.parse(readFileSync(join(traceDir, f), "utf8")) as TraceRow[])
     .filter((t) => t.some((r) => r[2] === "contribute"));
   if (traces.length !== 2) throw new Error(`expected the traces of 2 nodes, found ${traces.length}`);
   process.stdout.write(report(traces));
-} finally {
   rmSync(dir, { recursive: true, force: true });
+} catch (err) {
+  // Kept for a look: the nodes' logs are what explains a failed run.
+  throw new Error(`${(err as Error).message} (logs and traces kept in ${dir})`, { cause: err });
 }
 
 function report(traces: TraceRow[][]): string {
