@@ -1,8 +1,9 @@
 /**
  * The tip of the chain this node applied, and every way it moves: a commit applied, one of our
  * own, a one-step fork switch, a resume or a snapshot jump. The tip is the last commit's hash
- * (what the next commit chains to) and authors (the next round's expected contributors and
- * proposers); the state before that commit is kept, so a one-step fork switch can roll it back.
+ * (what the next commit chains to), its authors, and the next round's admission (its expected
+ * contributors, proposers and members, admission.ts); the state before that commit is kept, so a
+ * one-step fork switch can roll it back.
  *
  * A commit is verified by applying it (docs/security.md): when our checksum differs, we check our
  * pre-state against the previous commit's checksum. If that holds, the update is deterministic,
@@ -16,6 +17,7 @@ import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { TrainingRun } from "../../training/run-context.js";
 import type { AppliedHistory } from "./applied-history.js";
+import { type Admission, admissionAt, PROPOSER_WINDOW, partialAdmission, startAdmission, windowOf } from "./admission.js";
 import type { Audits } from "./audits.js";
 import {
   betterBecause,
@@ -45,15 +47,17 @@ export interface TipHooks {
 
 export class ChainTip {
   private lastHash: Uint8Array = ZERO_HASH;
-  /** Authors of the last applied commit: next round's expected contributors and proposers. */
+  /** Authors of the last applied commit. */
   private lastAuthors: string[] = [];
+  /** Who may take part in the next iteration (admission.ts), from the commits before it. */
+  private nextAdmission: Admission = startAdmission(0, true);
   /** State before the last applied commit (see rollBack). */
-  private prev: { weights: Weights; hash: Uint8Array; authors: string[] } | null = null;
+  private prev: { weights: Weights; hash: Uint8Array; authors: string[]; admission: Admission } | null = null;
   /** Audits by recomputation of the commits we apply (none: no audits). */
   private audits: Audits | null = null;
 
   constructor(
-    private readonly run: Pick<TrainingRun, "algorithm">,
+    private readonly run: Pick<TrainingRun, "algorithm" | "runId">,
     private readonly replica: Replica,
     private readonly history: AppliedHistory,
     private readonly checks: CommitChecks,
@@ -75,10 +79,28 @@ export class ChainTip {
     return this.lastAuthors;
   }
 
+  /** Who may take part in the next iteration: its proposers' order, expected authors, members. */
+  get admission(): Admission {
+    return this.nextAdmission;
+  }
+
   /** Continue a chain after a snapshot or checkpoint: the state is at `head` after `hash`. */
   resume(hash: Uint8Array, authors: string[]): void {
     this.lastHash = hash;
     this.lastAuthors = authors;
+    this.nextAdmission = this.admit(authors);
+  }
+
+  /**
+   * Admission to the iteration after the replica's, from the history's last commits; when they are
+   * not held (a snapshot's anchor alone, a resume without its log), from the last authors only.
+   */
+  private admit(authors: readonly string[]): Admission {
+    const t = this.replica.iteration;
+    const kept = this.history.all();
+    const window = kept.slice(Math.max(0, kept.length - PROPOSER_WINDOW - 1)).map((k) => k.commit);
+    if (window.length > 0 && window[window.length - 1].iteration === t - 1) return admissionAt(this.run.runId, t, windowOf(window));
+    return authors.length > 0 ? partialAdmission(this.run.runId, t, authors) : startAdmission(t, t === 0);
   }
 
   /**
@@ -169,7 +191,7 @@ export class ChainTip {
     if (!last || !prev || last.commit.iteration !== commit.iteration || !equalBytes(commit.prevHash, prev.hash)) return false;
     const hash = chained(received).hash;
     if (equalBytes(hash, last.hash)) return false;
-    if (!this.checks.rankHolds(received, prev.authors)) return false;
+    if (!this.checks.admissionHolds(received, prev.admission)) return false;
     if (commit.proposer === last.commit.proposer) this.hooks.equivocation(commitEquivocation(last, received));
     if (!isBetter(commit, hash, last.commit, last.hash)) return false;
     this.hooks.rollingBack();
@@ -189,7 +211,7 @@ export class ChainTip {
   /** Remembers the state before applying a commit, for a one-step fork switch. */
   private remember(): void {
     if (this.prev) this.prev.weights.set(this.replica.weights);
-    this.prev = { weights: this.prev?.weights ?? this.replica.weights.slice(), hash: this.lastHash, authors: this.lastAuthors };
+    this.prev = { weights: this.prev?.weights ?? this.replica.weights.slice(), hash: this.lastHash, authors: this.lastAuthors, admission: this.nextAdmission };
   }
 
   /**
@@ -203,6 +225,7 @@ export class ChainTip {
     this.replica.reset(prev.weights, iteration);
     this.lastHash = prev.hash;
     this.lastAuthors = prev.authors;
+    this.nextAdmission = prev.admission;
     this.prev = null;
   }
 
@@ -218,6 +241,7 @@ export class ChainTip {
     this.lastHash = hash;
     this.lastAuthors = commit.entries.map((e) => e.author.id);
     this.history.record(entry, this.replica.iteration, sum);
+    this.nextAdmission = this.admit(this.lastAuthors);
     this.hooks.applied(commit, sum);
   }
 }

@@ -1,13 +1,18 @@
 /**
  * The chain's rules on what a commit may hold, checked against our chain (docs/security.md, the
  * verified chain). Signatures were checked before (gossip validation, commitFromBytes); here:
- *   - its rank is checked, never believed: rank r is valid only if the proposer is r-th in
- *     proposerOrder over the authors of the verified commit t-1 (or, at the fallback rank n + 1,
- *     an author of one of its own entries). At the start of a chain (prevHash = ZERO_HASH) the
- *     eligible set is the commit's own authors; when the predecessor's authors are unknown (a
- *     snapshot without its anchor commit), the rank cannot be checked;
+ *   - its admission (admission.ts) is checked, never believed: rank r is valid only if the
+ *     proposer is r-th in the admission order computed from the verified commits before t (or, at
+ *     the fallback rank n + 1, an author of one of its own entries), and it holds at most
+ *     NEWCOMER_SLOTS authors who are not members. At the start of a chain (prevHash = ZERO_HASH)
+ *     the eligible set is the commit's own authors; when the commits before it are not all held
+ *     (a snapshot joiner's first iterations), a rank is checked only loosely and nobody is charged;
  *   - no entry by an author the chain excluded, and every exclusion it records recomputed here
- *     (audits.ts) and found to hold.
+ *     (audits.ts) and found to hold. An exclusion this node cannot recompute (it lacks the state)
+ *     stays chain state (our proposals leave the author out, as every node's do) but bans nobody:
+ *     only exclusions this node proved itself make it refuse the author's messages, and those bans
+ *     derive from the applied history, so a rolled-back commit unbans. Exclusions of this node are
+ *     never taken on faith, and runs whose algorithm has no audit (Binary) take no exclusions.
  * A commit that breaks one is rejected: its hash is remembered (a replay is refused without
  * applying) and its proposer charged. Our own proposals are built under the same rules. The
  * checksum is checked by applying, which the rounds do; `proposerLied` says whom a mismatch
@@ -18,6 +23,7 @@ import { MAX_COMMIT_ENTRIES } from "../../protocol/limits.js";
 import { compareAuthors } from "../../training/algorithms/algorithm.js";
 import { checksum as checksumOf, type Weights } from "../../training/params.js";
 import type { Logger } from "../observe/logger.js";
+import { type Admission, NEWCOMER_SLOTS, newcomersOf, rankFits } from "./admission.js";
 import type { AppliedHistory } from "./applied-history.js";
 import type { Audits } from "./audits.js";
 import {
@@ -25,11 +31,21 @@ import {
   type Commit,
   type EncodedCommit,
   type Exclusion,
-  rankOf,
+  proposerOrder,
   type SignedContribution,
-  ZERO_HASH,
 } from "./commit.js";
 import { ROUND_CAPS } from "./round-inbox.js";
+
+/** What the checks need to know of the run and this node. */
+export interface CheckOptions {
+  readonly runId: string;
+  /** This node's peer id: never banned, and never excluded on faith. */
+  readonly self: string;
+  /** Whether the run's algorithm can recompute a contribution (an audit); false: no exclusions. */
+  readonly auditable: boolean;
+  /** The run's pipelined-rounds staleness (0: none): no entry may be staler. */
+  readonly staleness?: number;
+}
 
 /** What the checks report (part of RoundsEvent). */
 export type CheckEvent =
@@ -50,41 +66,63 @@ export class CommitChecks {
   /** The subset refused by the exclusion rules (bounded the same way). */
   private readonly exclusionRefusals = new Set<string>();
   /**
-   * Every author an applied commit excluded, never forgotten on a rewind (bounded): their
-   * messages are refused. What a commit may contain is decided by the chain (history.excluded()).
+   * Authors whose exclusion this node recomputed and found to hold (bounded): with the history,
+   * what its bans derive from (isExcluded).
    */
-  private readonly banned = new Set<string>();
-  /** Audits by recomputation and the checks of exclusions (none: exclusions taken unchecked). */
+  private readonly proven = new Set<string>();
+  /** The bans at the history's last commit: proven exclusions the applied chain still records. */
+  private bans: { at: unknown; banned: ReadonlySet<string> } = { at: null, banned: new Set() };
+  /**
+   * Authors excluded by commits we hold no longer (behind a snapshot, or before a resumed log):
+   * left out of our proposals like the history's, never banned on that word alone (bounded).
+   */
+  private readonly inherited = new Set<string>();
+  /** Audits by recomputation and the checks of exclusions (none: no exclusion recomputes here). */
   private audits: Audits | null = null;
+  private readonly runId: string;
+  private readonly staleness: number;
 
   /** @param history our applied chain (shared with the rounds, read only here). */
   constructor(
-    private readonly runId: string,
+    private readonly opts: CheckOptions,
     private readonly history: AppliedHistory,
     private readonly logger: Logger,
     private readonly onEvent: (e: CheckEvent) => void,
-    /** The run's pipelined-rounds staleness (0: none): no entry may be staler. */
-    private readonly staleness = 0,
-  ) {}
+  ) {
+    this.runId = opts.runId;
+    this.staleness = opts.staleness ?? 0;
+  }
 
   useAudits(audits: Audits): void {
     this.audits = audits;
   }
 
   /**
-   * Authors excluded by the commits behind a snapshot we adopted (sync/chain-behind.ts):
-   * refused and left out of our proposals like those our applied commits excluded.
+   * Authors that commits we do not hold excluded (sync/chain-behind.ts, a checkpoint's list):
+   * left out of our proposals, so honest nodes that hold those commits accept ours; their
+   * messages are not refused (that needs our own recomputation, isExcluded).
    */
   inherit(excluded: Iterable<string>): void {
     for (const author of excluded) {
-      this.banned.add(author);
-      if (this.banned.size > ROUND_CAPS.bannedAuthors) this.banned.delete(this.banned.values().next().value as string);
+      if (author === this.opts.self) continue;
+      this.inherited.add(author);
+      if (this.inherited.size > ROUND_CAPS.bannedAuthors) this.inherited.delete(this.inherited.values().next().value as string);
     }
   }
 
-  /** True when a commit this node applied (or one behind its snapshot) excluded `peer` (a peer id string). */
+  /**
+   * True when the applied chain excludes `peer` (a peer id string) for an offence this node
+   * recomputed: its messages are refused. Derived from the history on each move of its head, so
+   * a rolled-back exclusion unbans; never this node itself.
+   */
   isExcluded(peer: string): boolean {
-    return this.banned.has(peer);
+    const last = this.history.last() ?? null;
+    if (this.bans.at !== last) {
+      const banned = new Set<string>();
+      for (const author of this.history.excluded().keys()) if (this.proven.has(author)) banned.add(author);
+      this.bans = { at: last, banned };
+    }
+    return peer !== this.opts.self && this.bans.banned.has(peer);
   }
 
   /** True when the chain rules refused the commit with this hash here. */
@@ -119,22 +157,28 @@ export class CommitChecks {
   }
 
   /**
-   * True when the commit's rank is the one its proposer holds over `eligible` (the authors of
-   * the commit it chains to); otherwise the commit is rejected and its proposer charged. When
-   * the predecessor's authors are unknown the commit is taken on its signatures and its checksum
-   * alone, and nobody is charged (an honest proposer's rank would look wrong from here).
+   * True when the commit's admission holds (admission.ts): its rank is the one its proposer holds
+   * in `admission` (computed from the commits before it), and it holds at most NEWCOMER_SLOTS
+   * newcomers; otherwise the commit is rejected and its proposer charged. When the commits before
+   * it are not all held here (`admission.complete` false), demotions and probation may be unknown
+   * to us: a rank is then taken if the proposer is one of the expected authors (or an author of
+   * its own entry at a fallback rank), the newcomer cap is not checked, and nobody is charged.
    */
-  rankHolds(received: EncodedCommit, eligible: readonly string[]): boolean {
+  admissionHolds(received: EncodedCommit, admission: Admission): boolean {
     const { commit } = received;
-    const start = equalBytes(commit.prevHash, ZERO_HASH);
-    if (eligible.length === 0 && !start) {
-      this.logger.debug({ iteration: commit.iteration, rank: commit.rank }, "rank not checkable: predecessor's authors unknown");
+    const fit = rankFits(this.runId, admission, commit);
+    if (!fit.checkable && fit.holds) {
+      this.logger.debug({ iteration: commit.iteration, rank: commit.rank }, "rank checked loosely: the commits before it are not all held here");
       return true;
     }
-    const authors = commit.entries.map((e) => e.author.id);
-    const rank = rankOf(this.runId, commit.iteration, eligible.length > 0 ? eligible : null, commit.proposer, authors);
-    if (rank === commit.rank) return true;
-    this.reject(received, rank === null ? "proposer may not propose this iteration" : `claims rank ${commit.rank}, holds ${rank}`);
+    if (!fit.holds) {
+      if (fit.checkable) this.reject(received, fit.rank === null ? "proposer may not propose this iteration" : `claims rank ${commit.rank}, holds ${fit.rank}`);
+      return false;
+    }
+    if (!admission.complete) return true;
+    const newcomers = newcomersOf(admission, commit.entries.map((e) => e.author.id)).length;
+    if (newcomers <= NEWCOMER_SLOTS) return true;
+    this.reject(received, `holds ${newcomers} newcomers; a commit may hold ${NEWCOMER_SLOTS}`);
     return false;
   }
 
@@ -177,7 +221,10 @@ export class CommitChecks {
   /**
    * The exclusion rules for a commit that chains to our head; a false accusation is rejected,
    * charging its proposer. An exclusion whose offending commit we do not keep (we joined after
-   * it), or whose state we can no longer rebuild, is taken on the chain's word.
+   * it), or whose state we can no longer rebuild, is chain state we cannot check: accepted, but it
+   * bans nobody here (noteApplied). Refused outright: any exclusion in a run whose algorithm has no
+   * audit (no node could ever check it, so any proposer could ban every honest author), and one
+   * of this node that it cannot recompute (it knows its own contribution).
    */
   exclusionsHold(received: EncodedCommit): boolean {
     const { commit } = received;
@@ -189,43 +236,68 @@ export class CommitChecks {
     }
     for (const x of commit.exclusions ?? []) {
       if (excluded.has(x.author)) continue;
-      const offending = this.history.commitAt(x.iteration);
-      const verdict = offending && this.audits ? this.audits.check(x, offending) : "unknown";
+      if (!this.opts.auditable) {
+        this.refuseForExclusions(received, "exclusions are off in this run: its algorithm has no audit");
+        return false;
+      }
+      const verdict = this.verdict(x);
       if (verdict === "honest") {
         this.refuseForExclusions(received, `false accusation: ${x.author}'s contribution to ${x.iteration} recomputes`);
         return false;
       }
-      if (verdict === "unknown")
-        this.logger.warn({ iteration: commit.iteration, author: x.author, offence: x.iteration }, "exclusion not checkable here; taken on the chain's word");
+      if (verdict === "unknown" && x.author === this.opts.self) {
+        this.refuseForExclusions(received, `excludes this node for its contribution to ${x.iteration}, which cannot be recomputed here`);
+        return false;
+      }
     }
     return true;
+  }
+
+  /** Our audits' verdict on an exclusion ("unknown": its commit or state is not held here). */
+  private verdict(x: Exclusion): "honest" | "fraud" | "unknown" {
+    const offending = this.history.commitAt(x.iteration);
+    return offending && this.audits ? this.audits.check(x, offending) : "unknown";
   }
 
   /**
    * What our commit for `t` holds under the same rules: the exclusions our audits proved (of
    * entries in commits we keep), and the usable contributions of authors neither the chain nor
-   * this commit excludes, at most what a commit may carry (the codec refuses more), the first in
-   * timestamp order: the same choice whoever proposes.
+   * this commit excludes: every member's (admission.ts) in timestamp order, then at most
+   * NEWCOMER_SLOTS newcomers by H(runId, t, author), at most what a commit may carry (the codec
+   * refuses more): the same choice whoever proposes.
    */
-  proposal(t: number, usable: Iterable<SignedContribution>): { entries: SignedContribution[]; exclusions: Exclusion[] } {
+  proposal(t: number, usable: Iterable<SignedContribution>, admission: Admission): { entries: SignedContribution[]; exclusions: Exclusion[] } {
     const excluded = this.history.excluded();
-    const exclusions = (this.audits?.provable(t, (a) => excluded.has(a)) ?? []).filter((x) =>
+    const exclusions = (this.opts.auditable ? (this.audits?.provable(t, (a) => excluded.has(a)) ?? []) : []).filter((x) =>
       this.history.commitAt(x.iteration)?.commit.entries.some((e) => e.author.id === x.author),
     );
-    const out = new Set([...excluded.keys(), ...this.banned, ...exclusions.map((x) => x.author)]);
-    const entries = [...usable]
-      .filter((e) => !out.has(e.author.id))
-      .sort((a, b) => compareAuthors(a.author, b.author))
-      .slice(0, MAX_COMMIT_ENTRIES);
+    const out = new Set([...excluded.keys(), ...this.inherited, ...exclusions.map((x) => x.author)]);
+    const members: SignedContribution[] = [];
+    const newcomers = new Map<string, SignedContribution>();
+    for (const e of usable) {
+      if (out.has(e.author.id)) continue;
+      if (admission.members.has(e.author.id)) members.push(e);
+      else newcomers.set(e.author.id, e);
+    }
+    const admitted = proposerOrder(this.runId, t, [...newcomers.keys()]).slice(0, NEWCOMER_SLOTS);
+    const kept = members.sort((a, b) => compareAuthors(a.author, b.author)).slice(0, MAX_COMMIT_ENTRIES - admitted.length);
+    const entries = [...kept, ...admitted.map((a) => newcomers.get(a) as SignedContribution)].sort((a, b) => compareAuthors(a.author, b.author));
     return { entries, exclusions };
   }
 
-  /** Bans the authors an applied commit excludes (reported once each). */
+  /**
+   * An applied commit's exclusions: those this node recomputed to fraud ban their author (reported
+   * once each: the daemon charges and hangs up); those it cannot check are logged, and ban nobody.
+   */
   noteApplied(commit: Commit): void {
     for (const x of commit.exclusions ?? []) {
-      if (this.banned.has(x.author)) continue;
-      this.banned.add(x.author);
-      if (this.banned.size > ROUND_CAPS.bannedAuthors) this.banned.delete(this.banned.values().next().value as string);
+      if (this.proven.has(x.author) || x.author === this.opts.self) continue;
+      if (this.verdict(x) !== "fraud") {
+        this.logger.info({ iteration: commit.iteration, author: x.author, offence: x.iteration }, "exclusion recorded by the chain, not checkable here: the author is left out of commits, not refused");
+        continue;
+      }
+      this.proven.add(x.author);
+      if (this.proven.size > ROUND_CAPS.bannedAuthors) this.proven.delete(this.proven.values().next().value as string);
       // Logged and counted by the daemon, with the charge (observe/faults.ts).
       this.onEvent({ kind: "excluded", author: x.author, offence: x.iteration, iteration: commit.iteration });
     }

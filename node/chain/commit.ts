@@ -115,28 +115,26 @@ export function proposerOrder(runId: string, iteration: number, candidates: Iter
 
 /**
  * The rank `proposer` holds for iteration t, or null when it may not propose t at all. Rank r is
- * the r-th of `eligible` (the authors of the verified commit t-1) in proposerOrder. A proposer
- * outside that set may still commit, at the "anyone" fallback rank |eligible| + 1, if it is an
- * author of one of its own entries (it did the round's work; a stranger may not).
+ * the r-th of `order` (the proposers of t best first, node/chain/admission.ts). A proposer outside
+ * it may still commit, at the "anyone" fallback rank |order| + 1, if it is an author of one of
+ * its own entries (it did the round's work; a stranger may not).
  *
- * Start of the chain (prevHash = ZERO_HASH): `eligible` is null, and the eligible set is the
- * commit's own authors. That is the weakest point of the chain: whoever contributes first may
- * rank; it lasts one iteration, after which ranks come from verified commits. (A node that does
- * not know the predecessor's authors, after a snapshot without its anchor, cannot check a rank
- * at all: see CommitChecks.rankHolds.)
+ * Start of the chain (prevHash = ZERO_HASH): `order` is null, and the commit's own authors rank by
+ * proposerOrder. That is the weakest point of the chain: whoever contributes first may rank; it
+ * lasts one iteration, after which ranks come from verified commits. (A node that does not hold
+ * the commits before t, after a snapshot, checks a rank only loosely: admission.ts, rankFits.)
  */
 export function rankOf(
   runId: string,
   iteration: number,
-  eligible: readonly string[] | null,
+  order: readonly string[] | null,
   proposer: string,
   authors: readonly string[],
 ): number | null {
-  if (eligible === null || eligible.length === 0) {
+  if (order === null || order.length === 0) {
     const r = proposerOrder(runId, iteration, authors).indexOf(proposer);
     return r >= 0 ? r : null;
   }
-  const order = proposerOrder(runId, iteration, eligible);
   const r = order.indexOf(proposer);
   if (r >= 0) return r;
   return authors.includes(proposer) ? order.length + 1 : null;

@@ -1,6 +1,7 @@
 /**
  * Who may propose an iteration, and from when (brief section 5). The proposers of t are the
- * authors of commit t-1 ranked by H(runId, t, peer); the primary (rank 0) commits as soon as every
+ * admission's order (admission.ts: the authors of commit t-1 ranked by H(runId, t, peer), newer
+ * members and demoted proposers last); the primary (rank 0) commits as soon as every
  * expected author has contributed, or by the quorum rule below. Otherwise tick k fires at
  * (0.5 + 0.25 k) x roundTimeout after the round began, and from then on rank k and better may
  * propose; any contributing node may once k is past the number of proposers.
@@ -35,8 +36,6 @@ export interface ScheduleOptions {
 }
 
 export class ProposerSchedule {
-  /** proposers(t) for the current author list (replaced, never changed in place, on each commit). */
-  private order: { t: number; authors: readonly string[]; order: readonly string[] } | null = null;
   private timers: NodeJS.Timeout[] = [];
   private roundStart = 0;
   /** Whether this node starts the chain (Rounds.start): it may commit the first iteration alone. */
@@ -112,7 +111,7 @@ export class ProposerSchedule {
    * is asked only then.
    */
   mayProposeEarly(t: number, held: () => ReadonlyMap<string, unknown>, recheck: () => void): boolean {
-    if (this.tip.authors.length === 0) {
+    if (this.tip.admission.order.length === 0) {
       // The start of a chain has no primary: the ticks let the contributors see each other and
       // agree on an order. A node that starts the chain expects nobody else (the others wait for
       // its first commit), so it commits its own contribution at once instead of waiting 0.5 x
@@ -167,29 +166,23 @@ export class ProposerSchedule {
   }
 
   /**
-   * Authors a round waits for: last commit's authors, those whose contribution to the last
-   * iteration came too late to be included (`late`: a joiner), and this node.
+   * Authors a round waits for: the admission's expected (the last commit's authors, and those a
+   * thin commit left out), those whose contribution to the last iteration came too late to be
+   * included (`late`: a joiner), and this node.
    */
   private expected(late: readonly string[]): string[] {
-    const set = new Set([...this.tip.authors, ...late]);
+    const set = new Set([...this.tip.admission.expected, ...late]);
     if (this.opts.contribute) set.add(this.opts.self);
     return [...set];
   }
 
   /**
-   * Who may propose iteration t, best first. Normally the authors of the last commit (a set
-   * every node agrees on); at the start of a chain, the contributors this node has seen.
+   * Who may propose iteration t, best first. Normally the admission's order (computed from the
+   * verified commits, so every node agrees); at the start of a chain, the contributors this node has seen.
    */
   private proposers(t: number): readonly string[] {
-    const authors = this.tip.authors;
-    if (authors.length > 0) {
-      // Asked on every contribution that arrives: kept for (t, the last commit's author list).
-      const o = this.order;
-      if (o && o.t === t && o.authors === authors) return o.order;
-      const order = proposerOrder(this.opts.runId, t, authors);
-      this.order = { t, authors, order };
-      return order;
-    }
+    const { order } = this.tip.admission;
+    if (order.length > 0) return order;
     const seen = [...this.seen(t)];
     return proposerOrder(this.opts.runId, t, this.opts.contribute ? [...seen, this.opts.self] : seen);
   }

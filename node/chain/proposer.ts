@@ -43,9 +43,10 @@ export class Proposer {
    */
   commit(t: number, maxRank: number, usable: Iterable<SignedContribution>, parents: readonly (Uint8Array | null)[]): boolean {
     const { p } = this;
-    const { entries, exclusions } = p.checks.proposal(t, usable);
+    const admission = p.tip.admission;
+    const { entries, exclusions } = p.checks.proposal(t, usable, admission);
     if (entries.length === 0) return false;
-    const eligible = p.tip.authors.length > 0 ? p.tip.authors : null;
+    const eligible = admission.order.length > 0 ? admission.order : null;
     const rank = rankOf(p.run.runId, t, eligible, p.self, entries.map((e) => e.author.id));
     if (rank === null || rank > maxRank) return false;
     // Never sign a checksum over a state the chain does not vouch for (a flipped bit since the

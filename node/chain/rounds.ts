@@ -120,7 +120,7 @@ export class Rounds {
   ) {
     this.history = new AppliedHistory(replica.iteration, replica.checksum());
     this.late = new LateAuthors(opts.roundTimeoutMs);
-    this.checks = new CommitChecks(run.runId, this.history, logger, onEvent, opts.staleness ?? 0);
+    this.checks = new CommitChecks({ runId: run.runId, self: self.id, auditable: run.algorithm.audit !== undefined, staleness: opts.staleness ?? 0 }, this.history, logger, onEvent);
     this.contributor = new Contributor(self, run, replica, transport.sign, opts.tamper);
     this.stall = new StallWatch(opts.roundTimeoutMs, (gapMs) => {
       if (this.isActive) this.onEvent({ kind: "stalled", iteration: this.head, gapMs });
@@ -165,7 +165,12 @@ export class Rounds {
   /** True when a commit this node applied excluded `peer` (a peer id string). */
   isExcluded(peer: string): boolean { return this.checks.isExcluded(peer); }
   /** The chain behind an adopted snapshot (sync/chain-behind.ts): kept before its anchor; the authors it excluded, out. */
-  addChainBehind(commits: readonly EncodedCommit[], excluded: readonly string[]): void { this.history.prepend(commits); this.checks.inherit(excluded); }
+  addChainBehind(commits: readonly EncodedCommit[], excluded: readonly string[]): void {
+    this.history.prepend(commits);
+    this.checks.inherit(excluded);
+    // The commits behind the anchor complete the window of the next round's admission.
+    this.tip.resume(this.tip.hash, [...this.tip.authors]);
+  }
 
   /** True when the commit with this hash was refused here for its exclusions (commit-checks.ts). */
   refusedForExclusions(hash: Uint8Array): boolean { return this.checks.refusedForExclusions(hash); }
@@ -200,6 +205,8 @@ export class Rounds {
   /** After a restart: the commits before our head, read back from the commit log file. */
   restoreLog(commits: readonly EncodedCommit[]): void {
     this.history.restore(commits);
+    // The restored commits are the window the next round's admission is computed from.
+    this.tip.resume(this.tip.hash, [...this.tip.authors]);
   }
 
   /** Continue a chain after a snapshot or checkpoint: the state is at `head` after `hash`. */
@@ -347,7 +354,7 @@ export class Rounds {
       });
       return;
     }
-    if (!this.checks.rankHolds(received, this.tip.authors)) return;
+    if (!this.checks.admissionHolds(received, this.tip.admission)) return;
     // Verified by applying it (chain-tip.ts); a lie is refused and the fallback rank commits.
     if (this.tip.apply(received)) this.nextRound();
   }

@@ -7,7 +7,8 @@
  */
 import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
-import { chained, type EncodedCommit, rankOf } from "../chain/commit.js";
+import { admissionFrom, rankFits } from "../chain/admission.js";
+import { chained, type Commit, type EncodedCommit } from "../chain/commit.js";
 import { commitFromBytes } from "../chain/commit-wire.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { SwarmNode } from "../network/libp2p.js";
@@ -64,16 +65,16 @@ export async function anchorRun(s: AnchorParts, peer: PeerId, from: number): Pro
   const first = run[0];
   if (!first || first.commit.iteration !== from || first.commit.runId !== s.runId) return null;
   let prev = chained(first);
+  const before: Commit[] = [first.commit];
   for (const next of run.slice(1)) {
     const { commit } = next;
     if (commit.iteration !== prev.commit.iteration + 1 || !equalBytes(commit.prevHash, prev.hash)) break;
-    const eligible = prev.commit.entries.map((e) => e.author.id);
-    const rank = rankOf(s.runId, commit.iteration, eligible, commit.proposer, commit.entries.map((e) => e.author.id));
-    if (rank !== commit.rank) {
+    if (!rankFits(s.runId, admissionFrom(s.runId, commit.iteration, before), commit).holds) {
       s.log.warn({ peer: peer.toString(), iteration: commit.iteration }, "anchor run: a commit at a rank its proposer does not hold");
       return null;
     }
     prev = chained(next);
+    before.push(commit);
   }
   return first;
 }

@@ -7,7 +7,8 @@ import type { PeerId } from "@libp2p/interface";
 import { equalBytes } from "../../protocol/bytes.js";
 import { commitHash, decodeCommit } from "../../protocol/codec.js";
 import { MAX_COMMITS_PER_RESPONSE } from "../../protocol/limits.js";
-import { type ChainedCommit, chained, rankOf, ZERO_HASH } from "../chain/commit.js";
+import { admissionFrom, PROPOSER_WINDOW, rankFits } from "../chain/admission.js";
+import { type ChainedCommit, chained, type Commit, ZERO_HASH } from "../chain/commit.js";
 import type { CatchUp, SyncParts } from "./catch-up.js";
 import { fetchCommits } from "./protocols.js";
 
@@ -92,6 +93,15 @@ export async function linkedRun(s: SyncParts, catchUp: CatchUp, peer: PeerId, co
   const { libp2p, runId } = s;
   const run: ChainedCommit[] = [];
   let prev = common;
+  // What ranks the run's commits: ours up to the shared commit, then the run's own.
+  const before: Commit[] = [
+    ...s.rounds
+      .appliedCommits()
+      .filter((l) => l.iteration < common.commit.iteration)
+      .slice(-PROPOSER_WINDOW)
+      .map((l) => l.commit),
+    common.commit,
+  ];
   let bytes = 0;
   for (let pages = 0; pages < MAX_RUN_PAGES && bytes < MAX_RUN_BYTES; pages++) {
     const page = catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, prev.commit.iteration + 1).catch(() => []));
@@ -99,9 +109,9 @@ export async function linkedRun(s: SyncParts, catchUp: CatchUp, peer: PeerId, co
     for (const next of page) {
       const { commit } = next;
       if (commit.iteration !== prev.commit.iteration + 1 || !equalBytes(commit.prevHash, prev.hash)) break;
-      const eligible = prev.commit.entries.map((e) => e.author.id);
-      if (rankOf(runId, commit.iteration, eligible, commit.proposer, commit.entries.map((e) => e.author.id)) !== commit.rank) break;
+      if (!rankFits(runId, admissionFrom(runId, commit.iteration, before), commit).holds) break;
       prev = chained(next);
+      before.push(commit);
       run.push(prev);
       bytes += next.encoded.byteLength;
       moved++;

@@ -11,7 +11,8 @@
 import { randomInt } from "node:crypto";
 import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
-import { type ChainedCommit, type EncodedCommit, rankOf } from "../chain/commit.js";
+import { admissionFrom, PROPOSER_WINDOW, rankFits } from "../chain/admission.js";
+import { type ChainedCommit, type EncodedCommit } from "../chain/commit.js";
 import { preferredBecause, prefers } from "../chain/fork-choice.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { Metrics } from "../observe/metrics.js";
@@ -298,9 +299,10 @@ export class Repair {
     if (!mine) return no("our commit at the fork is no longer kept", t);
     // Both sides share commit t-1 (or the chain's start): its authors rank proposers of t and
     // are the only ones whose building on a side counts (see fork-choice.ts).
-    const eligible = common ? common.commit.entries.map((e) => e.author.id) : null;
-    const rank = rankOf(runId, t, eligible, fork.commit.proposer, fork.commit.entries.map((e) => e.author.id));
-    if (rank !== fork.commit.rank) {
+    const admission = admissionFrom(runId, t, [...ours.values()].filter((l) => l.iteration < t).slice(-PROPOSER_WINDOW - 1).map((l) => l.commit));
+    const eligible = common ? admission.expected : null;
+    const { holds, rank } = rankFits(runId, admission, fork.commit);
+    if (!holds) {
       this.s.blame?.(peer.toString(), `served a fork commit at ${t} claiming rank ${fork.commit.rank}, holding ${rank}`, PENALTY.usurp);
       return no("its commit claims a rank it does not hold", t);
     }

@@ -1,25 +1,113 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { admissionAt, NEWCOMER_SLOTS, startAdmission, type WindowCommit } from "../../../node/chain/admission.js";
 import { AppliedHistory } from "../../../node/chain/applied-history.js";
-import { CommitChecks } from "../../../node/chain/commit-checks.js";
+import { type CheckEvent, CommitChecks, type CheckOptions } from "../../../node/chain/commit-checks.js";
+import { chained } from "../../../node/chain/commit.js";
 import { createLogger } from "../../../node/observe/logger.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
-import { signedContribution, testKeys } from "../../helpers/chain-keys.js";
+import { MIN_JOINED_AT } from "../../../protocol/signing.js";
+import { signedCommit, signedContribution, testKeys } from "../../helpers/chain-keys.js";
 
 const log = createLogger({ level: "silent" });
 const runId = runIdOf(parseRunSpec(PRESETS["tiny-spsa"]));
+const payload = () => new Uint8Array(16).fill(1);
 
-describe("CommitChecks: exclusions inherited from behind a snapshot", () => {
-  it("an inherited author is refused and left out of our proposals; the others are kept", async () => {
+function checksOf(opts: Partial<CheckOptions> = {}, history = new AppliedHistory(0, "00")) {
+  const events: CheckEvent[] = [];
+  const checks = new CommitChecks({ runId, self: "self", auditable: true, ...opts }, history, log, (e) => events.push(e));
+  return { checks, events, history };
+}
+
+/** A window of commits 0 .. t-1 whose authors are `authors`. */
+const windowOf = (t: number, authors: readonly string[]): WindowCommit[] =>
+  Array.from({ length: t }, (_, j) => ({ iteration: j, proposer: authors[0], authors, first: j === 0 }));
+
+describe("CommitChecks: admission by the verified chain, not by claimed join times (finding 1)", () => {
+  it("a proposal keeps the 3 honest members and at most NEWCOMER_SLOTS of 1,024 Sybils claiming the earliest join time", async () => {
+    const honest = await testKeys(3);
+    const sybils = await testKeys(1024, () => MIN_JOINED_AT);
+    const admission = admissionAt(runId, 40, windowOf(40, honest.map((k) => k.author.id)));
+    const usable = [...sybils, ...honest].map((k) => signedContribution(k, runId, 40, payload()).c);
+    const { checks } = checksOf();
+    const { entries } = checks.proposal(40, usable, admission);
+    const ids = new Set(entries.map((e) => e.author.id));
+    for (const h of honest) assert.ok(ids.has(h.author.id), "every honest member is in the commit");
+    assert.equal(entries.length, 3 + NEWCOMER_SLOTS, "the Sybils get the newcomer slots only");
+  });
+
+  it("a received commit holding more newcomers than the slots is rejected, its proposer charged", async () => {
+    const honest = await testKeys(3);
+    const sybils = await testKeys(600, () => MIN_JOINED_AT);
+    const ids = honest.map((k) => k.author.id);
+    const admission = admissionAt(runId, 40, windowOf(40, ids));
+    const proposer = honest.find((k) => k.author.id === admission.order[0]) ?? honest[0];
+    const fields = { runId, iteration: 40, checksum: new Uint8Array(32), rank: 0, prevHash: new Uint8Array(32).fill(7) };
+    const { checks, events } = checksOf();
+    const crowded = signedCommit(proposer, fields, [...honest, ...sybils].map((key) => ({ key, payload: payload() })));
+    assert.equal(checks.admissionHolds(crowded, admission), false);
+    assert.match(events.map((e) => (e.kind === "rejected" ? e.reason : "")).join(), /holds 600 newcomers/);
+    const fair = signedCommit(proposer, fields, [...honest, ...sybils.slice(0, NEWCOMER_SLOTS)].map((key) => ({ key, payload: payload() })));
+    assert.equal(checks.admissionHolds(fair, admission), true, "members plus the slots' worth of newcomers");
+  });
+
+  it("a commit whose proposer ranks last (a thin commit's) claiming rank 0 is rejected", async () => {
+    const keys = await testKeys(4);
+    const ids = keys.map((k) => k.author.id);
+    const censor = keys[3];
+    // censor committed 39 with only its own entry: it ranks last for 40.
+    const w = windowOf(40, ids).map((c) => (c.iteration === 39 ? { ...c, proposer: censor.author.id, authors: [censor.author.id] } : c));
+    const admission = admissionAt(runId, 40, w);
+    assert.equal(admission.order[admission.order.length - 1], censor.author.id);
+    const { checks } = checksOf();
+    const again = signedCommit(censor, { runId, iteration: 40, checksum: new Uint8Array(32), rank: 0, prevHash: new Uint8Array(32).fill(7) }, [{ key: censor, payload: payload() }]);
+    assert.equal(checks.admissionHolds(again, admission), false);
+  });
+});
+
+describe("CommitChecks: no exclusion on faith (finding 2)", () => {
+  async function chainWithEntries() {
+    const [a, b] = await testKeys(2);
+    const history = new AppliedHistory(0, "00");
+    const c0 = signedCommit(a, { runId, iteration: 0, checksum: new Uint8Array(32), rank: 0 }, [{ key: a, payload: payload() }, { key: b, payload: payload() }]);
+    history.record(chained(c0), 1, "11");
+    const accuse = (proposer: typeof a, author: string) =>
+      signedCommit(proposer, { runId, iteration: 1, prevHash: chained(c0).hash, checksum: new Uint8Array(32), rank: 0, exclusions: [{ author, iteration: 0 }] }, [{ key: proposer, payload: payload() }]);
+    return { a, b, history, accuse };
+  }
+
+  it("a run whose algorithm has no audit (Binary) refuses every exclusion", async () => {
+    const { a, b, history, accuse } = await chainWithEntries();
+    const { checks, events } = checksOf({ auditable: false }, history);
+    assert.equal(checks.exclusionsHold(accuse(a, b.author.id)), false);
+    assert.match(events.map((e) => (e.kind === "rejected" ? e.reason : "")).join(), /no audit/);
+  });
+
+  it("an exclusion that cannot be recomputed here is chain state but bans nobody; one of this node is refused", async () => {
+    const { a, b, history, accuse } = await chainWithEntries();
+    const { checks, events } = checksOf({ self: a.author.id }, history);
+    const x = accuse(a, b.author.id);
+    const { checks: victim } = checksOf({ self: b.author.id }, history);
+    assert.equal(victim.exclusionsHold(x), false, "a node never takes its own exclusion on faith");
+    assert.equal(checks.exclusionsHold(x), true, "accepted: the chain may hold it");
+    history.record(chained(x), 2, "22");
+    checks.noteApplied(x.commit);
+    assert.equal(events.filter((e) => e.kind === "excluded").length, 0, "no ban, no charge");
+    assert.equal(checks.isExcluded(b.author.id), false, "its messages are not refused");
+    assert.equal(checks.proposal(2, [signedContribution(b, runId, 2, payload()).c], startAdmission(2, false)).entries.length, 0, "but left out of our commits, as the chain says");
+    assert.equal(victim.isExcluded(b.author.id), false, "and never bans itself");
+  });
+
+  it("inherited exclusions (behind a snapshot) leave authors out of proposals without refusing them", async () => {
     const [a, b, out] = await testKeys(3);
-    const checks = new CommitChecks(runId, new AppliedHistory(0, "00"), log, () => {});
-    const usable = [a, b, out].map((k) => signedContribution(k, runId, 0, new Uint8Array(16).fill(1)).c);
-    assert.equal(checks.proposal(0, usable).entries.length, 3, "before: every author's entry");
+    const { checks } = checksOf();
+    const usable = [a, b, out].map((k) => signedContribution(k, runId, 0, payload()).c);
+    const admission = startAdmission(0, true);
+    assert.equal(checks.proposal(0, usable, admission).entries.length, 3, "before: every author's entry");
     checks.inherit([out.author.id]);
-    assert.ok(checks.isExcluded(out.author.id));
-    assert.ok(!checks.isExcluded(a.author.id));
-    const { entries, exclusions } = checks.proposal(0, usable);
+    assert.ok(!checks.isExcluded(out.author.id), "not banned on the word of commits we do not hold");
+    const { entries, exclusions } = checks.proposal(0, usable, admission);
     assert.deepEqual(entries.map((e) => e.author.id).sort(), [a.author.id, b.author.id].sort());
     assert.equal(exclusions.length, 0, "inherited, not re-recorded: the chain behind holds it already");
   });

@@ -76,7 +76,7 @@ describe("rankOf (rank is computed, never claimed)", () => {
   const order = proposerOrder(RUN, 9, eligible);
 
   it("an eligible proposer holds exactly its place in the proposer order", () => {
-    order.forEach((p, r) => assert.equal(rankOf(RUN, 9, eligible, p, []), r));
+    order.forEach((p, r) => assert.equal(rankOf(RUN, 9, order, p, []), r));
   });
 
   it("a stranger holds the fallback rank n + 1 only as an author of its own commit; otherwise none", () => {

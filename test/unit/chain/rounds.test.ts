@@ -3,13 +3,14 @@ import { describe, it } from "node:test";
 import { createLogger } from "../../../node/observe/logger.js";
 import { commitFromBytes } from "../../../node/chain/commit-wire.js";
 import { ROUND_CAPS } from "../../../node/chain/round-inbox.js";
+import { NEWCOMER_SLOTS } from "../../../node/chain/admission.js";
+import { proposerOrder } from "../../../node/chain/commit.js";
 import { LEFT_OUT_REPORT } from "../../../node/chain/left-out-watch.js";
 import { Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
 import { Audits } from "../../../node/chain/audits.js";
 import { MAX_COMMIT_ENTRIES } from "../../../protocol/limits.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";
-import { compareAuthors } from "../../../training/algorithms/algorithm.js";
 import { useBackend } from "../../../training/engine.js";
 import { imageTrainingRun, initialReplica, openRun, type RunContext } from "../../../training/run-context.js";
 import { signedCommit, signedContribution, TEST_JOINED_AT, type TestKey, testKeys } from "../../helpers/chain-keys.js";
@@ -282,7 +283,7 @@ describe("rounds (in-memory transport)", () => {
 });
 
 describe("rounds under a flood", () => {
-  it("more than MAX_COMMIT_ENTRIES contributions: the proposer commits the first ones in timestamp order, no throw", async () => {
+  it("more than MAX_COMMIT_ENTRIES contributions from newcomers: the member first, then NEWCOMER_SLOTS newcomers by H(runId, t, author), no throw", async () => {
     await useBackend("wasm");
     const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
     // Some share a join time, so the peer id breaks ties in the order.
@@ -313,14 +314,15 @@ describe("rounds under a flood", () => {
     assert.equal(published.length, 1, "one commit published");
     // The real wire check: every entry's signature, the proposer's, the order.
     const commit = commitFromBytes(published[0]).commit;
-    assert.equal(commit.entries.length, MAX_COMMIT_ENTRIES);
-    const first = [self, ...others].map((k) => k.author).sort(compareAuthors).slice(0, MAX_COMMIT_ENTRIES);
+    // Admission (finding 1): the member (self) first, then NEWCOMER_SLOTS of the 1,100 newcomers,
+    // picked by H(runId, t, author) whatever join time they claim.
+    const admitted = proposerOrder(run.runId, 0, others.map((k) => k.author.id)).slice(0, NEWCOMER_SLOTS);
     assert.deepEqual(
-      commit.entries.map((e) => e.author.id),
-      first.map((a) => a.id),
+      commit.entries.map((e) => e.author.id).sort(),
+      [self.author.id, ...admitted].sort(),
     );
     const applied = events.find((e) => e.kind === "applied");
-    assert.equal(applied?.kind === "applied" && applied.contributions, MAX_COMMIT_ENTRIES);
+    assert.equal(applied?.kind === "applied" && applied.contributions, 1 + NEWCOMER_SLOTS);
   });
 
   it("caps what one signer and one iteration may hold for later iterations", async () => {

@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
+import { admissionFrom } from "../../../node/chain/admission.js";
 import { chained, type EncodedCommit, proposerOrder, ZERO_HASH } from "../../../node/chain/commit.js";
 import { Rounds } from "../../../node/chain/rounds.js";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
@@ -70,6 +71,21 @@ function next(state: Replica, t: number, parent: Uint8Array, eligible: readonly 
     .sort((a, b) => compareAuthors(a.author, b.author));
   state.applyIteration(run.algorithm, entries);
   const proposer = byId.get(proposerOrder(run.runId, t, eligible.map((k) => k.author.id))[rank]) as TestKey;
+  return signedCommit(proposer, { runId: run.runId, iteration: t, prevHash: parent, checksum: fromHex(state.checksum()), rank }, authors.map((key) => ({ key, payload: payloadOf(key, t) })));
+}
+
+/**
+ * The next commit of `before` (a chain, oldest first) with entries by `authors`, proposed by the
+ * best-ranked of them in the chain's admission (node/chain/admission.ts), at that rank.
+ */
+function nextOn(state: Replica, before: readonly EncodedCommit[], t: number, authors: readonly TestKey[]): EncodedCommit {
+  const admission = admissionFrom(run.runId, t, before.map((c) => c.commit));
+  const ids = new Set(authors.map((k) => k.author.id));
+  const rank = admission.order.findIndex((id) => ids.has(id));
+  const parent = chained(before[before.length - 1]).hash;
+  const entries = authors.map((k) => signedContribution(k, run.runId, t, payloadOf(k, t), parent).c).sort((a, b) => compareAuthors(a.author, b.author));
+  state.applyIteration(run.algorithm, entries);
+  const proposer = byId.get(admission.order[rank]) as TestKey;
   return signedCommit(proposer, { runId: run.runId, iteration: t, prevHash: parent, checksum: fromHex(state.checksum()), rank }, authors.map((key) => ({ key, payload: payloadOf(key, t) })));
 }
 
@@ -171,7 +187,7 @@ function forked(n: number, ourHead: number, theirHead: number, atTheirs?: (t: nu
     const out = [next(state, n, parent, [a, b, c], rank, first)];
     at?.(n, state);
     for (let t = n + 1; t <= head; t++) {
-      out.push(next(state, t, chained(out[out.length - 1]).hash, t === n + 1 ? first : then, 0, then));
+      out.push(nextOn(state, [...sharedChain, ...out], t, then));
       at?.(t, state);
     }
     return { out, state };

@@ -1,0 +1,164 @@
+/**
+ * Admission from the verified chain (docs/security.md, "Admission"): who is a member, who may
+ * propose iteration t at which rank, and how many newcomers a commit may take. Everything here is
+ * a function of the last PROPOSER_WINDOW + 1 commits alone, never of what a stranger claims (a
+ * join time, a head), so every node that holds those commits computes the same answer.
+ *
+ * - **Members** of t are the authors of commits t-K .. t-1 (K = PROPOSER_WINDOW). A commit holds
+ *   every usable member entry before any newcomer's, and at most NEWCOMER_SLOTS newcomers, picked
+ *   by H(runId, t, author): a crowd of free identities enters a few a round, whatever join time
+ *   it claims, and can never push a member out.
+ * - **Proposers** of t are the authors of commit t-1 (the "base"), ranked by H(runId, t, peer):
+ *   members witnessed at least PROBATION iterations first, then newer ones, then the demoted.
+ * - **Thin commits and censors**: a commit that keeps at most half of its predecessor's authors is
+ *   thin. After a thin commit t-1 the authors it left out stay in the base of t and rank before its
+ *   proposer, so one proposer that omits the others cannot make itself the only proposer. If an
+ *   author a thin commit left out is in a later commit of the window (it was alive: the proposer
+ *   censored it), that proposer ranks last for as long as its thin commit is in the window. An
+ *   author that left for good never comes back, so an honest proposer that dropped a dead peer
+ *   is demoted for one iteration only.
+ */
+import { equalBytes } from "../../protocol/bytes.js";
+import { type Commit, proposerOrder, rankOf, ZERO_HASH } from "./commit.js";
+
+/** Commits whose authors are the members (and whose thin proposers stay demoted). */
+export const PROPOSER_WINDOW = 16;
+/** Iterations a newly witnessed member ranks after the others as a proposer. */
+export const PROBATION = 8;
+/** Most newcomer entries (authors not in the window) one commit may hold. */
+export const NEWCOMER_SLOTS = 4;
+
+/** What admission reads of a commit. */
+export interface WindowCommit {
+  readonly iteration: number;
+  readonly proposer: string;
+  readonly authors: readonly string[];
+  /** The chain's first commit (prevHash = ZERO_HASH): nothing comes before it. */
+  readonly first: boolean;
+}
+
+/** Who may take part in iteration t, computed from the commits before it. */
+export interface Admission {
+  readonly iteration: number;
+  /** Rank order of the proposers of t, best first; empty at the start of a chain. */
+  readonly order: readonly string[];
+  /** The authors round t waits for (the base: the last commit's, and those a thin commit left out). */
+  readonly expected: readonly string[];
+  /** Authors of the window's commits: their entries go before newcomers'. */
+  readonly members: ReadonlySet<string>;
+  /**
+   * Whether the window was whole (PROPOSER_WINDOW + 1 commits, or back to the chain's first): only
+   * then are ranks and the newcomer cap checked strictly (a snapshot joiner's first iterations are not).
+   */
+  readonly complete: boolean;
+}
+
+/** The start of a chain: no proposers yet (the first commit's own authors rank), no members. */
+export function startAdmission(iteration: number, complete: boolean): Admission {
+  return { iteration, order: [], expected: [], members: new Set(), complete };
+}
+
+function thin(prev: ReadonlySet<string>, cur: ReadonlySet<string>): boolean {
+  if (prev.size < 2) return false;
+  let kept = 0;
+  for (const a of cur) if (prev.has(a)) kept++;
+  return 2 * kept <= prev.size;
+}
+
+/**
+ * Admission to iteration t from `window`: the commits before t, oldest first (only the run of
+ * consecutive iterations ending at t - 1 is read; extra or older ones are ignored).
+ */
+export function admissionAt(runId: string, t: number, window: readonly WindowCommit[]): Admission {
+  // The consecutive run ending at t - 1, at most PROPOSER_WINDOW + 1 long.
+  const run: WindowCommit[] = [];
+  for (let i = window.length - 1; i >= 0 && run.length <= PROPOSER_WINDOW; i--) {
+    if (window[i].iteration !== t - 1 - run.length) break;
+    run.unshift(window[i]);
+  }
+  if (run.length === 0) return startAdmission(t, t === 0);
+  const complete = run.length > PROPOSER_WINDOW || run[0].first;
+  const sets = run.map((c) => new Set(c.authors));
+  const n = run.length;
+  const last = sets[n - 1];
+  const lastThin = n >= 2 && thin(sets[n - 2], last);
+  const base = new Set(last);
+  if (lastThin) for (const a of sets[n - 2]) base.add(a);
+
+  // Demoted: the proposer of a thin t-1, and censors (thin commits whose left-out authors came back).
+  const demoted = new Set<string>();
+  if (lastThin) demoted.add(run[n - 1].proposer);
+  const later = new Set<string>(last);
+  for (let i = n - 2; i >= 1; i--) {
+    if (run[i].iteration >= t - PROPOSER_WINDOW && thin(sets[i - 1], sets[i])) {
+      for (const a of sets[i - 1]) {
+        if (!sets[i].has(a) && later.has(a)) {
+          demoted.add(run[i].proposer);
+          break;
+        }
+      }
+    }
+    for (const a of sets[i]) later.add(a);
+  }
+
+  const members = new Set<string>();
+  for (let i = 0; i < n; i++) if (run[i].iteration >= t - PROPOSER_WINDOW) for (const a of sets[i]) members.add(a);
+  // Senior: witnessed in a commit at least PROBATION iterations before t - 1.
+  const senior = new Set<string>();
+  for (let i = 0; i < n && run[i].iteration <= t - 1 - PROBATION; i++) for (const a of sets[i]) senior.add(a);
+
+  const tiers: string[][] = [[], [], []];
+  for (const a of base) tiers[demoted.has(a) ? 2 : senior.has(a) ? 0 : 1].push(a);
+  const order = tiers.flatMap((tier) => proposerOrder(runId, t, tier));
+  return { iteration: t, order, expected: [...base], members, complete };
+}
+
+/**
+ * The newcomers of `authors` (not members of `admission`), and whether they fit the cap. At the
+ * start of a chain every author is a newcomer, so the first commit holds at most NEWCOMER_SLOTS.
+ */
+export function newcomersOf(admission: Admission, authors: readonly string[]): string[] {
+  return authors.filter((a) => !admission.members.has(a));
+}
+
+/** What admission reads of commits as the chain holds them. */
+export function windowOf(commits: readonly Commit[]): WindowCommit[] {
+  return commits.map((c) => ({
+    iteration: c.iteration,
+    proposer: c.proposer,
+    authors: c.entries.map((e) => e.author.id),
+    first: equalBytes(c.prevHash, ZERO_HASH),
+  }));
+}
+
+/**
+ * Admission when no commit before t is held at all (a tip resumed without its log): the last
+ * commit's authors rank in H order and are the members, checked as strictly as a whole window.
+ * Nothing is known to reorder them; the rounds recompute the admission once commits are restored.
+ */
+export function partialAdmission(runId: string, t: number, authors: readonly string[]): Admission {
+  return { iteration: t, order: proposerOrder(runId, t, authors), expected: [...authors], members: new Set(authors), complete: true };
+}
+
+/**
+ * Whether `commit`'s claimed rank holds in `admission` (the admission to its iteration): exactly,
+ * when the window was whole or the commit starts a chain; loosely when it was not (demotions and
+ * probation may be unknown here): the proposer is one of the expected authors, or an author of
+ * its own entry at the fallback rank. `rank`: the rank computed (null: may not propose).
+ */
+export function rankFits(runId: string, admission: Admission, commit: Commit): { holds: boolean; rank: number | null; checkable: boolean } {
+  const start = equalBytes(commit.prevHash, ZERO_HASH);
+  const authors = commit.entries.map((e) => e.author.id);
+  const order = start || admission.order.length === 0 ? null : admission.order;
+  if (order === null && !start) return { holds: true, rank: null, checkable: false };
+  const rank = rankOf(runId, commit.iteration, order, commit.proposer, authors);
+  if (rank === commit.rank) return { holds: true, rank, checkable: true };
+  if (start || admission.complete) return { holds: false, rank, checkable: true };
+  const loose = admission.expected.includes(commit.proposer) || (authors.includes(commit.proposer) && commit.rank === admission.order.length + 1);
+  return { holds: loose, rank, checkable: false };
+}
+
+/** Admission to `t` from `before`, commits of a chain oldest first (the consecutive run ending at t - 1 is read). */
+export function admissionFrom(runId: string, t: number, before: readonly Commit[]): Admission {
+  return admissionAt(runId, t, windowOf(before.slice(Math.max(0, before.length - PROPOSER_WINDOW - 1))));
+}

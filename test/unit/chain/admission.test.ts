@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { admissionAt, NEWCOMER_SLOTS, newcomersOf, PROBATION, PROPOSER_WINDOW, type WindowCommit } from "../../../node/chain/admission.js";
+import { proposerOrder } from "../../../node/chain/commit.js";
+
+const runId = "ab".repeat(32);
+const honest = ["h1", "h2", "h3"];
+const all = [...honest, "x"];
+
+/** Commits 0 .. n-1, each by `proposer(j)` with `authors(j)`. */
+function chain(n: number, authors: (j: number) => string[], proposer: (j: number) => string = (j) => authors(j)[0]): WindowCommit[] {
+  return Array.from({ length: n }, (_, j) => ({ iteration: j, proposer: proposer(j), authors: authors(j), first: j === 0 }));
+}
+
+describe("admission: proposers from the verified chain (finding 1, censorship)", () => {
+  it("with no thin commit the proposers are the last commit's authors in H order, as before", () => {
+    const a = admissionAt(runId, 30, chain(30, () => all));
+    assert.deepEqual(a.order, proposerOrder(runId, 30, all));
+    assert.deepEqual([...a.expected].sort(), [...all].sort());
+    assert.ok(a.complete);
+  });
+
+  it("a proposer that keeps only itself does not become the only proposer: the left-out rank first, it ranks last", () => {
+    // x proposes 29 with its own entry only (a thin commit: 1 of the 4 authors of 28 kept).
+    const w = chain(30, (j) => (j === 29 ? ["x"] : all), (j) => (j === 29 ? "x" : "h1"));
+    const a = admissionAt(runId, 30, w);
+    assert.equal(a.order.length, 4, "the left-out authors of 28 stay proposers of 30");
+    assert.equal(a.order[3], "x", "the thin commit's proposer ranks last");
+    assert.deepEqual(new Set(a.expected), new Set(all), "the round waits for the left-out authors too");
+  });
+
+  it("a censor whose left-out authors came back ranks last for the whole window; a dropped dead peer costs one iteration", () => {
+    // x censored at 20; the honest were back at 21 (x included too, as a member).
+    const censored = chain(40, (j) => (j === 20 ? ["x"] : all), (j) => (j === 20 ? "x" : "h1"));
+    for (let t = 22; t <= 20 + PROPOSER_WINDOW; t++) {
+      const a = admissionAt(runId, t, censored.slice(0, t));
+      assert.equal(a.order[a.order.length - 1], "x", `x demoted at ${t}`);
+    }
+    const after = admissionAt(runId, 21 + PROPOSER_WINDOW, censored.slice(0, 21 + PROPOSER_WINDOW));
+    assert.deepEqual(after.order, proposerOrder(runId, 21 + PROPOSER_WINDOW, all), "once its thin commit left the window, x ranks as anyone");
+    // Two nodes, one dies at 20: the survivor's commits keep itself only.
+    const dead = chain(40, (j) => (j < 20 ? ["h1", "h2"] : ["h1"]), () => "h1");
+    const at21 = admissionAt(runId, 21, dead.slice(0, 21));
+    assert.deepEqual(at21.order, ["h2", "h1"], "one iteration: the dropped peer first, the survivor after it");
+    const at22 = admissionAt(runId, 22, dead.slice(0, 22));
+    assert.deepEqual(at22.order, ["h1"], "then the survivor alone: the dead peer never came back, so no censor");
+  });
+
+  it("members witnessed for less than PROBATION iterations rank after the others", () => {
+    const w = chain(40, (j) => (j >= 35 ? [...honest, "new"] : honest));
+    const a = admissionAt(runId, 40, w);
+    assert.equal(a.order[a.order.length - 1], "new");
+    const later = admissionAt(runId, 35 + PROBATION + 1, chain(35 + PROBATION + 1, (j) => (j >= 35 ? [...honest, "new"] : honest)));
+    assert.deepEqual(later.order, proposerOrder(runId, 35 + PROBATION + 1, [...honest, "new"]), "a senior member after its probation");
+  });
+
+  it("a window that does not reach back PROPOSER_WINDOW + 1 commits (nor to the chain's start) is not complete", () => {
+    const w = chain(40, () => all).slice(30);
+    assert.equal(admissionAt(runId, 40, w).complete, false);
+    assert.equal(admissionAt(runId, 40, chain(40, () => all).slice(40 - PROPOSER_WINDOW - 1)).complete, true);
+    assert.equal(admissionAt(runId, 5, chain(5, () => all)).complete, true, "back to the chain's first commit");
+  });
+
+  it("newcomers are the authors not in the window's commits", () => {
+    const a = admissionAt(runId, 30, chain(30, (j) => (j === 20 ? [...honest, "old"] : honest)));
+    assert.deepEqual(newcomersOf(a, [...honest, "old", "n1"]), ["n1"], "an author of a commit of the window (14 .. 29) is a member");
+    const b = admissionAt(runId, 37 + PROPOSER_WINDOW, chain(37 + PROPOSER_WINDOW, (j) => (j === 20 ? [...honest, "old"] : honest)));
+    assert.deepEqual(newcomersOf(b, ["old"]), ["old"], "out of the window: a newcomer again");
+    assert.ok(NEWCOMER_SLOTS >= 1);
+  });
+});
