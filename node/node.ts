@@ -230,6 +230,7 @@ export class SwarmDaemon {
         stopAt: Math.min(opts.stopAt, this.spec.iterations),
         contribute: true,
         tamper: this.faults.tamper,
+        censor: this.faults.censor,
         staleness: this.spec.staleness ?? 0,
       },
       log.child({ module: "rounds" }),

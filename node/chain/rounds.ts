@@ -74,6 +74,11 @@ export interface RoundsOptions {
   readonly tamper?: Tamper;
   /** Pipelined rounds: the run's `staleness` (contribution-slots.ts); 0 or absent: none. */
   readonly staleness?: number;
+  /**
+   * Test fault `censor` (ops/fault-hooks.ts): whenever this node may propose, it commits at once
+   * with its own entry only (the censorship attack of finding 1).
+   */
+  readonly censor?: boolean;
 }
 
 export class Rounds {
@@ -421,6 +426,10 @@ export class Rounds {
   private maybeProposeEarly(): void {
     if (!this.isActive) return;
     const t = this.head;
+    if (this.opts.censor && this.tip.admission.order[0] === this.self.id && this.usable(t).has(this.self.id)) {
+      this.propose(t, 0);
+      return;
+    }
     if (this.schedule.mayProposeEarly(t, () => this.usable(t), () => this.maybeProposeEarly())) this.propose(t, 0);
   }
 
@@ -437,7 +446,8 @@ export class Rounds {
       this.onEvent({ kind: "behind", iteration: t, peersHead: this.peersHead });
       return false;
     }
-    if (!this.proposer.commit(t, maxRank, this.usable(t).values(), this.slots.parentsFor(t))) return false;
+    const usable = [...this.usable(t).values()].filter((c) => !this.opts.censor || c.author.id === this.self.id);
+    if (!this.proposer.commit(t, maxRank, usable, this.slots.parentsFor(t))) return false;
     this.nextRound();
     return true;
   }

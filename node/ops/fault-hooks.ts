@@ -10,7 +10,8 @@
  *   (+/-127 against the sign of the honest byte), `flip` (the honest bytes negated), `other-batch`
  *   (an honest measurement of another batch and direction), `random` (uniform bytes), `loss-liar`
  *   (a Marketplace V1 payload claiming loss 0: the lowest loss wins V1);
- * - `audit-liar`: every audit this node runs reports fraud (a false accuser).
+ * - `audit-liar`: every audit this node runs reports fraud (a false accuser);
+ * - `censor`: whenever this node may propose, it commits at once with its own entry only.
  */
 import { randomInt } from "node:crypto";
 import type { Weights } from "../../training/params.js";
@@ -26,6 +27,8 @@ export interface FaultHooks {
   readonly tamper?: (honest: Uint8Array, other: () => Uint8Array) => Uint8Array;
   /** True for `audit-liar`. */
   readonly auditLiar: boolean;
+  /** True for `censor`. */
+  readonly censor: boolean;
 }
 
 /** The payload transforms of `byzantine:<mode>`, on signed bytes. */
@@ -58,6 +61,7 @@ export function faultHooks(spec = process.env.SEEDSWARM_FAULT ?? ""): FaultHooks
   return {
     tamper: tamperOf(spec),
     auditLiar: spec === "audit-liar",
+    censor: spec === "censor",
     corruptNow(iteration) {
       if (!corrupt || corrupted || Number(corrupt[1]) !== iteration) return false;
       corrupted = true;

@@ -1,0 +1,73 @@
+/**
+ * A crowd of free identities (finding 1 of the security review): one real libp2p peer holding
+ * `size` in-memory Ed25519 keys. On every commit it hears, it signs one contribution per key for
+ * the next iteration over that commit's hash, claiming the earliest join time validation accepts
+ * (MIN_JOINED_AT) and a valid all-zero payload, and gossips them: what a Sybil crowd that wants
+ * the earliest place in timestamp order does. Tests and the adversary benchmark share it.
+ */
+import { commitHash, decodeCommit, encodeContribution } from "../../protocol/codec.js";
+import { toHex } from "../../protocol/bytes.js";
+import { contributionSignedBytes, MIN_JOINED_AT } from "../../protocol/signing.js";
+import { stringifyTopic } from "../../protocol/topics.js";
+import { type TestKey, testKeys } from "../helpers/chain-keys.js";
+import { type Attacker, startAttacker } from "./attacker.js";
+import type { Node } from "./node-process.js";
+
+export interface SybilCrowd {
+  readonly attacker: Attacker;
+  readonly keys: readonly TestKey[];
+  /** Peer ids of the crowd. */
+  readonly ids: ReadonlySet<string>;
+  /** Contributions published so far, and the commits they answered. */
+  readonly counts: { sent: number; commits: number };
+  stop(): Promise<void>;
+}
+
+/** Starts the crowd against `nodes` (a run of `payloadBytes`-byte payloads); it attacks until stopped. */
+export async function startSybilCrowd(nodes: readonly Node[], runId: string, size: number, payloadBytes: number): Promise<SybilCrowd> {
+  const commitTopic = stringifyTopic({ runId, kind: "commit" });
+  const contributionTopic = stringifyTopic({ runId, kind: "contribution" });
+  const attacker = await startAttacker(nodes, [commitTopic, contributionTopic], { relay: false });
+  const keys = await testKeys(size, () => MIN_JOINED_AT);
+  const counts = { sent: 0, commits: 0 };
+  const answered = new Set<string>();
+  let busy = false;
+  let running = true;
+  const payload = new Uint8Array(payloadBytes);
+  attacker.node.services.pubsub.addEventListener("gossipsub:message", (e) => {
+    const { msg } = e.detail;
+    if (!running || busy || msg.topic !== commitTopic) return;
+    let iteration: number;
+    let parentHash: Uint8Array;
+    try {
+      iteration = decodeCommit(msg.data).iteration + 1;
+      parentHash = commitHash(msg.data);
+    } catch {
+      return;
+    }
+    if (answered.has(toHex(parentHash))) return;
+    answered.add(toHex(parentHash));
+    // One batch at a time: a crowd that cannot keep up answers the newest commit it hears next.
+    busy = true;
+    counts.commits++;
+    void (async () => {
+      for (const k of keys) {
+        if (!running) break;
+        const m = { runId, iteration, author: k.bytes, joinedAt: MIN_JOINED_AT, payload, parentHash, signature: new Uint8Array(0) };
+        await attacker.publish(contributionTopic, encodeContribution({ ...m, signature: k.sign(contributionSignedBytes(m)) }));
+        counts.sent++;
+      }
+      busy = false;
+    })();
+  });
+  return {
+    attacker,
+    keys,
+    ids: new Set(keys.map((k) => k.author.id)),
+    counts,
+    stop: async () => {
+      running = false;
+      await attacker.stop();
+    },
+  };
+}
