@@ -3,6 +3,7 @@
  * and docs/benchmarks.json.
  */
 
+import { adversarySection } from "./adversary.js";
 import { byzantineSection } from "./byzantine.js";
 import { clipSection } from "./clip.js";
 import { dockerSection } from "./docker.js";
@@ -49,6 +50,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   lowrank: lowrankSection,
   clip: clipSection,
   byzantine: byzantineSection,
+  adversary: adversarySection,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

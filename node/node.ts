@@ -201,8 +201,9 @@ export class SwarmDaemon {
         head: () => this.head,
         maxPayloadBytes: this.run.algorithm.maxPayloadBytes,
         payloadProblem: (payload, iteration) => this.run.algorithm.payloadProblem(payload, iteration),
-        // An author the chain excluded is refused on every topic (and charged for trying).
-        admits: (peerId) => this.membership.admits(peerId) && this.rounds?.isExcluded(peerId) !== true,
+        admits: (peerId) => this.membership.admits(peerId),
+        // An author the chain excluded (for an offence we recomputed) is ignored on every topic.
+        excluded: (peerId) => this.rounds?.isExcluded(peerId) === true,
         maxStaleness: this.spec.staleness ?? 0,
       },
       { author: peerIdStringBytes(this.self.id), sign: signerOf(identity.privateKey) },

@@ -58,6 +58,12 @@ export const GOSSIP_ERROR_VERDICTS = {
   DUPLICATE_AUTHOR: "reject",
   /** Signed by (or naming) a peer that is not a member of a member run. */
   NOT_MEMBER: "reject",
+  /**
+   * Signed by an author this node's chain excluded. Ignored, never rejected: each node learns an
+   * exclusion when it applies the excluding commit, so a relayer a commit behind cannot know, and
+   * a reject would have honest meshes graylist each other (security review, finding 2).
+   */
+  EXCLUDED: "ignore",
   /** A signer (author, proposer) that is no Ed25519 peer id: its signature cannot be checked. */
   NOT_ED25519: "reject",
   /** A signature that does not verify: a forged or altered message. */
@@ -122,6 +128,8 @@ export interface GossipContext {
    * member run. Absent: everyone (an open run).
    */
   readonly admits?: (peerId: string) => boolean;
+  /** Whether this node's chain excluded a peer id (its messages are ignored). Absent: none. */
+  readonly excluded?: (peerId: string) => boolean;
   /** Our clock (ms since the epoch) for the join-time bounds; absent: Date.now(). */
   readonly now?: number;
   /** The run's `staleness` (pipelined rounds): no contribution or entry may be staler. Absent: 0. */
@@ -154,6 +162,7 @@ function decode<T>(decodeFn: (data: Uint8Array) => T, data: Uint8Array): T {
 export function checkMember(peerId: string, ctx: GossipContext): void {
   if (ctx.admits && !ctx.admits(peerId))
     throw new GossipValidationError("NOT_MEMBER", "signer is not a member of the run", { peer: peerId });
+  if (ctx.excluded?.(peerId)) throw new GossipValidationError("EXCLUDED", "signer was excluded from the run", { peer: peerId });
 }
 
 function checkRun(runId: string, ctx: GossipContext): void {
@@ -260,12 +269,11 @@ export function validateCommit(data: Uint8Array, ctx: GossipContext): CommitMess
     checkStaleness(e.staleness, ctx, `commit.entries[${i}]`, m.iteration);
   });
   signed(() => checkCommit(m, data, ctx.checkSignature, ctx.now ?? Date.now()));
-  if (ctx.admits) {
-    // In a member run an entry is a member's contribution relayed by a member proposer (the
-    // signatures are checked first: they prove every id is an Ed25519 key).
-    checkMember(peerIdString(m.proposer), ctx);
-    for (const e of m.entries) checkMember(peerIdString(e.author), ctx);
-  }
+  // In a member run an entry is a member's contribution relayed by a member proposer (the
+  // signatures are checked first: they prove every id is an Ed25519 key). An excluded proposer's
+  // commit is ignored; an excluded author's entry is the chain checks' to refuse and charge.
+  checkMember(peerIdString(m.proposer), ctx);
+  if (ctx.admits) for (const e of m.entries) checkMember(peerIdString(e.author), { ...ctx, excluded: undefined });
   checkSeen("commit", peerIdString(m.proposer), m.iteration, data, ctx);
   return m;
 }

@@ -65,6 +65,8 @@ export interface GossipView {
   payloadProblem(payload: Uint8Array, iteration: number): string | null;
   /** Whether a peer id may take part in the run (protocol/membership.ts). */
   admits(peerId: string): boolean;
+  /** Whether our chain excluded a peer id, for an offence we recomputed (its messages are ignored). */
+  excluded(peerId: string): boolean;
   /** The run's `staleness` (0 without pipelined rounds). */
   readonly maxStaleness: number;
 }
@@ -177,6 +179,7 @@ export class Gossip {
       maxPayloadBytes: this.view.maxPayloadBytes,
       payloadProblem: (payload, iteration) => this.view.payloadProblem(payload, iteration),
       admits: (peer) => this.view.admits(peer),
+      excluded: (peer) => this.view.excluded(peer),
       maxStaleness: this.view.maxStaleness,
       checkSignature: sharedVerifier.check,
       seen: (kind, signer, iteration, data) => {

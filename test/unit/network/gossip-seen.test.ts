@@ -8,7 +8,7 @@ import type { GossipContext } from "../../../protocol/validation.js";
 
 /** A Gossip whose head the test moves; its libp2p host is never touched by the dedupe. */
 function gossipAt(head: { value: number }) {
-  const view = { head: () => head.value, maxPayloadBytes: 8, payloadProblem: () => null, admits: () => true, maxStaleness: 0 };
+  const view = { head: () => head.value, maxPayloadBytes: 8, payloadProblem: () => null, admits: () => true, excluded: () => false, maxStaleness: 0 };
   const signer = { author: new Uint8Array(0), sign: () => new Uint8Array(64) };
   const g = new Gossip({} as SwarmNode, "ab".repeat(32), view, signer, faultHooks(), createLogger({ level: "silent" }));
   const ctx = () => (g as unknown as { context(): GossipContext }).context();

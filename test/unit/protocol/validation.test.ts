@@ -284,6 +284,23 @@ describe("gossip validation", () => {
     // it is decoded (garbage included), and so is a member's commit naming a non-member author.
 
 
+    // An author our chain excluded: every kind of its message ignored (never a reject: a relayer
+    // a commit behind cannot know), before anything is decoded.
+    EXCLUDED: TOPIC_KINDS.map((kind) => ({
+      verdict: "ignore" as const,
+      run: () =>
+        toVerdict(() => {
+          const ctx = context({ excluded: (p) => p === peerIdString(KEY_B.bytes) });
+          const byB = {
+            contribution: () => contribution({}, KEY_B),
+            commit: () => signedCommit(KEY_B, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0 }, [{ key: KEY_B, payload: filled(SIZE, 2) }]).encoded,
+            leave: () => signedLeave(KEY_B, RUN, HEAD),
+            heartbeat: () => signedHeartbeat(KEY_B, { runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT }),
+            proof: () => signedProof(KEY_B, { runId: RUN, iteration: HEAD - 1, commitHash: filled(32, 4), accused: KEY_A.bytes }),
+          }[kind]();
+          return GOSSIP_VALIDATORS[kind](byB, ctx);
+        }),
+    })),
     NOT_MEMBER: [
       ...TOPIC_KINDS.map((kind) => ({
         verdict: "reject" as const,
