@@ -31,6 +31,7 @@ import type { TrainingRun } from "../training/run-context.js";
 import { openTrainingRun } from "./store/training-run.js";
 import { stateFromBytes } from "../training/state-bytes.js";
 import type { CommitLogFile } from "./chain/commit-log.js";
+import { NewcomerGate } from "./chain/newcomer-gate.js";
 import { Penalties, PENALTY } from "./chain/penalties.js";
 import { Audits, type ProofClaim } from "./chain/audits.js";
 import { Rounds } from "./chain/rounds.js";
@@ -204,6 +205,7 @@ export class SwarmDaemon {
         admits: (peerId) => this.membership.admits(peerId),
         // An author the chain excluded (for an offence we recomputed) is ignored on every topic.
         excluded: (peerId) => this.rounds?.isExcluded(peerId) === true,
+        newcomers: new NewcomerGate(this.run.runId, () => this.rounds?.head ?? 0, (a) => this.rounds?.isMember(a) ?? true),
         maxStaleness: this.spec.staleness ?? 0,
       },
       { author: peerIdStringBytes(this.self.id), sign: signerOf(identity.privateKey) },

@@ -56,6 +56,12 @@ export const GOSSIP_ERROR_VERDICTS = {
   EQUIVOCATION: "ignore",
   /** A commit listing one author twice. */
   DUPLICATE_AUTHOR: "reject",
+  /**
+   * A newcomer's contribution (an author in none of the last commits) that ranks below the few
+   * newcomers already held for its iteration: no commit would take it, so its signature is not
+   * checked. Ignored: it is valid, and the relayer cannot know.
+   */
+  NEWCOMER_FULL: "ignore",
   /** Signed by (or naming) a peer that is not a member of a member run. */
   NOT_MEMBER: "reject",
   /**
@@ -128,6 +134,12 @@ export interface GossipContext {
    * member run. Absent: everyone (an open run).
    */
   readonly admits?: (peerId: string) => boolean;
+  /**
+   * Whether a contribution is worth its signature check (node/chain/newcomer-gate.ts: a newcomer
+   * that could not get a commit's slot is ignored unverified), and the report that one verified.
+   * Absent: every contribution is checked.
+   */
+  readonly newcomers?: { passes(author: string, iteration: number): boolean; verified(author: string, iteration: number): void };
   /** Whether this node's chain excluded a peer id (its messages are ignored). Absent: none. */
   readonly excluded?: (peerId: string) => boolean;
   /** Our clock (ms since the epoch) for the join-time bounds; absent: Date.now(). */
@@ -247,7 +259,10 @@ export function validateContribution(data: Uint8Array, ctx: GossipContext): Cont
   checkStaleness(m.staleness, ctx, "contribution", m.iteration);
   if (!equalBytes(encodeContribution(m), data))
     throw new GossipValidationError("NOT_CANONICAL", "contribution is not in its canonical encoding", { iteration: m.iteration });
+  if (!old && ctx.newcomers && !ctx.newcomers.passes(author, m.iteration))
+    throw new GossipValidationError("NEWCOMER_FULL", "a newcomer that ranks below the newcomers held for its iteration", { iteration: m.iteration, author });
   signed(() => checkContribution(m, ctx.checkSignature, ctx.now ?? Date.now()));
+  if (!old) ctx.newcomers?.verified(author, m.iteration);
   // Its author is proven now: named in the error, for the late-author hint.
   if (old) throw new GossipValidationError("OLD_ITERATION", "iteration already applied", { iteration: m.iteration, head: ctx.head, author });
   checkSeen("contribution", author, m.iteration, data, ctx);

@@ -17,6 +17,12 @@
  *   censored it), that proposer ranks last for as long as its thin commit is in the window. An
  *   author that left for good never comes back, so an honest proposer that dropped a dead peer
  *   is demoted for one iteration only.
+ * - **Passed over**: members that held a better rank than the commit's proposer did not propose
+ *   in time (a silent proposer, such as a Sybil that contributes but never commits); they rank
+ *   last while that commit is in the window, so a crowd of silent members costs a round's tick
+ *   once each per window, not every round. Who was passed over is known only to a node that
+ *   checked that commit against a whole window: a node that did not (a joiner, a restart) checks
+ *   ranks loosely until it did for a whole window.
  */
 import { equalBytes } from "../../protocol/bytes.js";
 import { type Commit, proposerOrder, rankOf, ZERO_HASH } from "./commit.js";
@@ -35,6 +41,8 @@ export interface WindowCommit {
   readonly authors: readonly string[];
   /** The chain's first commit (prevHash = ZERO_HASH): nothing comes before it. */
   readonly first: boolean;
+  /** The proposers that ranked before this commit's (passedOver); undefined: not known here. */
+  readonly passedOver?: readonly string[];
 }
 
 /** Who may take part in iteration t, computed from the commits before it. */
@@ -77,7 +85,8 @@ export function admissionAt(runId: string, t: number, window: readonly WindowCom
     run.unshift(window[i]);
   }
   if (run.length === 0) return startAdmission(t, t === 0);
-  const complete = run.length > PROPOSER_WINDOW || run[0].first;
+  const recent = run.filter((c) => c.iteration >= t - PROPOSER_WINDOW);
+  const complete = (run.length > PROPOSER_WINDOW || run[0].first) && recent.every((c) => c.first || c.passedOver !== undefined);
   const sets = run.map((c) => new Set(c.authors));
   const n = run.length;
   const last = sets[n - 1];
@@ -88,6 +97,7 @@ export function admissionAt(runId: string, t: number, window: readonly WindowCom
   // Demoted: the proposer of a thin t-1, and censors (thin commits whose left-out authors came back).
   const demoted = new Set<string>();
   if (lastThin) demoted.add(run[n - 1].proposer);
+  for (const c of recent) for (const p of c.passedOver ?? []) demoted.add(p);
   const later = new Set<string>(last);
   for (let i = n - 2; i >= 1; i--) {
     if (run[i].iteration >= t - PROPOSER_WINDOW && thin(sets[i - 1], sets[i])) {
@@ -121,14 +131,27 @@ export function newcomersOf(admission: Admission, authors: readonly string[]): s
   return authors.filter((a) => !admission.members.has(a));
 }
 
-/** What admission reads of commits as the chain holds them. */
-export function windowOf(commits: readonly Commit[]): WindowCommit[] {
-  return commits.map((c) => ({
+/**
+ * What admission reads of commits as the chain holds them; `passedOver(i)`: who the i-th commit
+ * passed over, where this node checked it against a whole window (else undefined).
+ */
+export function windowOf(commits: readonly Commit[], passedOver: (i: number) => readonly string[] | undefined = () => undefined): WindowCommit[] {
+  return commits.map((c, i) => ({
     iteration: c.iteration,
     proposer: c.proposer,
     authors: c.entries.map((e) => e.author.id),
     first: equalBytes(c.prevHash, ZERO_HASH),
+    passedOver: passedOver(i),
   }));
+}
+
+/**
+ * The proposers a commit passed over: those ranked before it in its admission (all of them at the
+ * fallback rank); undefined when the admission was not computed from a whole window.
+ */
+export function passedOverBy(admission: Admission, commit: Commit): readonly string[] | undefined {
+  if (!admission.complete) return undefined;
+  return admission.order.slice(0, Math.min(commit.rank, admission.order.length)).filter((p) => p !== commit.proposer);
 }
 
 /**
@@ -161,4 +184,21 @@ export function rankFits(runId: string, admission: Admission, commit: Commit): {
 /** Admission to `t` from `before`, commits of a chain oldest first (the consecutive run ending at t - 1 is read). */
 export function admissionFrom(runId: string, t: number, before: readonly Commit[]): Admission {
   return admissionAt(runId, t, windowOf(before.slice(Math.max(0, before.length - PROPOSER_WINDOW - 1))));
+}
+
+/**
+ * Admission to the iteration after `commits` (a chain from its first commit, oldest first),
+ * checking each commit against the admission before it as a node that applied them all does, so
+ * the pass-overs are known (tests, and tools that rebuild a chain's view).
+ */
+export function admissionAfter(runId: string, commits: readonly Commit[]): Admission {
+  const window: WindowCommit[] = [];
+  let admission = startAdmission(commits[0]?.iteration ?? 0, true);
+  for (const c of commits) {
+    const [w] = windowOf([c]);
+    window.push({ ...w, passedOver: w.first ? [] : passedOverBy(admission, c) });
+    if (window.length > PROPOSER_WINDOW + 1) window.shift();
+    admission = admissionAt(runId, c.iteration + 1, window);
+  }
+  return admission;
 }

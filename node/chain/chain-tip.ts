@@ -17,7 +17,7 @@ import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { TrainingRun } from "../../training/run-context.js";
 import type { AppliedHistory } from "./applied-history.js";
-import { type Admission, admissionAt, PROPOSER_WINDOW, partialAdmission, startAdmission, windowOf } from "./admission.js";
+import { type Admission, admissionAt, PROPOSER_WINDOW, partialAdmission, passedOverBy, startAdmission, windowOf } from "./admission.js";
 import type { Audits } from "./audits.js";
 import {
   betterBecause,
@@ -51,6 +51,8 @@ export class ChainTip {
   private lastAuthors: string[] = [];
   /** Who may take part in the next iteration (admission.ts), from the commits before it. */
   private nextAdmission: Admission = startAdmission(0, true);
+  /** Who each recent commit passed over, by hash hex (admission.ts), as checked here (bounded). */
+  private readonly passedOver = new Map<string, readonly string[]>();
   /** State before the last applied commit (see rollBack). */
   private prev: { weights: Weights; hash: Uint8Array; authors: string[]; admission: Admission } | null = null;
   /** Audits by recomputation of the commits we apply (none: no audits). */
@@ -98,8 +100,10 @@ export class ChainTip {
   private admit(authors: readonly string[]): Admission {
     const t = this.replica.iteration;
     const kept = this.history.all();
-    const window = kept.slice(Math.max(0, kept.length - PROPOSER_WINDOW - 1)).map((k) => k.commit);
-    if (window.length > 0 && window[window.length - 1].iteration === t - 1) return admissionAt(this.run.runId, t, windowOf(window));
+    const tail = kept.slice(Math.max(0, kept.length - PROPOSER_WINDOW - 1));
+    const window = tail.map((k) => k.commit);
+    if (window.length > 0 && window[window.length - 1].iteration === t - 1)
+      return admissionAt(this.run.runId, t, windowOf(window, (i) => this.passedOver.get(toHex(tail[i].hash))));
     return authors.length > 0 ? partialAdmission(this.run.runId, t, authors) : startAdmission(t, t === 0);
   }
 
@@ -237,6 +241,12 @@ export class ChainTip {
   /** The commit is the tip now: the checks, the history and the rounds learn it. */
   private record(entry: ChainedCommit, sum: string): void {
     const { commit, hash } = entry;
+    // The admission this commit was checked against is the one before it moves.
+    const passed = passedOverBy(this.nextAdmission, commit);
+    if (passed) {
+      this.passedOver.set(toHex(hash), passed);
+      if (this.passedOver.size > 4 * PROPOSER_WINDOW) this.passedOver.delete(this.passedOver.keys().next().value as string);
+    }
     this.checks.noteApplied(commit);
     this.lastHash = hash;
     this.lastAuthors = commit.entries.map((e) => e.author.id);

@@ -169,6 +169,8 @@ export class Rounds {
 
   /** True when a commit this node applied excluded `peer` (a peer id string). */
   isExcluded(peer: string): boolean { return this.checks.isExcluded(peer); }
+  /** Whether `author` is a member of the chain at our head (admission.ts): an author of its last commits. */
+  isMember(author: string): boolean { return this.tip.admission.members.has(author); }
   /** The chain behind an adopted snapshot (sync/chain-behind.ts): kept before its anchor; the authors it excluded, out. */
   addChainBehind(commits: readonly EncodedCommit[], excluded: readonly string[]): void {
     this.history.prepend(commits);

@@ -67,6 +67,8 @@ export interface GossipView {
   admits(peerId: string): boolean;
   /** Whether our chain excluded a peer id, for an offence we recomputed (its messages are ignored). */
   excluded(peerId: string): boolean;
+  /** Which newcomers' contributions are worth a signature check (node/chain/newcomer-gate.ts); absent: all. */
+  readonly newcomers?: GossipContext["newcomers"];
   /** The run's `staleness` (0 without pipelined rounds). */
   readonly maxStaleness: number;
 }
@@ -180,6 +182,7 @@ export class Gossip {
       payloadProblem: (payload, iteration) => this.view.payloadProblem(payload, iteration),
       admits: (peer) => this.view.admits(peer),
       excluded: (peer) => this.view.excluded(peer),
+      newcomers: this.view.newcomers,
       maxStaleness: this.view.maxStaleness,
       checkSignature: sharedVerifier.check,
       seen: (kind, signer, iteration, data) => {

@@ -9,7 +9,7 @@ const all = [...honest, "x"];
 
 /** Commits 0 .. n-1, each by `proposer(j)` with `authors(j)`. */
 function chain(n: number, authors: (j: number) => string[], proposer: (j: number) => string = (j) => authors(j)[0]): WindowCommit[] {
-  return Array.from({ length: n }, (_, j) => ({ iteration: j, proposer: proposer(j), authors: authors(j), first: j === 0 }));
+  return Array.from({ length: n }, (_, j) => ({ iteration: j, proposer: proposer(j), authors: authors(j), first: j === 0, passedOver: [] }));
 }
 
 describe("admission: proposers from the verified chain (finding 1, censorship)", () => {
@@ -67,5 +67,21 @@ describe("admission: proposers from the verified chain (finding 1, censorship)",
     const b = admissionAt(runId, 37 + PROPOSER_WINDOW, chain(37 + PROPOSER_WINDOW, (j) => (j === 20 ? [...honest, "old"] : honest)));
     assert.deepEqual(newcomersOf(b, ["old"]), ["old"], "out of the window: a newcomer again");
     assert.ok(NEWCOMER_SLOTS >= 1);
+  });
+});
+
+describe("admission: silent proposers (a crowd of members that never commit)", () => {
+  it("a member passed over by a later-ranked commit ranks last while that commit is in the window", () => {
+    const members = [...honest, "s1", "s2"];
+    const w = chain(40, () => members).map((c) => (c.iteration === 30 ? { ...c, passedOver: ["s1", "s2"] } : c));
+    const a = admissionAt(runId, 40, w);
+    assert.deepEqual(a.order.slice(3).sort(), ["s1", "s2"], "the silent ones last");
+    const later = admissionAt(runId, 47, chain(47, () => members).map((c) => (c.iteration === 30 ? { ...c, passedOver: ["s1"] } : c)));
+    assert.deepEqual(later.order, proposerOrder(runId, 47, members), "once the commit left the window, a rank as anyone's");
+  });
+
+  it("a window whose pass-overs are not known here is not complete (ranks are then checked loosely)", () => {
+    const w = chain(40, () => all).map((c) => (c.iteration === 35 ? { ...c, passedOver: undefined } : c));
+    assert.equal(admissionAt(runId, 40, w).complete, false);
   });
 });

@@ -22,7 +22,7 @@ function checksOf(opts: Partial<CheckOptions> = {}, history = new AppliedHistory
 
 /** A window of commits 0 .. t-1 whose authors are `authors`. */
 const windowOf = (t: number, authors: readonly string[]): WindowCommit[] =>
-  Array.from({ length: t }, (_, j) => ({ iteration: j, proposer: authors[0], authors, first: j === 0 }));
+  Array.from({ length: t }, (_, j) => ({ iteration: j, proposer: authors[0], authors, first: j === 0, passedOver: [] }));
 
 describe("CommitChecks: admission by the verified chain, not by claimed join times (finding 1)", () => {
   it("a proposal keeps the 3 honest members and at most NEWCOMER_SLOTS of 1,024 Sybils claiming the earliest join time", async () => {

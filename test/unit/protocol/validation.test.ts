@@ -284,6 +284,26 @@ describe("gossip validation", () => {
     // it is decoded (garbage included), and so is a member's commit naming a non-member author.
 
 
+    // A newcomer's contribution that ranks below the newcomers held for its iteration: ignored
+    // before its signature is checked (a bad signature is never even looked at).
+    NEWCOMER_FULL: [
+      {
+        verdict: "ignore" as const,
+        run: () => {
+          let checked = 0;
+          const ctx = context({
+            newcomers: { passes: () => false, verified: () => {} },
+            checkSignature: () => {
+              checked++;
+              return false;
+            },
+          });
+          const v = toVerdict(() => validateContribution(contribution(), ctx));
+          assert.equal(checked, 0, "no signature checked");
+          return v;
+        },
+      },
+    ],
     // An author our chain excluded: every kind of its message ignored (never a reject: a relayer
     // a commit behind cannot know), before anything is decoded.
     EXCLUDED: TOPIC_KINDS.map((kind) => ({

@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
-import { admissionFrom } from "../../../node/chain/admission.js";
+import { admissionAfter } from "../../../node/chain/admission.js";
 import { chained, type EncodedCommit, proposerOrder, ZERO_HASH } from "../../../node/chain/commit.js";
 import { Rounds } from "../../../node/chain/rounds.js";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
@@ -79,7 +79,7 @@ function next(state: Replica, t: number, parent: Uint8Array, eligible: readonly 
  * best-ranked of them in the chain's admission (node/chain/admission.ts), at that rank.
  */
 function nextOn(state: Replica, before: readonly EncodedCommit[], t: number, authors: readonly TestKey[]): EncodedCommit {
-  const admission = admissionFrom(run.runId, t, before.map((c) => c.commit));
+  const admission = admissionAfter(run.runId, before.map((c) => c.commit));
   const ids = new Set(authors.map((k) => k.author.id));
   const rank = admission.order.findIndex((id) => ids.has(id));
   const parent = chained(before[before.length - 1]).hash;
@@ -151,6 +151,7 @@ describe("fork resolution", () => {
 
     await repair.resolveFork(y2);
     abort.abort();
+    rounds.stop();
     assert.ok(fetches >= 2, `the peer's side was fetched for the deep fork too (${fetches} fetches)`);
     assert.equal(rounds.head, 3);
     assert.equal(toHex(rounds.headHash), toHex(chained(y2).hash), "on the winning fork (theirs: endorsed by 2 authors of commit 0, ours by 1)");
@@ -234,6 +235,7 @@ async function againstPeer(
     await body({ repair: new Repair(parts, catchUp, snapshots, null), rounds, replica, reported });
   } finally {
     abort.abort();
+    rounds.stop();
     await Promise.all([host.stop(), peer.stop()]);
   }
 }
