@@ -12,8 +12,9 @@
  *   cached success, and a bogus entry copied into another copy fails that copy at a lookup.
  * - Each read verifies at most `freshPerRead` signatures not cached yet, copies with the fewest
  *   such entries first: copies that repeat what we already verified (honest ones, re-read every
- *   few seconds) are checked before copies full of fresh signatures, and a copy over the budget
- *   is skipped for this read (not condemned: it may be honest and is checked on a later read).
+ *   few seconds) are checked before copies full of fresh signatures, and a copy that runs out of
+ *   budget is skipped for this read (not condemned: it may be honest; its verdicts so far stay
+ *   cached, so a later read goes on where this one stopped).
  */
 import { createHash } from "node:crypto";
 import type { ExpertCopyCheck } from "../../protocol/experts.js";
@@ -113,15 +114,16 @@ export class ExpertCopyVerifier {
     }
     let budget = this.opts.freshPerRead;
     for (const p of pending.sort((a, b) => a.misses - b.misses)) {
-      if (p.misses > budget) {
-        this.counts.skipped++;
-        continue;
-      }
       let bad = 0;
+      let over = false;
       const entries: ExpertEntry[] = [];
       for (const t of p.entries) {
         let v = this.verdicts.get(t.d);
         if (v === undefined) {
+          if (budget === 0) {
+            over = true;
+            break;
+          }
           budget--;
           this.counts.verified++;
           v = this.verifier.check(t.e.peer, t.bytes, t.e.signature);
@@ -129,6 +131,11 @@ export class ExpertCopyVerifier {
         }
         if (v) entries.push(t.e);
         else if (++bad > this.opts.badPerCopy) break;
+      }
+      if (over) {
+        // What was verified stays cached: the next read goes on from there.
+        this.counts.skipped++;
+        continue;
       }
       if (bad > this.opts.badPerCopy) {
         this.refuse(p.copyDigest);
