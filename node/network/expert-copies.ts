@@ -11,7 +11,8 @@
  *   a signature's validity over exact bytes never changes, so a cached failure is as sound as a
  *   cached success, and a bogus entry copied into another copy fails that copy at a lookup.
  * - Each read verifies at most `freshPerRead` signatures not cached yet, copies with the fewest
- *   such entries first: copies that repeat what we already verified (honest ones, re-read every
+ *   signatures not seen verify before first (signed bytes and digests are made lazily, so a
+ *   poisoned copy costs its decode and a few entries): copies that repeat what we already verified (honest ones, re-read every
  *   few seconds) are checked before copies full of fresh signatures, and a copy that runs out of
  *   budget is skipped for this read (not condemned: it may be honest; its verdicts so far stay
  *   cached, so a later read goes on where this one stopped).
@@ -58,14 +59,20 @@ const u32 = (n: number) => Uint8Array.of(n >>> 24, (n >>> 16) & 255, (n >>> 8) &
 interface Pending {
   readonly at: number[];
   readonly copyDigest: string;
-  /** Entries within the time bounds, each with its signed bytes and the digest of its signature check. */
-  readonly entries: { e: ExpertEntry; d: string; bytes: Uint8Array }[];
+  /** Entries within the time bounds. */
+  readonly entries: readonly ExpertEntry[];
+  /** Entries whose signature we have not seen verify. */
   readonly misses: number;
 }
+
+/** A signature as a Map key (cheap: no hash), for ordering only, never for a verdict. */
+const sigKey = (e: ExpertEntry) => Buffer.from(e.signature.buffer, e.signature.byteOffset, e.signature.byteLength).toString("latin1");
 
 export class ExpertCopyVerifier {
   private readonly verdicts: BoundedLru<string, boolean>;
   private readonly failed: BoundedLru<string, true>;
+  /** Signatures that verified (over some bytes): copies repeating them are checked first. */
+  private readonly seen: BoundedLru<string, true>;
   /** The signature check itself (key import cached). */
   private readonly verifier = new SignatureVerifier({ verified: 1, keys: 1024 });
   /** Signatures verified, copies refused (bad signature or undecodable) and copies skipped over budget. */
@@ -74,6 +81,7 @@ export class ExpertCopyVerifier {
   constructor(private readonly opts: ExpertCopyOptions = defaultExpertCopyOptions) {
     this.verdicts = new BoundedLru(opts.entries);
     this.failed = new BoundedLru(opts.failedCopies);
+    this.seen = new BoundedLru(opts.entries);
   }
 
   readonly check: ExpertCopyCheck = (key, copies, now) => {
@@ -96,29 +104,23 @@ export class ExpertCopyVerifier {
         continue;
       }
       // Time bounds first (no signature needed): far-future or over-long entries do not count.
-      const timely = entries
-        .filter((e) => e.timestamp <= now + EXPERT_TIME_BOUNDS.skewMs && e.expiresAt - e.timestamp <= EXPERT_TIME_BOUNDS.maxTtlMs)
-        .map((e) => {
-          const bytes = expertEntrySignedBytes(key, e);
-          return { e, bytes, d: digest(e.peer, e.signature, bytes) };
-        });
+      const timely = entries.filter(
+        (e) => e.timestamp <= now + EXPERT_TIME_BOUNDS.skewMs && e.expiresAt - e.timestamp <= EXPERT_TIME_BOUNDS.maxTtlMs,
+      );
+      // Only an order: how many signatures we have not seen verify (a verdict needs the digest).
       let misses = 0;
-      let bad = 0;
-      for (const t of timely) {
-        const v = this.verdicts.get(t.d);
-        if (v === false) bad++;
-        if (v === undefined) misses++;
-      }
-      if (bad > this.opts.badPerCopy) this.refuse(copyDigest);
-      else pending.push({ at, copyDigest, entries: timely, misses });
+      for (const e of timely) if (this.seen.get(sigKey(e)) === undefined) misses++;
+      pending.push({ at, copyDigest, entries: timely, misses });
     }
     let budget = this.opts.freshPerRead;
     for (const p of pending.sort((a, b) => a.misses - b.misses)) {
       let bad = 0;
       let over = false;
       const entries: ExpertEntry[] = [];
-      for (const t of p.entries) {
-        let v = this.verdicts.get(t.d);
+      for (const e of p.entries) {
+        const bytes = expertEntrySignedBytes(key, e);
+        const d = digest(e.peer, e.signature, bytes);
+        let v = this.verdicts.get(d);
         if (v === undefined) {
           if (budget === 0) {
             over = true;
@@ -126,10 +128,11 @@ export class ExpertCopyVerifier {
           }
           budget--;
           this.counts.verified++;
-          v = this.verifier.check(t.e.peer, t.bytes, t.e.signature);
-          this.verdicts.set(t.d, v);
+          v = this.verifier.check(e.peer, bytes, e.signature);
+          this.verdicts.set(d, v);
+          if (v) this.seen.set(sigKey(e), true);
         }
-        if (v) entries.push(t.e);
+        if (v) entries.push(e);
         else if (++bad > this.opts.badPerCopy) break;
       }
       if (over) {
