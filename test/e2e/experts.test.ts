@@ -156,8 +156,10 @@ describe("expert records in a real kad-dht (3 nodes, loopback TCP)", () => {
   });
 
   it("declared shards are found by every node, per shard with its holders", async () => {
-    await dirs[1].declare(["snap.10.0", "snap.10.1", "snap.20.0"]);
-    await dirs[2].declare(["snap.20.0", "snap.20.1"]);
+    // Declared to outlive the test (the directories' 1.5 s TTL is for the expiry test): on a loaded
+    // machine two declares and a read can take longer (2026-12-02: suffix 10 had expired).
+    await dirs[1].declare(["snap.10.0", "snap.10.1", "snap.20.0"], 10_000);
+    await dirs[2].declare(["snap.20.0", "snap.20.1"], 10_000);
     // The third node never declared anything: it reads what the other two wrote.
     const epochs = await dirs[0].suffixes("snap");
     assert.deepEqual([...epochs.keys()].sort((x, y) => x - y), [10, 20]);
