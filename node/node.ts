@@ -172,7 +172,7 @@ export class SwarmDaemon {
     if (known.length > 0) this.log.info({ addresses: known.length }, "dialling the peers known before the restart");
     this.libp2p = await createSwarmNode(
       // Penalties feed gossipsub's score (P5): a peer charged for what it signed gets graylisted.
-      { ...opts.network, bootstrap, scoredTopics: Object.values(topics), appSpecificScore: this.penalties.appSpecificScore },
+      { ...opts.network, bootstrap, dhtRunIds: [runId], scoredTopics: Object.values(topics), appSpecificScore: this.penalties.appSpecificScore },
       identity.privateKey,
       log,
       this.metrics?.libp2p,

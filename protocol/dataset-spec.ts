@@ -73,6 +73,18 @@ function textTask(v: unknown): TextTaskSpec {
   return fail("dataset.task.kind", 'must be "causal-lm" or "prompt-classification"', kind);
 }
 
+/**
+ * Largest synthetic dataset a spec may imply (security review, finding 16): its examples are
+ * generated in memory as float32 features plus a label byte, so 2^20 features x 2^24 rows would
+ * be 64 TiB. 1 GiB is far above any preset.
+ */
+export const MAX_SYNTHETIC_DATASET_BYTES = 2 ** 30;
+
+/** Bytes a synthetic dataset's examples take in memory. */
+export function syntheticDatasetBytes(d: { features: number; trainSize: number; testSize: number }): number {
+  return (d.features * 4 + 1) * (d.trainSize + d.testSize);
+}
+
 export function datasetSpec(v: unknown): DatasetSpec {
   const kind = (v as Obj | null)?.kind;
   if (kind === "mnist") {
@@ -85,7 +97,7 @@ export function datasetSpec(v: unknown): DatasetSpec {
   }
   if (kind === "synthetic") {
     const o = obj(v, "dataset", ["kind", "features", "classes", "trainSize", "testSize", "seed"]);
-    return {
+    const d: DatasetSpec & { kind: "synthetic" } = {
       kind,
       features: int(o, "features", "dataset", 1, 1 << 20),
       classes: int(o, "classes", "dataset", 2, 256),
@@ -93,6 +105,10 @@ export function datasetSpec(v: unknown): DatasetSpec {
       testSize: int(o, "testSize", "dataset", 1, 1 << 24),
       seed: int(o, "seed", "dataset", 0, 0xffffffff),
     };
+    const bytes = syntheticDatasetBytes(d);
+    if (bytes > MAX_SYNTHETIC_DATASET_BYTES)
+      fail("dataset", `would need ${bytes} bytes of examples (${(bytes / 2 ** 30).toFixed(1)} GiB); at most ${MAX_SYNTHETIC_DATASET_BYTES}`, { bytes });
+    return d;
   }
   if (kind === "text") {
     const o = obj(v, "dataset", ["kind", "format", "contentHash", "task"]);

@@ -13,14 +13,16 @@
  * peer it names over the key, suffix and times (signing.ts expertEntrySignedBytes): a reader keeps
  * only entries that verify (verifiedExpertEntries), so nobody can announce another peer, nor
  * withdraw an honest holder with a forged newer entry. Bounded per prefix key: at most
- * MAX_EXPERT_ENTRIES entries, MAX_HOLDERS_PER_SUFFIX of them per suffix (newest kept). What an
+ * MAX_EXPERT_ENTRIES entries, MAX_HOLDERS_PER_SUFFIX of them per suffix (HolderPreference says
+ * which). DHT peers store only records of their own runs, within a byte bound
+ * (expertRecordValidator), and spread only a copy whose entries verify (bestExpertRecord). What an
  * entry says is still a claim: a snapshot holder is believed only through the verified chain
  * (node/sync/snapshot-fetch.ts).
  */
 import { decodeExpertRecord, type ExpertEntry, type ExpertRecord } from "./sync-codec.js";
 import { toHex } from "./bytes.js";
 import { SeedswarmError } from "./errors.js";
-import { MAX_EXPERT_ENTRIES } from "./limits.js";
+import { MAX_EXPERT_ENTRIES, MAX_MESSAGE_BYTES } from "./limits.js";
 import { checkSignature, expertEntrySignedBytes, type SignatureCheck } from "./signing.js";
 
 export class ExpertUidError extends SeedswarmError<"EXPERT_BAD_UID" | "EXPERT_BAD_KEY"> {}
@@ -118,12 +120,41 @@ export function prefixSuffixes(uid: string): { prefix: string; suffix: number }[
 }
 
 /**
- * The union of records: one entry per (suffix, peer), the newest announcement winning, expired
- * ones (expiresAt <= now) dropped, sorted by suffix then peer. Over MAX_HOLDERS_PER_SUFFIX for
- * one suffix, or MAX_EXPERT_ENTRIES in all, the newest entries are kept. Entries must have
- * verified first (verifiedExpertEntries): the merge trusts what it is given.
+ * How a merge chooses among holders when a suffix has more than MAX_HOLDERS_PER_SUFFIX (security
+ * review, finding 6c): the merge itself is stateless, and free identities can mimic anything an entry
+ * says (its peer id, a time up to now + skew), so the choice is the caller's, from what it
+ * observed. `mine` entries (the writer's own) are always kept; then up to SENIOR_HOLDER_SLOTS
+ * holders with the earliest `firstSeen` (when this node first saw that holder live there), so
+ * holders seen before a crowd arrived cannot be pushed out by it; then the newest, with times
+ * past `now` counted as `now` (a future date wins nothing).
  */
-export function mergeExpertRecords(records: readonly ExpertRecord[], now: number): ExpertRecord {
+export interface HolderPreference {
+  readonly mine?: (e: ExpertEntry) => boolean;
+  /** When the caller first saw (suffix, peer) live; undefined when never. */
+  readonly firstSeen?: (e: ExpertEntry) => number | undefined;
+}
+
+/** Of a suffix's MAX_HOLDERS_PER_SUFFIX slots, those kept for the longest-known holders: half, so newcomers still get in. */
+export const SENIOR_HOLDER_SLOTS = MAX_HOLDERS_PER_SUFFIX / 2;
+
+export interface MergeOptions {
+  /** Holders kept per suffix; readers that only look pass Infinity (the cap bounds what is written). */
+  readonly holdersPerSuffix?: number;
+  /** Entries kept in all. */
+  readonly maxEntries?: number;
+  readonly prefer?: HolderPreference;
+}
+
+/**
+ * The union of records: one entry per (suffix, peer), the newest announcement winning, expired
+ * ones (expiresAt <= now) dropped, sorted by suffix then peer. Over `holdersPerSuffix` for one
+ * suffix, or `maxEntries` in all, entries are kept in the order HolderPreference says (default:
+ * newest first). Entries must have verified first (verifiedExpertEntries): the merge trusts what
+ * it is given.
+ */
+export function mergeExpertRecords(records: readonly ExpertRecord[], now: number, opts: MergeOptions = {}): ExpertRecord {
+  const perSuffix = opts.holdersPerSuffix ?? MAX_HOLDERS_PER_SUFFIX;
+  const maxEntries = opts.maxEntries ?? MAX_EXPERT_ENTRIES;
   const byKey = new Map<string, ExpertEntry>();
   for (const r of records) {
     for (const e of r.entries) {
@@ -133,57 +164,98 @@ export function mergeExpertRecords(records: readonly ExpertRecord[], now: number
       if (!prev || e.timestamp > prev.timestamp) byKey.set(k, e);
     }
   }
-  let entries = [...byKey.values()].filter((e) => e.expiresAt > now);
+  const live = [...byKey.values()].filter((e) => e.expiresAt > now);
+  // Tier 0: ours; 1: senior; 2: the rest. Within a tier the newest (capped at now) first.
+  const tier = new Map<ExpertEntry, number>();
+  const mine = opts.prefer?.mine ?? (() => false);
+  const firstSeen = opts.prefer?.firstSeen ?? (() => undefined);
+  const order = (a: ExpertEntry, b: ExpertEntry) =>
+    (tier.get(a) ?? 2) - (tier.get(b) ?? 2) ||
+    Math.min(b.timestamp, now) - Math.min(a.timestamp, now) ||
+    (toHex(a.peer) < toHex(b.peer) ? -1 : 1);
   const bySuffix = new Map<number, ExpertEntry[]>();
-  for (const e of entries) bySuffix.set(e.suffix, [...(bySuffix.get(e.suffix) ?? []), e]);
-  if ([...bySuffix.values()].some((l) => l.length > MAX_HOLDERS_PER_SUFFIX))
-    entries = [...bySuffix.values()].flatMap((l) => l.sort((a, b) => b.timestamp - a.timestamp).slice(0, MAX_HOLDERS_PER_SUFFIX));
-  if (entries.length > MAX_EXPERT_ENTRIES) {
-    entries = entries.sort((a, b) => b.timestamp - a.timestamp).slice(0, MAX_EXPERT_ENTRIES);
+  for (const e of live) {
+    const l = bySuffix.get(e.suffix);
+    if (l) l.push(e);
+    else bySuffix.set(e.suffix, [e]);
   }
+  let entries: ExpertEntry[] = [];
+  for (const l of bySuffix.values()) {
+    for (const e of l) if (mine(e)) tier.set(e, 0);
+    const senior = l
+      .filter((e) => !tier.has(e) && firstSeen(e) !== undefined)
+      .sort((a, b) => (firstSeen(a) as number) - (firstSeen(b) as number) || order(a, b))
+      .slice(0, SENIOR_HOLDER_SLOTS);
+    for (const e of senior) tier.set(e, 1);
+    entries.push(...(l.length > perSuffix ? l.sort(order).slice(0, perSuffix) : l));
+  }
+  if (entries.length > maxEntries) entries = entries.sort(order).slice(0, maxEntries);
   entries.sort((a, b) => a.suffix - b.suffix || (toHex(a.peer) < toHex(b.peer) ? -1 : 1));
   return { entries };
 }
 
 /**
- * The kad-dht selector's choice among copies of one key: the copy with the most live entries,
- * then the newest announcement. (Readers merge all copies anyway; this only decides which copy
- * the DHT spreads as a correction.)
+ * Verifies the copies of one record, in order: for each, the entries that count
+ * (verifiedExpertEntries' rules), or null when the copy must not count at all (undecodable; more
+ * than a few entries whose signatures fail: an honest writer writes back only entries that
+ * verified, so such a copy is a liar's; or over the reader's verification budget).
  */
-export function bestExpertRecord(records: readonly ExpertRecord[], now: number): number {
-  let best = 0;
-  let bestLive = -1;
+export type ExpertCopyCheck = (key: Uint8Array, copies: readonly Uint8Array[], now: number) => (readonly ExpertEntry[] | null)[];
+
+export class ExpertRecordError extends SeedswarmError<"EXPERT_NO_VERIFIED_COPY" | "EXPERT_FOREIGN_RUN" | "EXPERT_RECORD_TOO_LARGE"> {}
+
+/**
+ * The kad-dht selector's choice among copies of one key: the copy with the most live entries
+ * that verify, then the newest of those. Throws when no copy has one: kad-dht then spreads no
+ * copy as a correction (a poisoned copy full of bogus signatures must never win, nor be sent to
+ * the peers that hold honest ones). Readers merge all verified copies anyway; this only decides
+ * which copy the DHT spreads.
+ */
+export function bestExpertRecord(key: Uint8Array, copies: readonly Uint8Array[], now: number, check: ExpertCopyCheck): number {
+  let best = -1;
+  let bestLive = 0;
   let bestNewest = -1;
-  records.forEach((r, i) => {
-    const live = r.entries.filter((e) => e.expiresAt > now);
+  check(key, copies, now).forEach((entries, i) => {
+    const live = (entries ?? []).filter((e) => e.expiresAt > now);
     const newest = Math.max(-1, ...live.map((e) => e.timestamp));
-    if (live.length > bestLive || (live.length === bestLive && newest > bestNewest)) {
+    if (live.length > bestLive || (live.length === bestLive && live.length > 0 && newest > bestNewest)) {
       best = i;
       bestLive = live.length;
       bestNewest = newest;
     }
   });
+  if (best < 0)
+    throw new ExpertRecordError("EXPERT_NO_VERIFIED_COPY", "no copy of the expert record has a live verified entry", { copies: copies.length });
   return best;
 }
 
+/** Largest expert record a DHT peer stores: MAX_EXPERT_ENTRIES full entries (about 136 KB). */
+export const MAX_EXPERT_RECORD_BYTES = MAX_MESSAGE_BYTES.expertRecord;
+
 /**
- * kad-dht validator for our namespace: the key must be an expert key, the value a record. Entry
- * signatures are checked by readers, not here: a DHT peer would otherwise verify up to
- * MAX_EXPERT_ENTRIES signatures for every put anyone sends it.
+ * kad-dht validator for our namespace: the key must be an expert key of one of `runIds` (the runs
+ * this node takes part in: a DHT peer need not store strangers' records, and a flood under
+ * random runIds is refused unread), the value at most MAX_EXPERT_RECORD_BYTES and a record of at
+ * most MAX_EXPERT_ENTRIES entries. Entry signatures are checked by readers, not here: a DHT peer
+ * would otherwise verify up to MAX_EXPERT_ENTRIES signatures for every put anyone sends it. What
+ * passes is still bounded in memory by the datastore (node/network/compact-datastore.ts).
  */
-export async function validateExpertRecord(key: Uint8Array, value: Uint8Array): Promise<void> {
-  if (!parseExpertKey(key)) throw new ExpertUidError("EXPERT_BAD_KEY", "not a seedswarm expert key");
-  decodeExpertRecord(value);
+export function expertRecordValidator(runIds: readonly string[]): (key: Uint8Array, value: Uint8Array) => Promise<void> {
+  const ours = new Set(runIds);
+  return async (key, value) => {
+    const parsed = parseExpertKey(key);
+    if (!parsed) throw new ExpertUidError("EXPERT_BAD_KEY", "not a seedswarm expert key");
+    if (!ours.has(parsed.runId))
+      throw new ExpertRecordError("EXPERT_FOREIGN_RUN", "expert record of a run this node is not in", { runId: parsed.runId });
+    if (value.byteLength > MAX_EXPERT_RECORD_BYTES)
+      throw new ExpertRecordError("EXPERT_RECORD_TOO_LARGE", `expert record over ${MAX_EXPERT_RECORD_BYTES} bytes`, {
+        bytes: value.byteLength,
+      });
+    decodeExpertRecord(value);
+  };
 }
 
-/** kad-dht selector for our namespace; an undecodable copy never wins. */
-export function selectExpertRecord(_key: Uint8Array, values: Uint8Array[]): number {
-  const records = values.map((v) => {
-    try {
-      return decodeExpertRecord(v);
-    } catch {
-      return { entries: [] };
-    }
-  });
-  return bestExpertRecord(records, Date.now());
+/** kad-dht selector for our namespace over `check` (the node's cached copy verifier). */
+export function expertRecordSelector(check: ExpertCopyCheck): (key: Uint8Array, values: Uint8Array[]) => number {
+  return (key, values) => bestExpertRecord(key, values, Date.now(), check);
 }

@@ -86,6 +86,45 @@ export function modelLayerCount(m: ImageModelSpec): number {
   return m.kind === "cnn" ? 5 : m.hidden.length + 1;
 }
 
+/**
+ * Largest model state an image-model spec may imply (security review, finding 16): a spec is
+ * hash-bound and handed over by runId, so a node joining a run whose spec implies 8 x 65,536
+ * hidden units would allocate terabytes at start and crash. 1 GiB is 268M float32 weights,
+ * hundreds of times the largest preset. (A transformer's size comes from its config.json,
+ * bounded in training/hf/config.ts.)
+ */
+export const MAX_MODEL_STATE_BYTES = 2 ** 30;
+
+/** Bytes of an image model's state: float32 weights and biases; a bitmlp's 1 or 2 bits a weight. */
+export function imageModelStateBytes(m: ImageModelSpec): number {
+  const [h, w, c] = m.inputShape;
+  const features = h * w * c;
+  if (m.kind === "mlp") {
+    const widths = [features, ...m.hidden, m.classes];
+    return 4 * widths.slice(1).reduce((sum, out, i) => sum + widths[i] * out + out, 0);
+  }
+  if (m.kind === "cnn") {
+    const conv = (k: number, cin: number, cout: number) => k * k * cin * cout + cout;
+    return 4 * (conv(5, c, 32) + conv(5, 32, 32) + conv(3, 32, 64) + conv(3, 64, 64) + 576 * m.classes + m.classes);
+  }
+  const planes = m.weights === "ternary" ? 2 : 1;
+  let inputs = features;
+  let weights = 0;
+  for (const units of m.hidden) {
+    weights += units * inputs + m.classes * units;
+    inputs = units;
+  }
+  return Math.ceil((planes * weights) / 8);
+}
+
+/** Refuses an image model over MAX_MODEL_STATE_BYTES, naming the bytes it would need. */
+function bounded<M extends ImageModelSpec>(m: M): M {
+  const bytes = imageModelStateBytes(m);
+  if (bytes > MAX_MODEL_STATE_BYTES)
+    fail("model", `would need ${bytes} bytes of weights (${(bytes / 2 ** 30).toFixed(1)} GiB); at most ${MAX_MODEL_STATE_BYTES}`, { kind: m.kind, bytes });
+  return m;
+}
+
 export function modelSpec(v: unknown): ModelSpec {
   const kind = (v as Obj | null)?.kind;
   if (kind === "mlp") {
@@ -98,19 +137,19 @@ export function modelSpec(v: unknown): ModelSpec {
     ) {
       fail("model.hidden", "must be a list of at most 8 layer widths in 1..65536", hidden);
     }
-    return {
+    return bounded({
       kind,
       inputShape: shape(o, "inputShape", "model"),
       hidden: [...hidden],
       classes: int(o, "classes", "model", 2, 65536),
-    };
+    });
   }
   if (kind === "cnn") {
     const o = obj(v, "model", ["kind", "inputShape", "classes"]);
     const inputShape = shape(o, "inputShape", "model");
     if (inputShape[0] !== 28 || inputShape[1] !== 28)
       fail("model.inputShape", "must be 28x28 for the cnn", inputShape);
-    return { kind, inputShape, classes: int(o, "classes", "model", 2, 65536) };
+    return bounded({ kind, inputShape, classes: int(o, "classes", "model", 2, 65536) });
   }
   if (kind === "bitmlp") {
     const o = obj(v, "model", ["kind", "inputShape", "hidden", "classes", "weights", "inputThreshold", "logitScale"]);
@@ -131,7 +170,7 @@ export function modelSpec(v: unknown): ModelSpec {
     const inputShape = shape(o, "inputShape", "model");
     if (inputShape[0] * inputShape[1] * inputShape[2] > 65536)
       fail("model.inputShape", "must hold at most 65536 features for a bitmlp", inputShape);
-    return {
+    return bounded({
       kind,
       inputShape,
       hidden: [...hidden],
@@ -139,7 +178,7 @@ export function modelSpec(v: unknown): ModelSpec {
       weights: o.weights as WeightKind,
       inputThreshold: num(o, "inputThreshold", "model", -1e9, 1e9),
       logitScale,
-    };
+    });
   }
   if (kind === "transformer") {
     const o = obj(v, "model", ["kind", "architecture", "weightsHash"]);

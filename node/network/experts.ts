@@ -10,22 +10,20 @@
  * re-announce.
  *
  * Every entry is signed by the peer it names (protocol/experts.ts): we sign ours, and keep only
- * entries that verify, from what we read and so from what we write back. A verified entry is
+ * copies whose entries all verify (expert-copies.ts: deduplicated, failures cached, a budget per
+ * read), from what we read and so from what we write back. What we write back keeps our own
+ * entry and the holders we have known longest before the newest (HolderPreference). A verified entry is
  * still only a claim that a peer serves something; snapshot holders are believed only through
  * the verified chain (node/sync/snapshot-fetch.ts).
  */
 import type { PeerId } from "@libp2p/interface";
-import { decodeExpertRecord, type ExpertEntry, encodeExpertRecord } from "../../protocol/sync-codec.js";
+import { type ExpertEntry, encodeExpertRecord } from "../../protocol/sync-codec.js";
 import { Membership } from "../../protocol/membership.js";
-import {
-  expertKey,
-  mergeExpertRecords,
-  parseExpertUid,
-  prefixSuffixes,
-  verifiedExpertEntries,
-} from "../../protocol/experts.js";
+import { expertKey, mergeExpertRecords, parseExpertUid, prefixSuffixes } from "../../protocol/experts.js";
+import { toHex } from "../../protocol/bytes.js";
 import { expertEntrySignedBytes } from "../../protocol/signing.js";
-import { SignatureVerifier } from "../chain/signatures.js";
+import { BoundedLru } from "../chain/signatures.js";
+import { expertCopies, type ExpertCopyVerifier } from "./expert-copies.js";
 import type { SwarmNode } from "./libp2p.js";
 import { peerIdBytes, peerIdOfBytes } from "./peer-bytes.js";
 import type { Logger } from "../observe/logger.js";
@@ -95,17 +93,19 @@ export function withdrawals(dropped: readonly string[], kept: readonly string[])
   return [...out.values()];
 }
 
-/**
- * Signature checks of expert entries, with their own bounded cache: records re-read every query
- * cost one verification per new entry, and cannot evict the chain's cached signatures.
- */
-const expertVerifier = new SignatureVerifier({ verified: 4096, keys: 1024 });
+/** (prefix, suffix, holder) first-seen times remembered: a few full records' holders (~100 bytes each). */
+const FIRST_SEEN_ENTRIES = 16_384;
 
 export class ExpertDirectory {
   private readonly log: Logger;
   private declared: string[] = [];
   private timer?: NodeJS.Timeout;
   private announcing: Promise<void> = Promise.resolve();
+  /**
+   * When this node first saw each (prefix, suffix, holder) live: a holder known before a crowd of
+   * fresh identities arrived keeps its slot in what we write back (HolderPreference).
+   */
+  private readonly firstSeen = new BoundedLru<string, number>(FIRST_SEEN_ENTRIES);
 
   constructor(
     private readonly node: SwarmNode,
@@ -115,6 +115,8 @@ export class ExpertDirectory {
     private readonly opts: ExpertOptions = defaultExpertOptions,
     /** A member run reads only entries that name its members (protocol/membership.ts). */
     private readonly membership: Membership = Membership.OPEN,
+    /** Verifies the copies read (the process's shared one: the DHT selector fills the same caches). */
+    private readonly copies: ExpertCopyVerifier = expertCopies,
   ) {
     this.log = log.child({ module: "experts" });
   }
@@ -140,15 +142,21 @@ export class ExpertDirectory {
       this.log.debug({ prefix, err: (err as Error).message }, "expert query ended");
     }
     const now = Date.now();
-    const records = copies.flatMap((c) => {
-      try {
-        return [{ entries: verifiedExpertEntries(key, decodeExpertRecord(c).entries, now, expertVerifier.check) }];
-      } catch {
-        return [];
-      }
-    });
-    const merged = mergeExpertRecords(records, now).entries;
-    return this.membership.open ? [...merged] : merged.filter((e) => this.namesMember(e.peer));
+    const records = this.copies
+      .check(key, copies, now)
+      .flatMap((entries) => (entries ? [{ entries }] : []));
+    // Read uncapped: a reader sees every verified holder; the caps bound what is written back.
+    const merged = mergeExpertRecords(records, now, { holdersPerSuffix: Infinity, maxEntries: Infinity }).entries;
+    const kept = this.membership.open ? [...merged] : merged.filter((e) => this.namesMember(e.peer));
+    for (const e of kept) {
+      const k = this.seenKey(prefix, e);
+      if (this.firstSeen.get(k) === undefined) this.firstSeen.set(k, now);
+    }
+    return kept;
+  }
+
+  private seenKey(prefix: string, e: ExpertEntry): string {
+    return `${prefix}/${e.suffix}/${toHex(e.peer)}`;
   }
 
   private namesMember(peer: Uint8Array): boolean {
@@ -197,7 +205,13 @@ export class ExpertDirectory {
     }
     await Promise.all(
       [...byPrefix].map(async ([prefix, mine]) => {
-        const merged = mergeExpertRecords([{ entries: await this.entries(prefix) }, { entries: [...mine.values()] }], now);
+        const selfHex = toHex(self);
+        const merged = mergeExpertRecords([{ entries: await this.entries(prefix) }, { entries: [...mine.values()] }], now, {
+          prefer: {
+            mine: (e) => toHex(e.peer) === selfHex,
+            firstSeen: (e) => this.firstSeen.get(this.seenKey(prefix, e)),
+          },
+        });
         const key = expertKey(this.runId, prefix);
         try {
           for await (const _ of this.node.services.dht.put(key, encodeExpertRecord(merged), {

@@ -52,7 +52,8 @@ import * as raw from "multiformats/codecs/raw";
 import { create as createDigest } from "multiformats/hashes/digest";
 import { sha256 } from "multiformats/hashes/sha2";
 import { EXPERT_NAMESPACE } from "../../protocol/experts.js";
-import { selectExpertRecord, validateExpertRecord } from "../../protocol/experts.js";
+import { expertRecordSelector, expertRecordValidator } from "../../protocol/experts.js";
+import { expertCopies } from "./expert-copies.js";
 import type { Logger } from "../observe/logger.js";
 import { CompactMemoryDatastore } from "./compact-datastore.js";
 import { ipLimitGater } from "./connection-limits.js";
@@ -294,9 +295,10 @@ export async function createSwarmNode(
         // a joiner's first DHT lookups (providers, expert records) would idle for it.
         initialQuerySelfInterval: 100,
         // Learning@home expert records (node/network/experts.ts): a DHT peer stores a value only when
-        // its namespace has a validator, and picks among copies with the selector.
-        validators: { [EXPERT_NAMESPACE]: validateExpertRecord },
-        selectors: { [EXPERT_NAMESPACE]: selectExpertRecord },
+        // its namespace has a validator (ours: our runs' keys, bounded size), and spreads only the
+        // copy the selector picks (ours: the most verified entries; none when none verify).
+        validators: { [EXPERT_NAMESPACE]: expertRecordValidator(opts.dhtRunIds) },
+        selectors: { [EXPERT_NAMESPACE]: expertRecordSelector(expertCopies.check) },
       }),
       // The cast exposes getScore/reportMessageValidationResult, which the returned class has.
       pubsub: gossipsub(gossipOptions(opts)) as (c: GossipSubComponents) => SwarmPubSub,

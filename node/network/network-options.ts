@@ -11,6 +11,8 @@ export interface NetworkOptions {
   readonly mdns: boolean;
   /** Prefix of the kad-dht protocol id: nodes with another prefix form another DHT. */
   readonly dhtProtocolPrefix: string;
+  /** The runs whose expert records this node stores for others in the DHT (its own); others are refused. */
+  readonly dhtRunIds: readonly string[];
   /** Addresses to advertise instead of the listen addresses (NAT, containers). */
   readonly announce?: readonly string[];
   /**
@@ -59,6 +61,8 @@ export const defaultNetworkOptions: NetworkOptions &
   mdns: true,
   // Keeps our DHT apart from the public IPFS one (`/ipfs/kad/1.0.0`) and its traffic.
   dhtProtocolPrefix: "/seedswarm",
+  // None until the node knows its run (node.ts sets it): storing strangers' records is a flood.
+  dhtRunIds: [],
   scoredTopics: [],
   // 700 ms as in Lodestar: rounds last seconds, and the mesh repairs within a round.
   gossipHeartbeatMs: 700,

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { hostname, networkInterfaces } from "node:os";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { DASHBOARD_HTML } from "./dashboard-page.js";
 import type { Logger } from "./logger.js";
@@ -19,6 +20,52 @@ export interface HttpOptions {
   readonly host: string;
   /** 0 picks a free port; the bound one is logged ("http listening", {url}). */
   readonly port: number;
+  /** Names besides this machine's own that requests may give as Host (a public name, a proxy's). */
+  readonly allowedHosts?: readonly string[];
+}
+
+/**
+ * The host names a request may name in Host (and Origin, when sent): loopback names, the bound
+ * address, and, bound to every interface, this machine's addresses and host name, plus the
+ * configured ones. Anything else is DNS rebinding (security review, finding 16): a page on
+ * evil.example whose name now resolves to 127.0.0.1 reaches us with Host: evil.example, and is
+ * refused before it can read /status or /metrics.
+ */
+export function allowedHostNames(bound: string, extra: readonly string[] = []): Set<string> {
+  const names = new Set(["localhost", "127.0.0.1", "::1", bound, ...extra].map(normalHost));
+  if (bound === "0.0.0.0" || bound === "::") {
+    names.add(normalHost(hostname()));
+    for (const list of Object.values(networkInterfaces())) for (const i of list ?? []) names.add(normalHost(i.address));
+  }
+  return names;
+}
+
+/** Lower case, no brackets around IPv6, no trailing dot. */
+function normalHost(h: string): string {
+  return h.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+}
+
+/** The host name of a Host header value (`name`, `name:port`, `[v6]:port`), or null when malformed. */
+export function hostOfHeader(value: string): string | null {
+  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/i.exec(value.trim());
+  return m ? normalHost(m[1]) : null;
+}
+
+/** Why a request is refused for its Host or Origin, or null when it names us. */
+export function hostProblem(req: Pick<IncomingMessage, "headers">, allowed: ReadonlySet<string>): { code: 421 | 403; reason: string } | null {
+  const host = req.headers.host === undefined ? null : hostOfHeader(req.headers.host);
+  if (host === null || !allowed.has(host)) return { code: 421, reason: "this server does not answer to that Host" };
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== "null") {
+    let o: string | null = null;
+    try {
+      o = normalHost(new URL(origin).hostname);
+    } catch {
+      // A malformed Origin names no one we know.
+    }
+    if (o === null || !allowed.has(o)) return { code: 403, reason: "cross-origin requests are refused" };
+  }
+  return null;
 }
 
 /** What the server serves; the daemon's RunMonitor implements it. */
@@ -49,7 +96,13 @@ export async function startHttpServer(
   log: Logger,
 ): Promise<HttpServer> {
   const hlog = log.child({ module: "http" });
+  let allowed = allowedHostNames(opts.host, opts.allowedHosts);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const problem = hostProblem(req, allowed);
+    if (problem) {
+      hlog.debug({ host: req.headers.host, origin: req.headers.origin, code: problem.code }, "http request refused");
+      return send(res, problem.code, "text/plain", `${problem.reason}\n`);
+    }
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("allow", "GET, HEAD");
       return send(res, 405, "text/plain", "method not allowed\n");
@@ -101,6 +154,8 @@ export async function startHttpServer(
     });
   });
   const addr = server.address() as AddressInfo;
+  // A name given as --http may have been a host name: the address it bound to counts too.
+  allowed = new Set([...allowed, ...allowedHostNames(addr.address)]);
   const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
   const url = `http://${host}:${addr.port}`;
   hlog.info({ url }, "http listening");

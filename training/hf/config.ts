@@ -63,10 +63,58 @@ type Obj = Record<string, unknown>;
 export const OPT_POSITION_OFFSET = 2;
 
 /**
+ * Largest dimensions and weight bytes a config.json may give (security review, finding 16): a
+ * local config with huge dimensions would make the loader allocate (and crash) before any check
+ * of the weights. Each dimension is bounded well above today's open models (Llama 3 405B has
+ * hidden 16,384, 126 layers, vocab 128,256, ffn 53,248), and the whole model to 32 GiB of float32
+ * weights (8.6B parameters: what one node can hold replicated, with room for perturbations).
+ */
+export const HF_CONFIG_BOUNDS = {
+  hidden: 65_536,
+  layers: 1_024,
+  heads: 1_024,
+  vocabSize: 1 << 20,
+  ffn: 1 << 18,
+  maxPositions: 1 << 20,
+  weightBytes: 32 * 2 ** 30,
+} as const;
+
+/** Parameters a configuration implies: embeddings, positions, attention, feed-forward, norms, biases and an untied head. */
+export function transformerParameterCount(c: TransformerConfig): number {
+  const q = c.heads * c.headDim;
+  const kv = c.kvHeads * c.headDim;
+  const gated = c.architecture === "llama";
+  const attention = c.hidden * q + 2 * c.hidden * kv + q * c.hidden + (c.qkvBias ? q + 2 * kv : 0) + (c.outBias ? c.hidden : 0);
+  const ffn = (gated ? 3 : 2) * c.hidden * c.ffn + (c.mlpBias ? c.ffn + c.hidden : 0);
+  // Two norms a layer and a final one: LayerNorm (gpt2, opt) has a weight and a bias, RMSNorm (llama) a weight.
+  const norm = (gated ? 1 : 2) * c.hidden;
+  const positions = c.ropeTheta === 0 ? (c.maxPositions + (c.architecture === "opt" ? OPT_POSITION_OFFSET : 0)) * c.hidden : 0;
+  return c.vocabSize * c.hidden * (c.tiedHead ? 1 : 2) + positions + c.layers * (attention + ffn + 2 * norm) + norm;
+}
+
+/**
  * The typed configuration of a config.json object. `file` names it in errors.
- * @throws HfConfigError HF_ARCH_UNSUPPORTED (naming the supported ones) or HF_CONFIG_INVALID.
+ * @throws HfConfigError HF_ARCH_UNSUPPORTED (naming the supported ones) or HF_CONFIG_INVALID
+ *   (among others: a dimension over HF_CONFIG_BOUNDS, or weights over its weightBytes, naming the
+ *   bytes they would need).
  */
 export function parseHfConfig(raw: unknown, file = "config.json"): TransformerConfig {
+  const c = configOf(raw, file);
+  for (const key of ["hidden", "layers", "heads", "vocabSize", "ffn", "maxPositions"] as const) {
+    if (c[key] > HF_CONFIG_BOUNDS[key])
+      throw new HfConfigError("HF_CONFIG_INVALID", `${file}: ${key} ${c[key]} is over the bound ${HF_CONFIG_BOUNDS[key]}`, { file, key, value: c[key] });
+  }
+  const bytes = 4 * transformerParameterCount(c);
+  if (bytes > HF_CONFIG_BOUNDS.weightBytes)
+    throw new HfConfigError(
+      "HF_CONFIG_INVALID",
+      `${file}: the model would need ${bytes} bytes of float32 weights (${(bytes / 2 ** 30).toFixed(1)} GiB); at most ${HF_CONFIG_BOUNDS.weightBytes}`,
+      { file, key: "(weights)", value: bytes },
+    );
+  return c;
+}
+
+function configOf(raw: unknown, file: string): TransformerConfig {
   const bad = (key: string, problem: string, value: unknown): never => {
     throw new HfConfigError("HF_CONFIG_INVALID", `${file}: ${key} ${problem} (got ${JSON.stringify(value)})`, { file, key, value });
   };
