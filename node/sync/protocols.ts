@@ -151,7 +151,8 @@ export async function serveSync(
           src.served?.(protocol, "answered");
         } catch (err) {
           src.served?.(protocol, "failed");
-          if (deadline.aborted) slog.info({ protocol, peer }, "sync reply not read before the serve deadline; stream aborted");
+          // Debug: a crowd of unread streams must not become a flood of log lines.
+          if (deadline.aborted) slog.debug({ protocol, peer }, "sync reply not read before the serve deadline; stream aborted");
           else slog.debug({ protocol, peer, err: (err as Error).message }, "request failed");
           stream.abort(err as Error);
         } finally {

@@ -47,7 +47,16 @@ export async function pausedSubscriber(addrs: readonly string[], topics: readonl
   );
   // Before dialling: the nodes' outbound gossip streams land here and are never read.
   await host.handle(MESHSUB, (stream) => stream.pause(), { force: true });
-  for (const a of addrs) await host.dial(multiaddr(a), { signal: AbortSignal.timeout(30_000) });
+  // A few tries each: on a loaded machine a Noise handshake can time out.
+  for (const a of addrs)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await host.dial(multiaddr(a), { signal: AbortSignal.timeout(30_000) });
+        break;
+      } catch (err) {
+        if (attempt === 3) throw err;
+      }
+    }
   for (const t of topics) host.services.pubsub.subscribe(t);
   return host;
 }
