@@ -59,6 +59,9 @@ import { CompactMemoryDatastore } from "./compact-datastore.js";
 import { ipLimitGater } from "./connection-limits.js";
 import { defaultNetworkOptions, type NetworkOptions } from "./network-options.js";
 import { PeerStoreBound } from "./peer-store-bound.js";
+import { dialableAddress, localScope } from "./address-scope.js";
+import { DiscoveryDialer } from "./discovery-dialer.js";
+import { SlowReaderGuard } from "./slow-reader-guard.js";
 
 export { defaultNetworkOptions, type NetworkOptions } from "./network-options.js";
 
@@ -70,6 +73,9 @@ export { defaultNetworkOptions, type NetworkOptions } from "./network-options.js
  * per-message guard is the application's: `MAX_MESSAGE_BYTES[kind]` before decoding.
  */
 export const MAX_GOSSIP_RPC_BYTES = 8 * 1024 * 1024;
+
+/** Most bytes any stream may hold unsent before it is reset: see the yamux setting. */
+export const MAX_STREAM_WRITE_BUFFER_BYTES = 16 * 1024 * 1024;
 
 /** Relay slots a `--relay` node offers (the library's default is 15): a swarm's NATed members. */
 export const RELAY_MAX_RESERVATIONS = 128;
@@ -194,6 +200,10 @@ function gossipOptions(opts: NetworkOptions): Partial<GossipsubOpts> {
     fallbackToFloodsub: false,
     heartbeatInterval: opts.gossipHeartbeatMs ?? defaultNetworkOptions.gossipHeartbeatMs,
     maxInboundDataLength: MAX_GOSSIP_RPC_BYTES,
+    // A peer that subscribes and never reads (finding 3) would otherwise keep every publish and
+    // forward in its stream's write buffer: past this many bytes waiting the stream is reset.
+    // Without the option gossipsub sets no limit at all (yamux's default is Infinity).
+    maxOutboundBufferSize: opts.maxGossipWriteBufferBytes,
     // Decode limits per RPC stay at the library's finite defaults (5000 messages, ids or
     // subscriptions; 16 peer infos): an IWANT reply legitimately carries many messages.
     // Only the run's topics: subscriptions and messages on any other topic are dropped before
@@ -226,6 +236,9 @@ function isolatable(gater: ConnectionGater, isolated: () => boolean): Connection
     denyInboundConnection: (maConn) => isolated() || (gater.denyInboundConnection?.(maConn) ?? false),
   };
 }
+
+/** One dial of a discovered peer: as before the queue, well within a DHT query's patience. */
+const DISCOVERY_DIAL_TIMEOUT_MS = 10_000;
 
 /** Loopback networks, as libp2p's connection-manager allow list spells them. */
 const LOOPBACK_NETS = ["/ip4/127.0.0.0/ipcidr/8", "/ip6/::1/ipcidr/128"];
@@ -263,7 +276,11 @@ export async function createSwarmNode(
     // Noise starts, so a peer without the key fails the handshake and learns nothing.
     ...(opts.swarmKey ? { connectionProtector: preSharedKey({ psk: opts.swarmKey }) } : {}),
     connectionEncrypters: [noise()],
-    streamMuxers: [yamux()],
+    // Every stream's write buffer is capped (the library's default is Infinity): a peer that
+    // stops reading any protocol's replies gets that stream reset past it. Above the largest
+    // reply we write in one piece (a /commits page, 8 MiB) so an honest slow reader is not cut;
+    // gossip streams have their own cap, and slow-reader-guard.ts disconnects such peers sooner.
+    streamMuxers: [yamux({ streamOptions: { maxWriteBufferLength: MAX_STREAM_WRITE_BUFFER_BYTES } })],
     // Bounded resources (issue 11): total connections, handshakes in flight and new connections
     // per host per second here; open inbound connections per remote IP in the gater.
     connectionManager: {
@@ -323,20 +340,48 @@ export async function createSwarmNode(
   });
 
   // libp2p 3 does not dial discovered peers by itself (mDNS, DHT answers only fill the peer
-  // store); a swarm wants its members connected, so dial each newly discovered peer once.
-  node.addEventListener("peer:discovery", (evt) => {
-    const peer = evt.detail.id;
-    if (peer.equals(node.peerId) || node.getConnections(peer).length > 0) return;
-    node.dial(peer, { signal: AbortSignal.timeout(10_000) }).catch((err: Error) => {
-      nlog.debug({ peer: peer.toString(), err: err.message }, "dial to discovered peer failed");
-    });
-  });
-
-  // Bounded peer records: a crowd of identities that come and go (or that a DHT answer names)
-  // would otherwise each leave one for hours. Bootstrap peers are kept to reconnect through.
+  // store); a swarm wants its members connected, so discovered peers are dialled, but through a
+  // bounded, deduplicated queue and only at addresses we may reach (finding 12): every closer
+  // peer in any DHT answer is a discovery, and the answer's author picks them.
+  const scope = localScope(opts.listen, opts.dialAnyDiscoveredAddress);
+  // Bootstrap peers are the operator's word: dialled at once, wherever they are.
   const bootstrapIds = new Set(
     opts.bootstrap.flatMap((a) => multiaddr(a).getComponents().flatMap((c) => (c.name === "p2p" && c.value ? [c.value] : []))),
   );
+  const dialer = new DiscoveryDialer(
+    (peer, addrs, signal) => node.dial([...addrs], { signal }),
+    {
+      concurrency: opts.discoveryDialConcurrency,
+      maxQueued: opts.discoveryDialQueue,
+      cooldownMs: opts.discoveryDialCooldownMs,
+      timeoutMs: DISCOVERY_DIAL_TIMEOUT_MS,
+    },
+    nlog,
+  );
+  node.addEventListener("peer:discovery", (evt) => {
+    const { id: peer, multiaddrs } = evt.detail;
+    if (peer.equals(node.peerId) || node.getConnections(peer).length > 0) return;
+    const id = peer.toString();
+    if (bootstrapIds.has(id)) {
+      node.dial(peer, { signal: AbortSignal.timeout(DISCOVERY_DIAL_TIMEOUT_MS) }).catch((err: Error) => {
+        nlog.debug({ peer: id, err: err.message }, "dial to bootstrap peer failed");
+      });
+      return;
+    }
+    const addrs = multiaddrs
+      .filter((a) => dialableAddress(a, scope))
+      .map((a) => (a.getComponents().some((c) => c.name === "p2p") ? a : a.encapsulate(`/p2p/${id}`)));
+    dialer.offer(peer, addrs);
+  });
+  node.addEventListener("stop", () => dialer.stop(), { once: true });
+
+  // Peers that stop reading what we send (finding 3): disconnected before their buffers grow.
+  const guard = new SlowReaderGuard(node, nlog);
+  guard.start();
+  node.addEventListener("stop", () => guard.stop(), { once: true });
+
+  // Bounded peer records: a crowd of identities that come and go (or that a DHT answer names)
+  // would otherwise each leave one for hours. Bootstrap peers are kept to reconnect through.
   const bound = new PeerStoreBound(node, opts.maxStoredPeers, (id) => bootstrapIds.has(id), nlog);
   bound.start();
   node.addEventListener("stop", () => bound.stop(), { once: true });

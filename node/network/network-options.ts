@@ -49,6 +49,23 @@ export interface NetworkOptions {
    * negative after charges for provably bad messages it signed), gossipsub's P5. Absent: 0 for all.
    */
   readonly appSpecificScore?: (peerId: string) => number;
+  /**
+   * Most bytes gossipsub queues on its stream to one peer that does not read; past it the stream
+   * is reset (gossipsub's `maxOutboundBufferSize`). The slow-reader guard usually acts first.
+   */
+  readonly maxGossipWriteBufferBytes: number;
+  /** Discovered peers dialled at once (DHT answers, mDNS): the rest wait in a bounded queue. */
+  readonly discoveryDialConcurrency: number;
+  /** Discovered peers waiting to be dialled; more are dropped until the queue drains. */
+  readonly discoveryDialQueue: number;
+  /** A discovered peer is dialled again no sooner than this after the last attempt. */
+  readonly discoveryDialCooldownMs: number;
+  /**
+   * Dial any address a discovery names. Off: loopback only when we listen on loopback ourselves,
+   * private ranges only within a subnet of one of this host's interfaces (a DHT answer must not
+   * make us scan internal networks).
+   */
+  readonly dialAnyDiscoveredAddress: boolean;
 }
 
 export const defaultNetworkOptions: NetworkOptions &
@@ -86,4 +103,17 @@ export const defaultNetworkOptions: NetworkOptions &
   // Every peer seen connected or named by the DHT leaves a record (~1 KiB); 2,048 holds a large
   // swarm's members while a crowd of free identities cannot grow the store past it.
   maxStoredPeers: MAX_STORED_PEERS,
+  // 16 MiB: two frames at the frame limit (MAX_GOSSIP_RPC_BYTES, 8 MiB) queue behind the yamux
+  // window, so an honest peer that pauses for a GC or a training step keeps its stream; a peer
+  // that never reads holds at most this (and the slow-reader guard drops it well before).
+  maxGossipWriteBufferBytes: 16 * 1024 * 1024,
+  // 4 dials of 10 s at most: a DHT answer naming 20 black-holed peers costs a slot or four of
+  // libp2p's dial queue (100 parallel), never all of it, so our own dials still go out.
+  discoveryDialConcurrency: 4,
+  // A swarm's members are found within a few answers; 64 waiting is past any honest burst.
+  discoveryDialQueue: 64,
+  // Each answer names the same closest peers again: one attempt a minute per peer at most.
+  discoveryDialCooldownMs: 60_000,
+  // Off: see the field.
+  dialAnyDiscoveredAddress: false,
 };

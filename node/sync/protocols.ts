@@ -41,6 +41,7 @@ import {
 } from "../../protocol/limits.js";
 import { parseRunSpecJson, type RunSpec, runIdOf } from "../../protocol/run-spec.js";
 import { PROTOCOLS } from "../../protocol/topics.js";
+import { ServeLimits } from "./serve-limits.js";
 import type { Snapshot } from "./snapshot-store.js";
 import { canonicalBytes } from "../../training/params.js";
 import type { SwarmNode } from "../network/libp2p.js";
@@ -92,14 +93,32 @@ export const defaultSyncOptions: SyncOptions = {
 };
 
 
+/**
+ * How long one serve may take from its stream's opening to its close: the request read, the wait
+ * for a slot and the budget, the write and the close. A fetcher gives up after its own 10 s
+ * (`requestTimeoutMs`), so a reply not yet read by then is read by nobody honest: the stream is
+ * aborted and its bytes released (finding 3b: a peer that asks and never reads).
+ */
+export const SERVE_DEADLINE_MS = 15_000;
+
+/** Streams per protocol per connection (libp2p resets the rest); serve-limits.ts bounds what they hold. */
+const MAX_INBOUND_SYNC_STREAMS = 16;
+
 /** Registers the handlers; returns a function that removes them. */
 export async function serveSync(
   node: SwarmNode,
   src: SyncSource,
   log: Logger,
+  serving: { readonly limits?: ServeLimits; readonly deadlineMs?: number } = {},
 ): Promise<() => Promise<void>> {
+  const limits = serving.limits ?? new ServeLimits();
+  const deadlineMs = serving.deadlineMs ?? SERVE_DEADLINE_MS;
   const slog = log.child({ module: "sync" });
-  const serve = async (protocol: string, answer: (req: Uint8Array) => Uint8Array) => {
+  /**
+   * `bound`: the most bytes the reply to this request can take, reserved before it is built;
+   * `answer`: the reply. Both see a request of at most MAX_REQUEST_BYTES.
+   */
+  const serve = async (protocol: string, bound: (req: Uint8Array) => number, answer: (req: Uint8Array) => Uint8Array) => {
     await node.handle(
       protocol,
       async (stream, connection) => {
@@ -111,26 +130,40 @@ export async function serveSync(
           src.served?.(protocol, "refused");
           return;
         }
+        const deadline = AbortSignal.timeout(deadlineMs);
+        let leave: (() => void) | undefined;
+        let hold: { shrink(to: number): void; release(): void } | undefined;
         try {
           // The reader is sized by what a request may be, never by the response: a peer must not
           // make us buffer a response-sized message per stream (the limit bounds reads only).
           const lp = lpStream(stream, { maxDataLength: MAX_REQUEST_BYTES });
-          const req = await lp.read({
-            signal: AbortSignal.timeout(defaultSyncOptions.requestTimeoutMs),
-          });
-          await lp.write(answer(req.subarray()));
-          await stream.close();
+          const req = (
+            await lp.read({ signal: AbortSignal.any([deadline, AbortSignal.timeout(defaultSyncOptions.requestTimeoutMs)]) })
+          ).subarray();
+          leave = await limits.enter(peer, deadline);
+          hold = await limits.reserve(bound(req) + REPLY_FRAMING_BYTES, deadline);
+          const reply = answer(req);
+          hold.shrink(reply.byteLength + REPLY_FRAMING_BYTES);
+          // Both wait on the peer reading: the write for the muxer to take the bytes, the close
+          // for the last of them to leave. The deadline aborts either.
+          await lp.write(reply, { signal: deadline });
+          await stream.close({ signal: deadline });
           src.served?.(protocol, "answered");
         } catch (err) {
           src.served?.(protocol, "failed");
-          slog.debug({ protocol, err: (err as Error).message }, "request failed");
+          // Debug: a crowd of unread streams must not become a flood of log lines.
+          if (deadline.aborted) slog.debug({ protocol, peer }, "sync reply not read before the serve deadline; stream aborted");
+          else slog.debug({ protocol, peer, err: (err as Error).message }, "request failed");
           stream.abort(err as Error);
+        } finally {
+          hold?.release();
+          leave?.();
         }
       },
-      { maxInboundStreams: 16 },
+      { maxInboundStreams: MAX_INBOUND_SYNC_STREAMS },
     );
   };
-  await serve(PROTOCOLS.checksum, (bytes) => {
+  await serve(PROTOCOLS.checksum, () => MAX_MESSAGE_BYTES.checksumResponse, (bytes) => {
     const req = decodeChecksumRequest(bytes);
     const at =
       req.runId === src.runId
@@ -142,7 +175,7 @@ export async function serveSync(
         : { iteration: req.iteration, checksum: new Uint8Array(0), known: false },
     );
   });
-  await serve(PROTOCOLS.snapshot, (bytes) => {
+  await serve(PROTOCOLS.snapshot, snapshotReplyBound, (bytes) => {
     const req = decodeSnapshotRequest(bytes);
     const snap = req.runId === src.runId ? src.snapshot(req.iteration) : null;
     if (!snap)
@@ -165,11 +198,12 @@ export async function serveSync(
       chunkHash: sha256(data),
     });
   });
-  await serve(PROTOCOLS.runspec, (bytes) => {
+  const specBytes = Buffer.byteLength(src.specJson) + 16;
+  await serve(PROTOCOLS.runspec, () => specBytes, (bytes) => {
     const req = decodeRunSpecRequest(bytes);
     return encodeRunSpecResponse({ specJson: req.runId === src.runId ? src.specJson : "" });
   });
-  await serve(PROTOCOLS.commits, (bytes) => {
+  await serve(PROTOCOLS.commits, () => MAX_COMMITS_RESPONSE_BYTES, (bytes) => {
     const req = decodeCommitsRequest(bytes);
     const commits =
       req.runId === src.runId
@@ -185,6 +219,15 @@ export async function serveSync(
       PROTOCOLS.commits,
     ]);
   };
+}
+
+/** A reply's length prefix, at its widest. */
+const REPLY_FRAMING_BYTES = 16;
+
+/** The most bytes a snapshot reply to `bytes` can take: its chunk size as served, and the header. */
+function snapshotReplyBound(bytes: Uint8Array): number {
+  const req = decodeSnapshotRequest(bytes);
+  return Math.min(Math.max(1024, req.chunkSize), MAX_SNAPSHOT_CHUNK_BYTES) + 256;
 }
 
 /**

@@ -26,6 +26,7 @@ import type { EncodedCommit } from "../chain/commit.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Logger } from "../observe/logger.js";
 import { reportProgress } from "../observe/progress.js";
+import { fetchChunks } from "./chunk-scheduler.js";
 import { fetchChunk, type SnapshotPlan, SyncError, type SyncOptions } from "./protocols.js";
 import type { Snapshot } from "./snapshot-store.js";
 
@@ -33,6 +34,21 @@ import type { Snapshot } from "./snapshot-store.js";
 export const MAX_SNAPSHOT_HOLDERS = 8;
 /** Distinct iterations tried per download, newest first. */
 const MAX_CANDIDATES = 4;
+/** Chunks asked of one holder at once: within its serve slots (serve-limits.ts, 4 per peer). */
+export const CHUNKS_PER_HOLDER = 2;
+/** Chunks in flight in all: 16 x 256 KiB keeps a fast link busy and bounds what is buffered. */
+export const MAX_CHUNKS_IN_FLIGHT = 16;
+/** Chunks a holder may fail (time out included) before it is dropped for the download. */
+const MAX_HOLDER_FAILURES = 2;
+/** The slowest download we wait for, all holders together: below it a holder set is not worth waiting on. */
+export const MIN_SNAPSHOT_BYTES_PER_S = 256 * 1024;
+/** One pass's deadline is `downloadDeadlineMs`; a download (the spread pass and every holder alone) gets this many. */
+const DEADLINE_PASSES = 3;
+
+/** How long one pass over a snapshot of `bytes` may take: a fixed allowance plus the bytes at the slowest rate we accept. */
+export function downloadDeadlineMs(bytes: number): number {
+  return 30_000 + (bytes / MIN_SNAPSHOT_BYTES_PER_S) * 1000;
+}
 
 /** What a verified commit says the state after `iteration` iterations is. */
 export interface SnapshotReference {
@@ -241,40 +257,40 @@ async function download(
   };
   const usable = () => holders.filter((h) => !blamed.has(h.toString()));
 
-  // Pass 1: chunk i from holder i mod n, the next holder on failure (a bad chunk: refetched
-  // from another holder, its sender blamed and skipped from then on).
-  const chunks: Uint8Array[] = new Array(layout.total);
-  let received = 0;
-  await Promise.all(
-    Array.from({ length: layout.total }, async (_, i) => {
-      for (let attempt = 0; attempt < holders.length; attempt++) {
-        const peer = holders[(i + attempt) % holders.length];
-        if (blamed.has(peer.toString())) continue;
-        const data = await chunkFrom(peer, i);
-        if (data) {
-          chunks[i] = data;
-          reportProgress("snapshot download", ++received, layout.total, "chunks");
-          return;
-        }
-      }
-    }),
-  );
+  // Pass 1: chunks spread over the holders by measured throughput, a few in flight each (a bad
+  // chunk: refetched from another holder, its sender blamed and skipped from then on).
+  const until = performance.now() + downloadDeadlineMs(layout.bytes) * DEADLINE_PASSES;
+  const left = () => Math.max(0, Math.min(downloadDeadlineMs(layout.bytes), until - performance.now()));
+  const job = (from: readonly PeerId[]) => ({
+    holders: from,
+    // Chunk 0 came with the first holder's header.
+    have: new Map(firsts.has(from[0].toString()) ? [[0, firsts.get(from[0].toString())!]] : []),
+    total: layout.total,
+    perHolder: CHUNKS_PER_HOLDER,
+    maxInFlight: MAX_CHUNKS_IN_FLIGHT,
+    maxFailures: MAX_HOLDER_FAILURES,
+    deadlineMs: left(),
+    fetch: chunkFrom,
+    usable: (h: PeerId) => !blamed.has(h.toString()),
+  });
+  const spread = await fetchChunks({ ...job(holders), onChunk: (n) => reportProgress("snapshot download", n, layout.total, "chunks") });
+  if (spread.dropped.length > 0 || spread.timedOut)
+    p.log.info({ iteration, dropped: spread.dropped, timedOut: spread.timedOut }, "slow or failing snapshot holders avoided");
   let truth: { weights: Weights; chunks: Uint8Array[] } | null = null;
-  if (chunks.every((c) => c !== undefined)) {
-    const w = verify(chunks);
-    if (w) truth = { weights: w, chunks };
+  const whole = (c: (Uint8Array | undefined)[]): c is Uint8Array[] => c.every((x) => x !== undefined);
+  if (whole(spread.chunks)) {
+    const w = verify(spread.chunks);
+    if (w) truth = { weights: w, chunks: spread.chunks };
   }
-  // Pass 2: the spread whole failed the verified checksum: each holder must serve it alone.
+  // Pass 2: the spread whole failed the verified checksum: each holder must serve it alone,
+  // fastest first, each within what is left of the deadline.
   if (!truth) {
     p.log.warn({ iteration, holders: holders.length }, "snapshot fails the verified commit's checksum; checking holder by holder");
-    for (const peer of usable()) {
-      const own: Uint8Array[] = [];
-      for (let i = 0; i < layout.total; i++) {
-        const data = await chunkFrom(peer, i);
-        if (!data) break;
-        own.push(data);
-      }
-      if (blamed.has(peer.toString()) || own.length < layout.total) continue;
+    const rated = (h: PeerId) => spread.rates.get(h.toString()) ?? 0;
+    for (const peer of usable().sort((a, b) => rated(b) - rated(a))) {
+      if (left() === 0) break;
+      const own = (await fetchChunks({ ...job([peer]), maxFailures: 1 })).chunks;
+      if (blamed.has(peer.toString()) || !whole(own)) continue;
       const w = verify(own);
       if (w) {
         truth = { weights: w, chunks: own };

@@ -153,7 +153,11 @@ describe("sync protocols between two in-process hosts", () => {
       const holders = [...liars.map((l) => l.node.peerId), server.peerId];
       const snap = await fetchVerifiedSnapshot(parts(client, {}, blamed), holders);
       assert.deepEqual(snap.weights, weights);
-      assert.deepEqual(new Set(blamed), new Set(liars.map((l) => l.node.peerId.toString())));
+      // The one whose chunk 0 was used is disproved; the other is blamed only if it served its
+      // wrong chunk or was checked alone before the honest holder (holders go fastest first).
+      const liarIds = liars.map((l) => l.node.peerId.toString());
+      assert.ok(blamed.includes(liarIds[0]), "the holder of wrong weights is blamed");
+      assert.ok(blamed.every((id) => liarIds.includes(id)), "only liars are blamed");
       // Liars alone: nothing adopted.
       const again: string[] = [];
       await assert.rejects(
