@@ -63,7 +63,7 @@ export async function findFork(s: SyncParts, catchUp: CatchUp, peer: PeerId, nea
   for (let probes = 0; lo < hi && probes < 32; probes++) {
     const guess = probes === 0 && near !== undefined ? Math.max(lo, near - MAX_COMMITS_PER_RESPONSE + 1) : NaN;
     const k = guess < hi ? guess : Math.floor((lo + hi) / 2);
-    if (timeoutBy(until) === 0) return none(`the search ran past its ${FORK_SEARCH_MS} ms`);
+    if (timeoutBy(until) === 0) return none("the search ran past its deadline");
     const raw = await fetchCommits(libp2p, peer, runId, k, timeoutBy(until));
     // Past its head (we are ahead of it): the first difference is at k or before.
     if (raw.length === 0) {
@@ -88,7 +88,7 @@ export async function findFork(s: SyncParts, catchUp: CatchUp, peer: PeerId, nea
   if (t > newest) return none(`chains equal through our head ${newest}`);
   if (t === oldest && t > 0) return none(`the chains differ at our oldest kept commit ${oldest}`);
   const common = t > 0 ? (ours.get(t - 1) ?? null) : null;
-  if (timeoutBy(until) === 0) return none(`the search ran past its ${FORK_SEARCH_MS} ms`);
+  if (timeoutBy(until) === 0) return none("the search ran past its deadline");
   const got = catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, Math.max(0, t - 1), timeoutBy(until))).map(chained);
   const from = common ? 1 : 0;
   if (common && (got[0]?.commit.iteration !== t - 1 || !equalBytes(got[0].hash, common.hash))) return none(`it no longer serves our commit ${t - 1} (its chain moved, or the reply did not verify)`);

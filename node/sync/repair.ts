@@ -24,15 +24,27 @@ import type { Snapshot, SnapshotStore } from "./snapshot-store.js";
 /** What a checksum check with peers found: all that answered agree, not yet (busy, a peer behind or dissenting), or our state moved (repair, fork switch). */
 export type CheckOutcome = "agreed" | "pending" | "moved";
 
-/**
- * A deep fork check that held the one slot this long without a switch marks its peer slow: an
- * honest search takes one to six pages (about a second each under the fuzz's load); a dissenter
- * answering each probe just inside the timeout takes the whole FORK_SEARCH_MS.
- */
-const SLOW_CHECK_MS = 10_000;
-/** How long a slow peer is not checked again, doubled for each slow check in a row, up to the cap. */
-const QUIET_MS = 30_000;
-const QUIET_MAX_MS = 8 * 60_000;
+export interface RepairOptions {
+  /** One deadline for each fork search with a peer (fork-search.ts), and for a hinted fork's one-step fetches. */
+  readonly forkSearchMs: number;
+  /** A deep fork check that held the one slot this long without a switch marks its peer slow. */
+  readonly slowCheckMs: number;
+  /** How long a slow peer is not checked again, doubled for each slow check in a row, up to quietMaxMs. */
+  readonly quietMs: number;
+  readonly quietMaxMs: number;
+}
+
+export const defaultRepairOptions: RepairOptions = {
+  // A search against an honest peer takes one to six pages; 32 probes x 10 s held the slot 5 min.
+  forkSearchMs: FORK_SEARCH_MS,
+  // An honest search takes about a second a page under the fuzz's load; a dissenter answering
+  // each probe just inside the timeout, the whole forkSearchMs.
+  slowCheckMs: 10_000,
+  // Long enough that a slow dissenter holds the slot a small share of the time (30 s of 60 s at
+  // first, 30 s of 8 min after four slow checks in a row).
+  quietMs: 30_000,
+  quietMaxMs: 8 * 60_000,
+};
 /** Peers whose slowness is remembered (the oldest forgotten first): bounds the table, not the defence. */
 const QUIET_PEERS = 1024;
 /** Peers a fork hinted by an unchained commit is searched with: its proposer, then a few others at random. */
@@ -54,6 +66,7 @@ export class Repair {
     private readonly catchUp: CatchUp,
     private readonly snapshots: SnapshotStore,
     private readonly metrics: Metrics | null,
+    private readonly opts: RepairOptions = defaultRepairOptions,
   ) {}
 
   /** True while a repair, catch-up or fork resolution runs. */
@@ -246,7 +259,7 @@ export class Repair {
     // gossip, and every connected peer asked in turn at 10 s each held the node's fixes for minutes.
     const others = shuffled(peers.connected().filter((p) => p.toString() !== proposer));
     const order = [...peers.connected().filter((p) => p.toString() === proposer), ...others].slice(0, HINTED_FORK_PEERS);
-    const until = Date.now() + FORK_SEARCH_MS;
+    const until = Date.now() + this.opts.forkSearchMs;
     this.resolvingFork = true;
     try {
       for (const peer of order) {
@@ -309,9 +322,9 @@ export class Repair {
   private noteCheck(id: string, switched: boolean, ms: number): void {
     const before = this.quiet.get(id);
     this.quiet.delete(id);
-    if (switched || ms < SLOW_CHECK_MS) return;
+    if (switched || ms < this.opts.slowCheckMs) return;
     const slow = (before?.slow ?? 0) + 1;
-    this.quiet.set(id, { until: Date.now() + Math.min(QUIET_MAX_MS, QUIET_MS * 2 ** (slow - 1)), slow });
+    this.quiet.set(id, { until: Date.now() + Math.min(this.opts.quietMaxMs, this.opts.quietMs * 2 ** (slow - 1)), slow });
     if (this.quiet.size > QUIET_PEERS) this.quiet.delete(this.quiet.keys().next().value as string);
   }
 
@@ -322,7 +335,7 @@ export class Repair {
       log.debug({ peer: peer.toString(), iteration: t, reason }, "deep fork: no switch");
       return false;
     };
-    const found = await findFork(this.s, this.catchUp, peer, near).catch((err: Error) => `no fork found with this peer: ${err.message}`);
+    const found = await findFork(this.s, this.catchUp, peer, near, Date.now() + this.opts.forkSearchMs).catch((err: Error) => `no fork found with this peer: ${err.message}`);
     if (typeof found === "string") return no(found);
     // Another fix (a switch found by a concurrent check) ran meanwhile: what we found is stale.
     if (this.s.fix.busy) return no("another fix ran meanwhile");

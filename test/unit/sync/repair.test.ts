@@ -24,7 +24,11 @@ import { Peers } from "../../../node/network/peers.js";
 import { createLogger } from "../../../node/observe/logger.js";
 import { CatchUp } from "../../../node/sync/catch-up.js";
 import { serveSync, type SyncSource } from "../../../node/sync/protocols.js";
-import { Repair } from "../../../node/sync/repair.js";
+import { defaultRepairOptions, Repair, type RepairOptions } from "../../../node/sync/repair.js";
+import { lpStream } from "@libp2p/utils";
+import { MAX_REQUEST_BYTES } from "../../../protocol/limits.js";
+import { decodeCommitsRequest, encodeCommitsResponse } from "../../../protocol/sync-codec.js";
+import { PROTOCOLS } from "../../../protocol/topics.js";
 import { SnapshotStore } from "../../../node/sync/snapshot-store.js";
 import { fromHex, toHex } from "../../../protocol/bytes.js";
 import { PRESETS } from "../../../protocol/presets.js";
@@ -189,9 +193,10 @@ function forked(n: number, ourHead: number, theirHead: number, atTheirs?: (t: nu
 async function againstPeer(
   ourChain: readonly EncodedCommit[],
   snapshots: SnapshotStore,
-  source: Pick<SyncSource, "commitsFrom"> & Partial<Pick<SyncSource, "snapshot">>,
+  source: Pick<SyncSource, "commitsFrom"> & Partial<Pick<SyncSource, "snapshot">> & { readonly delayMs?: number },
   body: (x: { repair: Repair; rounds: Rounds; replica: Replica; reported: Record<string, unknown>[]; lines: Record<string, unknown>[] }) => Promise<void>,
   selfId?: string,
+  repairOpts: RepairOptions = defaultRepairOptions,
 ): Promise<void> {
   // The repair's own log lines (debug: why no switch), for the tests that assert the verdict.
   const lines: Record<string, unknown>[] = [];
@@ -210,6 +215,8 @@ async function againstPeer(
       { runId: run.runId, specJson: canonicalJson(spec), snapshot: () => null, checksumAt: () => null, admits: () => true, ...source },
       log,
     );
+    // A dissenter that answers each /commits request just before the fetcher gives up.
+    if (source.delayMs !== undefined) await slowCommits(peer, source.commitsFrom, source.delayMs);
     const topics = Gossip.topicsOf(run.runId);
     for (const n of [host, peer]) n.services.pubsub.subscribe(topics.commit);
     await host.dial(peer.getMultiaddrs()[0]);
@@ -220,11 +227,27 @@ async function againstPeer(
     const decode = (b: Uint8Array) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
     const parts = await syncParts({ host, runId: run.runId, self: self.id, rounds, replica, peers, log, planner: { store: snapshots }, decode, faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }) });
     const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 5 }, abort.signal);
-    await body({ repair: new Repair(parts, catchUp, snapshots, null), rounds, replica, reported, lines });
+    await body({ repair: new Repair(parts, catchUp, snapshots, null, repairOpts), rounds, replica, reported, lines });
   } finally {
     abort.abort();
     await Promise.all([host.stop(), peer.stop()]);
   }
+}
+
+/** Replaces `node`'s /commits handler by one that answers from `commitsFrom` after `delayMs`. */
+async function slowCommits(node: SwarmNode, commitsFrom: SyncSource["commitsFrom"], delayMs: number): Promise<void> {
+  await node.unhandle(PROTOCOLS.commits);
+  await node.handle(PROTOCOLS.commits, async (stream) => {
+    try {
+      const lp = lpStream(stream, { maxDataLength: MAX_REQUEST_BYTES });
+      const req = decodeCommitsRequest((await lp.read({ signal: AbortSignal.timeout(5000) })).subarray());
+      await sleep(delayMs);
+      await lp.write(encodeCommitsResponse({ commits: commitsFrom(req.fromIteration, req.max) }));
+      await stream.close();
+    } catch (err) {
+      stream.abort(err as Error);
+    }
+  });
 }
 
 /** Commits of `chain` from `from` on (none kept before `firstKept`), at most `max`. */
@@ -458,5 +481,55 @@ describe("finding 7: a deep fork at the chain's start (t = 0)", () => {
       },
       c.author.id,
     );
+  });
+});
+
+describe("finding 9: one deadline per fork search, and a slot a slow dissenter cannot keep", () => {
+  it("a dissenter answering every probe late is cut off at the search's deadline, then not searched again while quiet", async () => {
+    // A fork at 5 (ours to 30, theirs to 12): the search needs a probe and the commits t-1..t+1,
+    // each answered by the dissenter after 700 ms; the deadline is 1 s.
+    const { sharedChain, ourSide, theirSide, theirChain, atFork } = forked(5, 30, 12);
+    const snapshots = new SnapshotStore();
+    snapshots.take(5, atFork.sum, atFork.weights);
+    let asked = 0;
+    const commitsFrom = (from: number, max: number) => {
+      asked++;
+      return served(theirChain, from, max);
+    };
+    const opts = { forkSearchMs: 1000, slowCheckMs: 900, quietMs: 60_000, quietMaxMs: 60_000 };
+    await againstPeer([...sharedChain, ...ourSide], snapshots, { commitsFrom, delayMs: 700 }, async ({ repair, rounds, reported, lines }) => {
+      const head = rounds.head;
+      const started = Date.now();
+      await repair.resolveFork(theirSide[theirSide.length - 1]);
+      const took = Date.now() - started;
+      // One-step fetch (its own 1 s deadline), then the deep search cut at 1 s: about 2.4 s, never 32 x 10 s.
+      assert.ok(took < 4000, `the fork search ended by its deadline (${took} ms)`);
+      const verdicts = lines.filter((l) => l.msg === "deep fork: no switch").map((l) => String(l.reason));
+      // Cut either between requests or inside the one the deadline ended.
+      assert.equal(verdicts.length, 1, verdicts.join("; "));
+      assert.match(verdicts[0], /^no fork found with this peer: .*(the search ran past its deadline|aborted due to timeout)/);
+      assert.ok(lines.some((l) => l.msg === "deep fork check done" && (l.ms as number) >= 900), "the slow check held the slot");
+      // The next hint from it: its deep search is skipped at once (the one-step fetch is bounded too).
+      await sleep(800); // the request the deadline cut is still answered (counted) by the dissenter
+      const before = asked;
+      await repair.resolveFork(theirSide[theirSide.length - 1]);
+      assert.equal(lines.filter((l) => l.msg === "deep fork: no switch").at(-1)?.reason, "its last checks held the slot without a switch");
+      assert.equal(asked - before, 1, "only the one-step fetch was asked");
+      assert.deepEqual(reported.filter((r) => r.kind === "forkSwitch"), []);
+      assert.equal(rounds.head, head);
+    }, undefined, opts);
+  });
+
+  it("the same fork from a prompt peer is found and switched to within the deadline", async () => {
+    const { sharedChain, ourSide, theirSide, theirChain, atFork, other } = forked(5, 30, 12);
+    const snapshots = new SnapshotStore();
+    snapshots.take(5, atFork.sum, atFork.weights);
+    const opts = { forkSearchMs: 1000, slowCheckMs: 900, quietMs: 60_000, quietMaxMs: 60_000 };
+    await againstPeer([...sharedChain, ...ourSide], snapshots, { commitsFrom: (from, max) => served(theirChain, from, max), delayMs: 100 }, async ({ repair, rounds, replica, reported }) => {
+      await repair.resolveFork(theirSide[theirSide.length - 1]);
+      assert.deepEqual(reported.filter((r) => r.kind === "forkSwitch").map((r) => r.iteration), [5]);
+      assert.equal(rounds.head, 13);
+      assert.equal(replica.checksum(), other.checksum());
+    }, undefined, opts);
   });
 });
