@@ -41,6 +41,8 @@ const PLAN_TIMEOUT_MS = 3000;
  * held every join for joinWaitMs (security review, finding 15).
  */
 const HEADS_GRACE_MS = 2000;
+/** Snapshot periods past the plausible head a joiner still asks about (a claim further is one peer's word). */
+const SNAPSHOT_SLACK_PERIODS = 4;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -163,7 +165,9 @@ export class CatchUp {
           ? []
           : await fetchCommits(this.s.libp2p, ahead ?? connected[0], this.s.runId, this.head).catch(() => []);
         if (probe.length === 0 || decodeCommit(probe[0]).iteration !== this.head) {
-          const snap = await this.downloadSnapshot(this.head + 1, best);
+          // Up to SNAPSHOT_SLACK_PERIODS periods past the peers' head: the honest holders' latest
+          // moves on while we ask (a fast swarm takes one every second or so).
+          const snap = await this.downloadSnapshot(this.head + 1, best + SNAPSHOT_SLACK_PERIODS * Math.max(1, this.opts.checkEvery));
           if (snap.iteration > this.head)
             await this.adoptSnapshot(snap, "snapshot downloaded", `${best - this.head} iterations behind the peers (${reason})`);
         }
