@@ -41,6 +41,9 @@ const PLAN_TIMEOUT_MS = 3000;
  * held every join for joinWaitMs (security review, finding 15).
  */
 const HEADS_GRACE_MS = 2000;
+/** Catch-ups a joiner tries, JOIN_RETRY_MS apart, before it starts from its own state. */
+const JOIN_CATCH_UP_ATTEMPTS = 4;
+const JOIN_RETRY_MS = 2000;
 /** Snapshot periods past the plausible head a joiner still asks about (a claim further is one peer's word). */
 const SNAPSHOT_SLACK_PERIODS = 4;
 
@@ -128,7 +131,13 @@ export class CatchUp {
     const noChain = () => this.head === 0 && rounds.lastApplied() === undefined;
     let startsChain = false;
     if (peers.connected().length > 0) {
-      await this.catchUp("joining");
+      // A catch-up that failed (no anchor a quorum vouches for: two honest peers on a fork that
+      // has not healed yet, or a liar among them) is tried again before this node would start a
+      // chain of its own beside the swarm's (finding 8 made a lone peer's anchor not enough).
+      for (let attempt = 1; !(await this.catchUp("joining")) && attempt < JOIN_CATCH_UP_ATTEMPTS && !this.signal.aborted; attempt++) {
+        log.info({ attempt, of: JOIN_CATCH_UP_ATTEMPTS }, "catch-up failed while joining; trying again");
+        await sleep(JOIN_RETRY_MS);
+      }
       // Peers, but no chain yet: leave starting it to the node that waits for its quorum
       // (--min-peers), or to whoever's join wait ends first, instead of racing ahead alone.
       if (this.opts.minPeers === 0 && noChain()) {
@@ -143,17 +152,21 @@ export class CatchUp {
     rounds.start(startsChain);
   }
 
-  /** Gets to the connected peers' head: a snapshot first when far behind, then their commits. */
-  async catchUp(reason: string): Promise<void> {
+  /**
+   * Gets to the connected peers' head: a snapshot first when far behind, then their commits.
+   * False when peers were ahead and it failed (nothing verified to move to); true otherwise.
+   */
+  async catchUp(reason: string): Promise<boolean> {
     const { fix, peers, rounds, log } = this.s;
-    if (fix.busy) return;
+    if (fix.busy) return true;
     const connected = peers.connected();
     const { head: best, peer: ahead } = await this.peersHead(connected);
     if (best <= this.head) {
       // Nobody we can ask is ahead after all (a stale report): we may propose again.
       rounds.forgetPeersHead();
-      return;
+      return true;
     }
+    let failed = false;
     log.info({ reason, head: this.head, peersHead: best }, "catching up");
     // A node that was training goes back to training afterwards; at start-up, join does.
     await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
@@ -175,9 +188,11 @@ export class CatchUp {
         log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "caught up");
         detach(this.dialAuthors(), log, "author dials");
       } catch (err) {
+        failed = true;
         log.error({ err: (err as Error).message }, "catch-up failed; starting from our own state");
       }
     });
+    return !failed;
   }
 
   /** A commits reply, verified exactly like gossip (anchor-run.ts); the rounds check rank and checksum. */

@@ -113,7 +113,7 @@ describe("hostile snapshots and Sybil checksums (real nodes)", () => {
       // never comes), so the honest nodes are well past two snapshot periods when it joins: it
       // must download a snapshot.
       const joiner = new Node(await tempDir(), [
-        ...long, "--min-peers", "5", "--join-wait", "3000",
+        ...long, "--min-peers", "5", "--join-wait", "6000",
         "--bootstrap", attackerAddr(faker), "--bootstrap", attackerAddr(corrupter),
         "--bootstrap", await a.address(), "--bootstrap", await nodes[1].address(),
       ]);
