@@ -58,3 +58,39 @@ export function preferredBecause(a: ForkSide, b: ForkSide, eligible: ReadonlySet
   if (ea !== eb) return `endorsed by ${ea} authors of the shared commit, the other side by ${eb}`;
   return `endorsed by ${ea} each; ${betterBecause(a.at.commit, b.at.commit)}`;
 }
+
+/**
+ * The deep fork choice at the chain's start (t = 0): no commit t-1 both sides share, so no set of
+ * authors fixed before the fork, and with none the rule above falls to rank and hash: a Sybil
+ * that grinds a commit 0 with a lower hash (two tries on average) would rewind every honest node
+ * to iteration 0 (security review, finding 7). So the voters are the authors we hold: those of
+ * our own chain's commits (`held`), whom the other side cannot make. Their side wins only when at
+ * least one of them built on it, and then by `prefers` over them; else our first commit stays.
+ * A chain nobody but ourselves (`self`) ever built on (a joiner that started its own genesis
+ * after a failed catch-up, or two lone nodes racing) has no swarm to protect: there the side
+ * with more distinct endorsing authors wins, then rank and hash, so two lone nodes agree and a
+ * lone node joins a swarm (not the other way round).
+ */
+export function prefersAtStart(theirs: ForkSide, ours: ForkSide, held: ReadonlySet<string>, self: string): boolean {
+  if (lone(held, self)) {
+    const anyone = new Set([...votersOf(theirs), ...votersOf(ours)]);
+    return prefers(theirs, ours, anyone);
+  }
+  return endorsements(theirs, held) > 0 && prefers(theirs, ours, held);
+}
+
+/** Why `prefersAtStart` decided as it did, for the switch's (or the refusal's) log line. */
+export function preferredAtStartBecause(a: ForkSide, b: ForkSide, held: ReadonlySet<string>, self: string): string {
+  if (lone(held, self)) return `at the chain's start, our chain built on by nobody else: ${preferredBecause(a, b, new Set([...votersOf(a), ...votersOf(b)]))}`;
+  return `at the chain's start, over the ${held.size} authors of our chain: ${preferredBecause(a, b, held)}`;
+}
+
+/** True when nobody but `self` is among `held` (our chain's authors). */
+function lone(held: ReadonlySet<string>, self: string): boolean {
+  return [...held].every((a) => a === self);
+}
+
+/** Every author whose entry in the side's t+1 or t+2 votes for its commit t (see `endorsements`). */
+function votersOf(side: ForkSide): string[] {
+  return [side.next, side.afterNext].flatMap((c) => c?.entries.map((e) => e.author.id) ?? []);
+}

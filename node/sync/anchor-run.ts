@@ -14,7 +14,7 @@ import { PENALTY } from "../chain/penalties.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Peers } from "../network/peers.js";
 import type { Logger } from "../observe/logger.js";
-import { fetchCommits } from "./protocols.js";
+import { defaultSyncOptions, fetchCommits } from "./protocols.js";
 import type { SnapshotReference } from "./snapshot-fetch.js";
 
 /** What looking for an anchor works with. */
@@ -52,10 +52,13 @@ export function verifiedReply(s: AnchorParts, peer: PeerId, got: readonly Uint8A
  * it and the commits the peer serves after it form a linked run: each verified as gossip
  * verifies (commitFromBytes), of this run, consecutive, chained by hash, and from the second on
  * at the rank its proposer holds among the previous commit's authors. The first commit's rank
- * cannot be checked (its predecessor's authors are unknown): docs/security.md, attack 5.
+ * cannot be checked (its predecessor's authors are unknown): docs/security.md, attack 5; so one
+ * peer's run is never enough (joinerReference). Asked by `until`.
  */
-export async function anchorRun(s: AnchorParts, peer: PeerId, from: number): Promise<EncodedCommit | null> {
-  const got = await fetchCommits(s.libp2p, peer, s.runId, from).catch(() => []);
+export async function anchorRun(s: AnchorParts, peer: PeerId, from: number, until = Date.now() + defaultSyncOptions.requestTimeoutMs): Promise<EncodedCommit | null> {
+  const left = Math.min(defaultSyncOptions.requestTimeoutMs, until - Date.now());
+  if (left <= 0) return null;
+  const got = await fetchCommits(s.libp2p, peer, s.runId, from, left).catch(() => []);
   // In a member run, a run with a non-member proposer or author is no run of ours (gossip drops
   // such commits; /commits replies are checked here), so Sybils cannot anchor a joiner there.
   const admitted = (c: EncodedCommit) => s.peers.admits(c.commit.proposer) && c.commit.entries.every((e) => s.peers.admits(e.author.id));
@@ -80,10 +83,30 @@ export async function anchorRun(s: AnchorParts, peer: PeerId, from: number): Pro
 }
 
 /**
+ * Distinct peers that must serve the same anchor (the same commit hash at the anchor iteration,
+ * each heading a linked run) before a joiner takes it, where it can ask that many. One was
+ * enough, and the first commit's rank cannot be checked: a single Sybil signing a commit far
+ * ahead anchored a joiner to a fabricated chain for good (security review, finding 8). Two is
+ * the least that takes more than one identity's word, and it costs an honest joiner nothing: a
+ * snapshot iteration every honest peer holds is served by all of them. It is no defence against
+ * a joiner whose connected peers are mostly Sybils (weak subjectivity, docs/security.md); against
+ * one liar among honest peers, or a fabricated head only one peer claims, it is.
+ */
+export const ANCHOR_QUORUM = 2;
+/** Peers asked for the anchor at once, and in all: bounds the commits pages verified per candidate. */
+const ANCHOR_ASKS = 3;
+const ANCHOR_PEERS = 8;
+/** All asking for one candidate's anchor may take. */
+const ANCHOR_ASK_MS = 15_000;
+
+/**
  * What vouches for a snapshot at `iteration` that our own chain does not reach: at iteration 0 the
  * run's initial checksum (`initialChecksum`: a transformer spec's model.weightsHash; null: none
- * known, a snapshot at 0 is refused), later the head of an anchor run served by a connected peer
- * (peers that do not serve the snapshot asked first). Never a holder's word.
+ * known, a snapshot at 0 is refused), later the head of an anchor run that ANCHOR_QUORUM distinct
+ * connected peers serve alike (peers that do not serve the snapshot asked first: a holder's own
+ * word counts last). With fewer connected peers than the quorum, all of them must serve it. Two
+ * different anchors at one iteration: the one more peers serve, and none on a tie. Never a
+ * holder's word alone while another peer could be asked.
  */
 export async function joinerReference(
   s: AnchorParts,
@@ -94,10 +117,28 @@ export async function joinerReference(
   if (iteration === 0) return initialChecksum === null ? null : { checksum: initialChecksum, anchor: null };
   const serving = new Set(holders.map(String));
   const connected = s.peers.connected();
-  const order = [...connected.filter((p) => !serving.has(p.toString())), ...connected.filter((p) => serving.has(p.toString()))];
-  for (const peer of order) {
-    const run = await anchorRun(s, peer, iteration - 1);
-    if (run) return { checksum: toHex(run.commit.checksum), anchor: run };
+  const order = [...connected.filter((p) => !serving.has(p.toString())), ...connected.filter((p) => serving.has(p.toString()))].slice(0, ANCHOR_PEERS);
+  const need = Math.min(ANCHOR_QUORUM, order.length);
+  const until = Date.now() + ANCHOR_ASK_MS;
+  const byHash = new Map<string, { anchor: EncodedCommit; peers: string[] }>();
+  const best = () => [...byHash.values()].sort((a, b) => b.peers.length - a.peers.length);
+  for (let i = 0; i < order.length && Date.now() < until; i += ANCHOR_ASKS) {
+    const batch = order.slice(i, i + ANCHOR_ASKS);
+    const runs = await Promise.all(batch.map((peer) => anchorRun(s, peer, iteration - 1, until)));
+    runs.forEach((run, k) => {
+      if (!run) return;
+      const key = toHex(chained(run).hash);
+      const entry = byHash.get(key) ?? { anchor: run, peers: [] };
+      entry.peers.push(batch[k].toString());
+      byHash.set(key, entry);
+    });
+    const [top, second] = best();
+    if (top && top.peers.length >= need && top.peers.length > (second?.peers.length ?? 0)) break;
   }
-  return null;
+  const [top, second] = best();
+  if (!top || top.peers.length < need || top.peers.length === (second?.peers.length ?? 0)) {
+    if (top) s.log.info({ iteration, anchors: byHash.size, vouchers: top.peers.length, need, asked: order.length }, "anchor not vouched for by a quorum of peers; not used");
+    return null;
+  }
+  return { checksum: toHex(top.anchor.commit.checksum), anchor: top.anchor, vouchers: top.peers.length };
 }

@@ -17,7 +17,7 @@ import { detach, type Logger } from "../observe/logger.js";
 import type { FaultReporter } from "../observe/faults.js";
 import type { ChainFix } from "./chain-fix.js";
 import { PENALTY } from "../chain/penalties.js";
-import { joinerReference, verifiedReply } from "./anchor-run.js";
+import { ANCHOR_QUORUM, joinerReference, verifiedReply } from "./anchor-run.js";
 import { chainBehind, excludedBy, holdersFirst, linkedTo } from "./chain-behind.js";
 import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
 import {
@@ -35,6 +35,17 @@ import type { SnapshotPlanner } from "./snapshot-plan.js";
  * it while it hears its peers' heads) before the connected peers are asked without it.
  */
 const PLAN_TIMEOUT_MS = 3000;
+/**
+ * A joiner hears every connected peer's head, but once more than half answered it waits this
+ * much longer for the rest, not its whole join wait: a silent peer (a Sybil that never answers)
+ * held every join for joinWaitMs (security review, finding 15).
+ */
+const HEADS_GRACE_MS = 2000;
+/** Catch-ups a joiner tries, JOIN_RETRY_MS apart, before it starts from its own state. */
+const JOIN_CATCH_UP_ATTEMPTS = 4;
+const JOIN_RETRY_MS = 2000;
+/** Snapshot periods past the plausible head a joiner still asks about (a claim further is one peer's word). */
+const SNAPSHOT_SLACK_PERIODS = 4;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -104,9 +115,14 @@ export class CatchUp {
     // Hear every connected peer's head before deciding we are not behind: a peer still starting
     // (its sync protocols not yet registered) may hold commits we lack, and proposing those
     // iterations again would fork the chain.
+    // Each round of asks ends by the deadline; a majority answered, the rest get HEADS_GRACE_MS.
+    let majoritySince = 0;
     while (waiting()) {
       const connected = peers.connected();
-      if ((await this.peersHead(connected)).answered >= connected.length) break;
+      const { answered } = await this.peersHead(connected, Math.min(defaultSyncOptions.requestTimeoutMs, deadline - Date.now()));
+      if (answered >= connected.length) break;
+      if (answered * 2 > connected.length) majoritySince ||= Date.now();
+      if (majoritySince > 0 && Date.now() - majoritySince >= HEADS_GRACE_MS) break;
       await sleep(200);
     }
     // Who starts a new chain commits its first iteration at once (proposer-schedule.ts): the node
@@ -115,7 +131,13 @@ export class CatchUp {
     const noChain = () => this.head === 0 && rounds.lastApplied() === undefined;
     let startsChain = false;
     if (peers.connected().length > 0) {
-      await this.catchUp("joining");
+      // A catch-up that failed (no anchor a quorum vouches for: two honest peers on a fork that
+      // has not healed yet, or a liar among them) is tried again before this node would start a
+      // chain of its own beside the swarm's (finding 8 made a lone peer's anchor not enough).
+      for (let attempt = 1; !(await this.catchUp("joining")) && attempt < JOIN_CATCH_UP_ATTEMPTS && !this.signal.aborted; attempt++) {
+        log.info({ attempt, of: JOIN_CATCH_UP_ATTEMPTS }, "catch-up failed while joining; trying again");
+        await sleep(JOIN_RETRY_MS);
+      }
       // Peers, but no chain yet: leave starting it to the node that waits for its quorum
       // (--min-peers), or to whoever's join wait ends first, instead of racing ahead alone.
       if (this.opts.minPeers === 0 && noChain()) {
@@ -130,17 +152,21 @@ export class CatchUp {
     rounds.start(startsChain);
   }
 
-  /** Gets to the connected peers' head: a snapshot first when far behind, then their commits. */
-  async catchUp(reason: string): Promise<void> {
+  /**
+   * Gets to the connected peers' head: a snapshot first when far behind, then their commits.
+   * False when peers were ahead and it failed (nothing verified to move to); true otherwise.
+   */
+  async catchUp(reason: string): Promise<boolean> {
     const { fix, peers, rounds, log } = this.s;
-    if (fix.busy) return;
+    if (fix.busy) return true;
     const connected = peers.connected();
     const { head: best, peer: ahead } = await this.peersHead(connected);
     if (best <= this.head) {
       // Nobody we can ask is ahead after all (a stale report): we may propose again.
       rounds.forgetPeersHead();
-      return;
+      return true;
     }
+    let failed = false;
     log.info({ reason, head: this.head, peersHead: best }, "catching up");
     // A node that was training goes back to training afterwards; at start-up, join does.
     await fix.run({ restart: "if-active", forgetPeersHead: true }, async () => {
@@ -152,7 +178,9 @@ export class CatchUp {
           ? []
           : await fetchCommits(this.s.libp2p, ahead ?? connected[0], this.s.runId, this.head).catch(() => []);
         if (probe.length === 0 || decodeCommit(probe[0]).iteration !== this.head) {
-          const snap = await this.downloadSnapshot(this.head + 1);
+          // Up to SNAPSHOT_SLACK_PERIODS periods past the peers' head: the honest holders' latest
+          // moves on while we ask (a fast swarm takes one every second or so).
+          const snap = await this.downloadSnapshot(this.head + 1, best + SNAPSHOT_SLACK_PERIODS * Math.max(1, this.opts.checkEvery));
           if (snap.iteration > this.head)
             await this.adoptSnapshot(snap, "snapshot downloaded", `${best - this.head} iterations behind the peers (${reason})`);
         }
@@ -160,9 +188,11 @@ export class CatchUp {
         log.info({ iteration: this.head, checksum: this.s.replica.checksum() }, "caught up");
         detach(this.dialAuthors(), log, "author dials");
       } catch (err) {
+        failed = true;
         log.error({ err: (err as Error).message }, "catch-up failed; starting from our own state");
       }
     });
+    return !failed;
   }
 
   /** A commits reply, verified exactly like gossip (anchor-run.ts); the rounds check rank and checksum. */
@@ -255,7 +285,7 @@ export class CatchUp {
    * slow DHT (seconds on a small swarm) then delays no small join (CI, e2e swarm joiner,
    * 2026-11-28: 3 s of a 5 s join, while the swarm ran 100 iterations ahead).
    */
-  async downloadSnapshot(minIteration: number | null): Promise<FoundSnapshot> {
+  async downloadSnapshot(minIteration: number | null, maxIteration?: number): Promise<FoundSnapshot> {
     const { peers } = this.s;
     const parts = this.fetchParts((iteration, holders) =>
       minIteration === null ? Promise.resolve(this.ownReference(iteration)) : this.reference(iteration, holders),
@@ -279,7 +309,9 @@ export class CatchUp {
       const connected = peers.connected();
       const half = MAX_SNAPSHOT_HOLDERS / 2;
       const holders = [...connected.slice(0, half), ...(found?.peers ?? []).slice(0, half), ...connected.slice(half)];
-      const snap = await fetchVerifiedSnapshot(parts, holders, { minIteration, ...(found ? { plan: found.plan } : {}) });
+      // Never past the head peers back (peersHead): a far-ahead claim is not even asked about.
+      const want = { minIteration, ...(maxIteration !== undefined ? { maxIteration } : {}), ...(found ? { plan: found.plan } : {}) };
+      const snap = await fetchVerifiedSnapshot(parts, holders, want);
       return { ...snap, via: found ? "dht experts" : "connected peers" };
     };
     const waitFirst = chunks > peers.connected().length;
@@ -371,8 +403,13 @@ export class CatchUp {
     // before the anchor whenever it comes; a slow peer must not hold the node's rejoin).
     const { anchor } = snap;
     if (!anchor) return;
+    // Whom the chain behind excluded is taken on only where more than one peer's word vouches for
+    // it: an anchor of our own chain or the fork choice's winner (no vouchers counted), or one a
+    // quorum of distinct peers served (anchor-run.ts). One Sybil-signed anchor would otherwise
+    // make a joiner refuse every honest author (security review, finding 8).
+    const bans = (commits: readonly EncodedCommit[]) => (snap.vouchers === undefined || snap.vouchers >= ANCHOR_QUORUM ? excludedBy(commits) : []);
     const held = linkedTo(anchor, behind, CHAIN_KEEP);
-    if (held.length > 0) this.s.rounds.addChainBehind(held, excludedBy(held));
+    if (held.length > 0) this.s.rounds.addChainBehind(held, bans(held));
     const oldest = held[0] ?? anchor;
     const room = CHAIN_KEEP - held.length;
     if (room <= 0 || oldest.commit.iteration === 0) {
@@ -382,25 +419,40 @@ export class CatchUp {
     const read = async () => {
       const started = Date.now();
       const fetched = await chainBehind(this.s.libp2p, this.s.runId, oldest, holdersFirst(this.s.peers.connected(), holders), room);
-      const excluded = excludedBy(fetched);
+      const excluded = bans(fetched);
       this.s.rounds.addChainBehind(fetched, excluded);
       this.s.log.info({ iteration, commits: held.length + fetched.length, held: held.length, excluded, ms: Date.now() - started }, "chain behind the snapshot read");
     };
     detach(read(), this.s.log, "chain behind the snapshot");
   }
 
-  /** The highest head among peers (-1 when none answers) and a peer at it. */
-  async peersHead(peers: PeerId[]): Promise<{ head: number; peer?: PeerId; answered: number }> {
-    const heads = await Promise.allSettled(peers.map((p) => fetchChecksum(this.s.libp2p, p, this.s.runId)));
-    let best: { head: number; peer?: PeerId } = { head: -1 };
+  /**
+   * The peers' head (-1 when none answers) and a peer at it: see `plausibleHead`. Each ask ends
+   * after `timeoutMs`; once more than half answered, the rest get HEADS_GRACE_MS (a silent peer
+   * held every catch-up for the whole request timeout).
+   */
+  async peersHead(peers: PeerId[], timeoutMs = defaultSyncOptions.requestTimeoutMs): Promise<{ head: number; peer?: PeerId; answered: number }> {
+    const claims: { head: number; peer: PeerId }[] = [];
     let answered = 0;
-    heads.forEach((h, i) => {
-      if (h.status === "fulfilled") answered++;
-      if (h.status === "fulfilled" && h.value.known && h.value.iteration > best.head) {
-        best = { head: h.value.iteration, peer: peers[i] };
+    await new Promise<void>((done) => {
+      let settled = 0;
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      if (peers.length === 0) return done();
+      for (const peer of peers) {
+        fetchChecksum(this.s.libp2p, peer, this.s.runId, undefined, Math.max(1, timeoutMs))
+          .then((h) => {
+            answered++;
+            if (h.known) claims.push({ head: h.iteration, peer });
+          }, () => {})
+          .finally(() => {
+            if (++settled === peers.length) {
+              clearTimeout(grace);
+              done();
+            } else if (answered * 2 > peers.length && grace === undefined) grace = setTimeout(done, HEADS_GRACE_MS);
+          });
       }
     });
-    return { ...best, answered };
+    return { ...plausibleHead([...claims], this.head), answered };
   }
 
   /** Dials the authors of the last applied commit that we are not connected to. */
@@ -412,4 +464,19 @@ export class CatchUp {
       this.s.self,
     );
   }
+}
+
+/**
+ * The head we catch up to, from the heads peers claim past ours (`above`): the highest that a
+ * second distinct peer claims too (the second highest of them), or the only one. A claim is free:
+ * one peer's 2^53 forced the snapshot path, and then its anchor (security review, findings 8 and
+ * 15). Capped so, one liar among peers ahead moves the target no further than an honest claim,
+ * and what one peer alone is further ahead comes later by its verified commits (gossip, pullFrom),
+ * never by its word. Claims at or behind ours say nothing about how far ahead the swarm is: a
+ * joiner starting beside another must not take its 0 for the swarm's head.
+ */
+export function plausibleHead<P>(claims: readonly { head: number; peer: P }[], above = -1): { head: number; peer?: P } {
+  const sorted = claims.filter((c) => c.head > above).sort((a, b) => b.head - a.head);
+  const at = sorted[Math.min(1, sorted.length - 1)];
+  return at ? { head: at.head, peer: at.peer } : { head: -1 };
 }

@@ -10,12 +10,25 @@ import { MAX_COMMITS_PER_RESPONSE } from "../../protocol/limits.js";
 import { admissionFrom, PROPOSER_WINDOW, rankFits } from "../chain/admission.js";
 import { type ChainedCommit, chained, type Commit, ZERO_HASH } from "../chain/commit.js";
 import type { CatchUp, SyncParts } from "./catch-up.js";
-import { fetchCommits } from "./protocols.js";
+import { defaultSyncOptions, fetchCommits } from "./protocols.js";
 
 /** Pages of /commits a fork switch follows the winning side for (256 commits each). */
 const MAX_RUN_PAGES = 64;
 /** Bytes of the winner's commits held at once: a peer serving huge commits cannot grow it past this. */
 const MAX_RUN_BYTES = 32 * 1024 * 1024;
+/**
+ * All one fork search with a peer may take (its probes, then the commits t-1..t+2): a dissenter
+ * answering each probe just inside the request timeout held the one deep-fork slot for 32 x 10 s
+ * (security review, finding 9). A search against an honest peer takes one to six pages.
+ */
+export const FORK_SEARCH_MS = 30_000;
+/** All reading the winner's linked run may take (64 pages at 10 s each, unbounded before). */
+export const LINKED_RUN_MS = 60_000;
+
+/** A request timeout that ends by `until` (0: the deadline passed). */
+export function timeoutBy(until: number): number {
+  return Math.max(0, Math.min(defaultSyncOptions.requestTimeoutMs, until - Date.now()));
+}
 
 /** Where two chains part: the shared commit t-1 (none at the chain's start), the peer's commit t, and its commits t+1 and t+2 when it has them. */
 export interface ForkFound {
@@ -37,7 +50,7 @@ export interface ForkFound {
  * than a page deep (the usual case), so one request replaces the binary search's five or so
  * over a full history (each ~1 s from a peer under the fuzz's load).
  */
-export async function findFork(s: SyncParts, catchUp: CatchUp, peer: PeerId, near?: number): Promise<ForkFound | string> {
+export async function findFork(s: SyncParts, catchUp: CatchUp, peer: PeerId, near?: number, until = Date.now() + FORK_SEARCH_MS): Promise<ForkFound | string> {
   const none = (why: string) => `no fork found with this peer: ${why}`;
   const { rounds, libp2p, runId } = s;
   const applied = rounds.appliedCommits();
@@ -51,7 +64,8 @@ export async function findFork(s: SyncParts, catchUp: CatchUp, peer: PeerId, nea
   for (let probes = 0; lo < hi && probes < 32; probes++) {
     const guess = probes === 0 && near !== undefined ? Math.max(lo, near - MAX_COMMITS_PER_RESPONSE + 1) : NaN;
     const k = guess < hi ? guess : Math.floor((lo + hi) / 2);
-    const raw = await fetchCommits(libp2p, peer, runId, k);
+    if (timeoutBy(until) === 0) return none("the search ran past its deadline");
+    const raw = await fetchCommits(libp2p, peer, runId, k, timeoutBy(until));
     // Past its head (we are ahead of it): the first difference is at k or before.
     if (raw.length === 0) {
       hi = k;
@@ -75,7 +89,8 @@ export async function findFork(s: SyncParts, catchUp: CatchUp, peer: PeerId, nea
   if (t > newest) return none(`chains equal through our head ${newest}`);
   if (t === oldest && t > 0) return none(`the chains differ at our oldest kept commit ${oldest}`);
   const common = t > 0 ? (ours.get(t - 1) ?? null) : null;
-  const got = catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, Math.max(0, t - 1))).map(chained);
+  if (timeoutBy(until) === 0) return none("the search ran past its deadline");
+  const got = catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, Math.max(0, t - 1), timeoutBy(until))).map(chained);
   const from = common ? 1 : 0;
   if (common && (got[0]?.commit.iteration !== t - 1 || !equalBytes(got[0].hash, common.hash))) return none(`it no longer serves our commit ${t - 1} (its chain moved, or the reply did not verify)`);
   const fork = got[from];
@@ -87,9 +102,9 @@ export async function findFork(s: SyncParts, catchUp: CatchUp, peer: PeerId, nea
 /**
  * `peer`'s chain after `common` as a linked run, page by page up to its head: each commit
  * verified as gossip verifies, consecutive, chained by hash to the one before, at the rank its
- * proposer holds among the previous commit's authors. It stops at the first that is not.
+ * proposer holds among the previous commit's authors. It stops at the first that is not, and at `until` (LINKED_RUN_MS from its start by default).
  */
-export async function linkedRun(s: SyncParts, catchUp: CatchUp, peer: PeerId, common: ChainedCommit): Promise<ChainedCommit[]> {
+export async function linkedRun(s: SyncParts, catchUp: CatchUp, peer: PeerId, common: ChainedCommit, until = Date.now() + LINKED_RUN_MS): Promise<ChainedCommit[]> {
   const { libp2p, runId } = s;
   const run: ChainedCommit[] = [];
   let prev = common;
@@ -103,8 +118,9 @@ export async function linkedRun(s: SyncParts, catchUp: CatchUp, peer: PeerId, co
     common.commit,
   ];
   let bytes = 0;
-  for (let pages = 0; pages < MAX_RUN_PAGES && bytes < MAX_RUN_BYTES; pages++) {
-    const page = catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, prev.commit.iteration + 1).catch(() => []));
+  // What was linked when the deadline passes is the run: a slow peer shortens it, never stalls us.
+  for (let pages = 0; pages < MAX_RUN_PAGES && bytes < MAX_RUN_BYTES && timeoutBy(until) > 0; pages++) {
+    const page = catchUp.verifiedReply(peer, await fetchCommits(libp2p, peer, runId, prev.commit.iteration + 1, timeoutBy(until)).catch(() => []));
     let moved = 0;
     for (const next of page) {
       const { commit } = next;

@@ -11,7 +11,7 @@ import type { Weights } from "../../training/params.js";
 import { chained, type EncodedCommit, ZERO_HASH } from "../chain/commit.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { Peers } from "../network/peers.js";
-import { type AnchorParts, joinerReference } from "./anchor-run.js";
+import { ANCHOR_QUORUM, type AnchorParts, joinerReference } from "./anchor-run.js";
 import { chainBehind, excludedBy, holdersFirst } from "./chain-behind.js";
 import { defaultSyncOptions } from "./protocols.js";
 import { fetchVerifiedSnapshot, type SnapshotFetchParts, type VerifiedSnapshot } from "./snapshot-fetch.js";
@@ -94,7 +94,9 @@ export async function initialStateFromPeers(s: InitialStateParts): Promise<Initi
       const head = chained(anchor);
       // The chain behind the snapshot, and whom it excluded, before this node contributes or proposes.
       const behind = await chainBehind(s.libp2p, s.runId, anchor, holdersFirst(s.peers.connected(), holders));
-      return { weights, iteration, chain: { hash: head.hash, authors: anchor.commit.entries.map((e) => e.author.id), commits: [...behind, anchor], excluded: excludedBy(behind) } };
+      // Its bans only on a quorum's word (anchor-run.ts ANCHOR_QUORUM; security review, finding 8).
+      const excluded = snap.vouchers === undefined || snap.vouchers >= ANCHOR_QUORUM ? excludedBy(behind) : [];
+      return { weights, iteration, chain: { hash: head.hash, authors: anchor.commit.entries.map((e) => e.author.id), commits: [...behind, anchor], excluded } };
     }
   }
   throw new InitialStateError(

@@ -13,28 +13,61 @@ import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
 import { admissionFrom, PROPOSER_WINDOW, rankFits } from "../chain/admission.js";
 import { type ChainedCommit, type EncodedCommit } from "../chain/commit.js";
-import { preferredBecause, prefers } from "../chain/fork-choice.js";
+import { preferredAtStartBecause, preferredBecause, prefers, prefersAtStart } from "../chain/fork-choice.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { Metrics } from "../observe/metrics.js";
 import { checksum } from "../../training/params.js";
 import type { CatchUp, SyncParts } from "./catch-up.js";
-import { findFork, linkedRun } from "./fork-search.js";
+import { FORK_SEARCH_MS, findFork, linkedRun, timeoutBy } from "./fork-search.js";
 import { fetchChecksum, fetchCommits } from "./protocols.js";
 import type { Snapshot, SnapshotStore } from "./snapshot-store.js";
 
 /** What a checksum check with peers found: all that answered agree, not yet (busy, a peer behind or dissenting), or our state moved (repair, fork switch). */
 export type CheckOutcome = "agreed" | "pending" | "moved";
 
+export interface RepairOptions {
+  /** One deadline for each fork search with a peer (fork-search.ts), and for a hinted fork's one-step fetches. */
+  readonly forkSearchMs: number;
+  /** A deep fork check that held the one slot this long without a switch marks its peer slow. */
+  readonly slowCheckMs: number;
+  /** How long a slow peer is not checked again, doubled for each slow check in a row, up to quietMaxMs. */
+  readonly quietMs: number;
+  readonly quietMaxMs: number;
+}
+
+export const defaultRepairOptions: RepairOptions = {
+  // A search against an honest peer takes one to six pages; 32 probes x 10 s held the slot 5 min.
+  forkSearchMs: FORK_SEARCH_MS,
+  // An honest search takes about a second a page under the fuzz's load; a dissenter answering
+  // each probe just inside the timeout, the whole forkSearchMs.
+  slowCheckMs: 10_000,
+  // Long enough that a slow dissenter holds the slot a small share of the time (30 s of 60 s at
+  // first, 30 s of 8 min after four slow checks in a row).
+  quietMs: 30_000,
+  quietMaxMs: 8 * 60_000,
+};
+/** Peers whose slowness is remembered (the oldest forgotten first): bounds the table, not the defence. */
+const QUIET_PEERS = 1024;
+/** Peers a fork hinted by an unchained commit is searched with: its proposer, then a few others at random. */
+const HINTED_FORK_PEERS = 3;
+
 export class Repair {
   private resolvingFork = false;
   /** True while a deep fork is being resolved (resolveDeepFork). */
   private deepForkBusy = false;
+  /**
+   * Peers whose last deep fork checks held the slot for long without a switch, and until when
+   * they are not checked again: a dissenter (hinting by heartbeats or unchained commits) cannot
+   * keep the slot for itself while a real fork with another peer waits (finding 9).
+   */
+  private readonly quiet = new Map<string, { until: number; slow: number }>();
 
   constructor(
     private readonly s: SyncParts,
     private readonly catchUp: CatchUp,
     private readonly snapshots: SnapshotStore,
     private readonly metrics: Metrics | null,
+    private readonly opts: RepairOptions = defaultRepairOptions,
   ) {}
 
   /** True while a repair, catch-up or fork resolution runs. */
@@ -75,12 +108,7 @@ export class Repair {
     const connected = peers.connected();
     if (connected.length === 0) return "agreed";
     const mine = rounds.checksumAt(iteration);
-    // A random sample (Fisher-Yates with the CSPRNG: which peer we ask is not replicated state).
-    for (let i = connected.length - 1; i > 0; i--) {
-      const j = randomInt(i + 1);
-      [connected[i], connected[j]] = [connected[j], connected[i]];
-    }
-    const pick = connected.slice(0, reason === "periodic" ? 1 : 3);
+    const pick = shuffled(connected).slice(0, reason === "periodic" ? 1 : 3);
     const answers = await Promise.allSettled(pick.map((p) => fetchChecksum(libp2p, p, runId, iteration)));
     // Each with the iteration its checksum differs from ours at: the chains part at or before it.
     const dissenters = pick
@@ -228,13 +256,16 @@ export class Repair {
     const resolved = () => rounds.appliedCommits().some((c) => equalBytes(c.hash, prevHash));
     // The proposer first: it holds the commit's parent. Then the others (some may be hostile and
     // only answer at the request timeout).
-    const connected = peers.connected();
-    const order = [...connected.filter((p) => p.toString() === proposer), ...connected.filter((p) => p.toString() !== proposer)];
+    // At most HINTED_FORK_PEERS, the others at random, in one deadline: the commit is anyone's to
+    // gossip, and every connected peer asked in turn at 10 s each held the node's fixes for minutes.
+    const others = shuffled(peers.connected().filter((p) => p.toString() !== proposer));
+    const order = [...peers.connected().filter((p) => p.toString() === proposer), ...others].slice(0, HINTED_FORK_PEERS);
+    const until = Date.now() + this.opts.forkSearchMs;
     this.resolvingFork = true;
     try {
       for (const peer of order) {
-        if (resolved()) break;
-        const got = await fetchCommits(libp2p, peer, runId, iteration - 1).catch(() => []);
+        if (resolved() || timeoutBy(until) === 0) break;
+        const got = await fetchCommits(libp2p, peer, runId, iteration - 1, timeoutBy(until)).catch(() => []);
         const prev = this.catchUp.verifiedReply(peer, got).find((c) => c.commit.iteration === iteration - 1);
         if (!prev) continue;
         rounds.onCommit(prev);
@@ -267,6 +298,12 @@ export class Repair {
       this.s.log.debug({ peer: peer.toString(), reason: "another deep fork check is running" }, "deep fork: no switch");
       return false;
     }
+    const id = peer.toString();
+    const quiet = this.quiet.get(id);
+    if (quiet && Date.now() < quiet.until) {
+      this.s.log.debug({ peer: id, reason: "its last checks held the slot without a switch", ms: quiet.until - Date.now() }, "deep fork: no switch");
+      return false;
+    }
     this.deepForkBusy = true;
     const started = Date.now();
     let switched = false;
@@ -275,9 +312,21 @@ export class Repair {
       return switched;
     } finally {
       this.deepForkBusy = false;
+      const ms = Date.now() - started;
+      this.noteCheck(id, switched, ms);
       // How long the slot was held (every other check is turned away meanwhile).
-      this.s.log.debug({ peer: peer.toString(), near, switched, ms: Date.now() - started }, "deep fork check done");
+      this.s.log.debug({ peer: id, near, switched, ms }, "deep fork check done");
     }
+  }
+
+  /** Remembers a slow check without a switch (the peer is quiet for a doubling while), forgets a fast one. */
+  private noteCheck(id: string, switched: boolean, ms: number): void {
+    const before = this.quiet.get(id);
+    this.quiet.delete(id);
+    if (switched || ms < this.opts.slowCheckMs) return;
+    const slow = (before?.slow ?? 0) + 1;
+    this.quiet.set(id, { until: Date.now() + Math.min(this.opts.quietMaxMs, this.opts.quietMs * 2 ** (slow - 1)), slow });
+    if (this.quiet.size > QUIET_PEERS) this.quiet.delete(this.quiet.keys().next().value as string);
   }
 
   private async tryDeepFork(peer: PeerId, near?: number): Promise<boolean> {
@@ -287,7 +336,7 @@ export class Repair {
       log.debug({ peer: peer.toString(), iteration: t, reason }, "deep fork: no switch");
       return false;
     };
-    const found = await findFork(this.s, this.catchUp, peer, near).catch((err: Error) => `no fork found with this peer: ${err.message}`);
+    const found = await findFork(this.s, this.catchUp, peer, near, Date.now() + this.opts.forkSearchMs).catch((err: Error) => `no fork found with this peer: ${err.message}`);
     if (typeof found === "string") return no(found);
     // Another fix (a switch found by a concurrent check) ran meanwhile: what we found is stale.
     if (this.s.fix.busy) return no("another fix ran meanwhile");
@@ -309,11 +358,15 @@ export class Repair {
     const theirSide = { at: fork, next: next?.commit, afterNext: afterNext?.commit };
     const mySide = { at: mine, next: ours.get(t + 1)?.commit, afterNext: ours.get(t + 2)?.commit };
     const endorsers = new Set(eligible ?? []);
-    if (!prefers(theirSide, mySide, endorsers)) return no(`our side wins: ${preferredBecause(mySide, theirSide, endorsers)}`, t);
+    // At the chain's start nobody shares a commit t-1: the authors of our own chain vote (finding 7).
+    const held = new Set(rounds.appliedCommits().flatMap((c) => c.commit.entries.map((e) => e.author.id)));
+    const theyWin = common ? prefers(theirSide, mySide, endorsers) : prefersAtStart(theirSide, mySide, held, this.s.self);
+    const why = (a: typeof theirSide, b: typeof theirSide) => (common ? preferredBecause(a, b, endorsers) : preferredAtStartBecause(a, b, held, this.s.self));
+    if (!theyWin) return no(`our side wins: ${why(mySide, theirSide)}`, t);
     // A snapshot of ours on the shared part of the chain: its anchor (commit base-1) is ours and theirs.
     const base = this.snapshots.all().find((x) => x.iteration <= t && this.onOurChain(x));
     if (!base && !common) return no("no snapshot of ours before the fork and no shared commit", t);
-    const reason = preferredBecause(theirSide, mySide, endorsers);
+    const reason = why(theirSide, mySide);
     this.s.faults("forkSwitch", "switching to a better fork", { iteration: t, peer: peer.toString(), reason, base: base?.iteration ?? null, head: this.head });
     if (base) await this.replayFrom(peer, base, base.iteration > 0 ? (ours.get(base.iteration - 1) ?? null) : null);
     else if (common) await this.adoptWinningSide(peer, common, mine);
@@ -379,4 +432,14 @@ export class Repair {
     });
   }
 
+}
+
+/** `peers` in a random order (Fisher-Yates with the CSPRNG: which peer we ask is not replicated state, nor a hint's to choose). */
+function shuffled<T>(peers: readonly T[]): T[] {
+  const out = [...peers];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
 }

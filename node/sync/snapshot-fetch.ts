@@ -56,6 +56,11 @@ export interface SnapshotReference {
   readonly checksum: string;
   /** That commit: the anchor the next commit chains to (null at iteration 0: the chain starts there). */
   readonly anchor: EncodedCommit | null;
+  /**
+   * How many distinct peers served that anchor (a joiner's, anchor-run.ts); absent when our own
+   * chain, or the fork choice's winning run, vouches for it.
+   */
+  readonly vouchers?: number;
 }
 
 export interface SnapshotFetchParts {
@@ -76,6 +81,8 @@ export interface SnapshotFetchParts {
 /** A snapshot whose checksum a verified commit vouches for, and that commit. */
 export interface VerifiedSnapshot extends Snapshot {
   readonly anchor: EncodedCommit | null;
+  /** SnapshotReference.vouchers of the reference it was verified against. */
+  readonly vouchers?: number;
   /** Holders blamed during the download. */
   readonly blamed: readonly string[];
   /** Holders asked for its chunks and not blamed. */
@@ -92,6 +99,12 @@ export interface SnapshotWant {
    * by a node without it, with 0, and vouched for by the spec's checksum).
    */
   readonly minIteration?: number;
+  /**
+   * Snapshots past this iteration are not asked about: past the head peers back (catch-up.ts
+   * plausibleHead), a claim is one peer's word, and tried newest first it cost every joiner an
+   * anchor search on a fabricated chain (security review, finding 8).
+   */
+  readonly maxIteration?: number;
 }
 
 /** Chunk count and byte length of chunk `i` for a state of `weightCount` weights. */
@@ -139,7 +152,7 @@ export async function fetchVerifiedSnapshot(
       if (h.status !== "fulfilled" || h.value.totalChunks === 0) return;
       const bad = shapeError(h.value, 0, layout, iteration);
       if (bad) return blame(asked[i], bad);
-      if (h.value.iteration < (want.minIteration ?? 1)) return;
+      if (h.value.iteration < (want.minIteration ?? 1) || h.value.iteration > (want.maxIteration ?? Infinity)) return;
       const byPeer = claims.get(h.value.iteration) ?? new Map();
       byPeer.set(asked[i].toString(), { peer: asked[i], first: h.value });
       claims.set(h.value.iteration, byPeer);
@@ -177,7 +190,8 @@ export async function fetchVerifiedSnapshot(
     const got = await download(p, layout, iteration, claiming, ref.checksum, firsts, fetch, blame, blamed);
     if (got) {
       const holders = claiming.map(String).filter((id) => !blamed.has(id));
-      return { iteration, checksum: ref.checksum, weights: got, anchor: ref.anchor, blamed: [...blamed], holders };
+      const vouched = ref.vouchers !== undefined ? { vouchers: ref.vouchers } : {};
+      return { iteration, checksum: ref.checksum, weights: got, anchor: ref.anchor, ...vouched, blamed: [...blamed], holders };
     }
     lastErr = new SyncError("SYNC_UNVERIFIED", `no holder served the snapshot at ${iteration} that the verified chain vouches for`, {
       iteration,

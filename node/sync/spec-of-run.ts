@@ -9,11 +9,13 @@ import type { SwarmNode } from "../network/libp2p.js";
 import type { Logger } from "../observe/logger.js";
 import { loadCheckpoint } from "../store/checkpoint.js";
 import { checkpointPath, previousCheckpointPath } from "../store/data-dir.js";
-import { fetchRunSpec } from "./protocols.js";
+import { defaultSyncOptions, fetchRunSpec } from "./protocols.js";
 
 export class SpecOfRunError extends SeedswarmError<"NODE_NO_SPEC"> {}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Peers asked for the spec at once: a burst of connections asks a few, then the next few. */
+const SPEC_ASKS = 4;
 
 /**
  * The spec of a run joined by id: from our checkpoint of it if we have one, else from the first
@@ -36,20 +38,29 @@ log: Logger,
   const waitMs = Math.max(joinWaitMs, 1000);
   const deadline = Date.now() + waitMs;
   const asked = new Set<string>();
-  for (;;) {
-    for (const peer of libp2p.getPeers()) {
-      if (asked.has(peer.toString())) continue;
-      asked.add(peer.toString());
+  // Peers asked together (SPEC_ASKS at most at a time), each ask ending by the deadline: one at a
+  // time at 10 s each, with the deadline checked after the round, a few silent peers held a join
+  // by id for minutes (security review, finding 15).
+  for (let left = waitMs; left > 0; left = deadline - Date.now()) {
+    const fresh = libp2p.getPeers().filter((p) => !asked.has(p.toString())).slice(0, SPEC_ASKS);
+    if (fresh.length === 0) {
+      await sleep(Math.min(200, left));
+      continue;
+    }
+    for (const p of fresh) asked.add(p.toString());
+    const timeoutMs = Math.min(defaultSyncOptions.requestTimeoutMs, left);
+    const asks = fresh.map(async (peer) => {
       try {
-        const spec = await fetchRunSpec(libp2p, peer, runId);
+        const spec = await fetchRunSpec(libp2p, peer, runId, timeoutMs);
         log.info({ run: runId, peer: peer.toString(), name: spec.name }, "run spec fetched");
         return spec;
       } catch (err) {
         log.debug({ peer: peer.toString(), err: (err as Error).message }, "no run spec from peer");
+        throw err;
       }
-    }
-    if (Date.now() > deadline) break;
-    await sleep(200);
+    });
+    const spec = await Promise.any(asks).catch(() => null);
+    if (spec) return spec;
   }
   throw new SpecOfRunError(
     "NODE_NO_SPEC",

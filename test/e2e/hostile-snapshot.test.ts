@@ -14,13 +14,15 @@ import { after, describe, it } from "node:test";
 import type { PeerId } from "@libp2p/interface";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { lpStream } from "@libp2p/utils";
-import { defaultSyncOptions, fetchChecksum, fetchChunk } from "../../node/sync/protocols.js";
+import { defaultSyncOptions, fetchChecksum, fetchChunk, fetchCommits } from "../../node/sync/protocols.js";
 import { sha256 } from "../../protocol/bytes.js";
-import { signedHeartbeat } from "../helpers/chain-keys.js";
+import { signedCommit, signedHeartbeat, testKeys } from "../helpers/chain-keys.js";
 import {
   decodeChecksumRequest,
+  decodeCommitsRequest,
   decodeSnapshotRequest,
   encodeChecksumResponse,
+  encodeCommitsResponse,
   encodeSnapshotResponse,
   type SnapshotResponse,
 } from "../../protocol/sync-codec.js";
@@ -111,7 +113,7 @@ describe("hostile snapshots and Sybil checksums (real nodes)", () => {
       // never comes), so the honest nodes are well past two snapshot periods when it joins: it
       // must download a snapshot.
       const joiner = new Node(await tempDir(), [
-        ...long, "--min-peers", "5", "--join-wait", "3000",
+        ...long, "--min-peers", "5", "--join-wait", "6000",
         "--bootstrap", attackerAddr(faker), "--bootstrap", attackerAddr(corrupter),
         "--bootstrap", await a.address(), "--bootstrap", await nodes[1].address(),
       ]);
@@ -143,7 +145,7 @@ describe("hostile snapshots and Sybil checksums (real nodes)", () => {
   });
 
   it("3 Sybils lying about checksums against 2 honest nodes: disagreement is a hint, no honest node repairs", async () => {
-    const nodes = await startSwarm(2, ["--iterations", "100000", "--stop-at", "100000"]);
+    const nodes = await startSwarm(2, ["--iterations", "100000", "--stop-at", "100000", "--log-level", "debug"]);
     const [a, b] = nodes;
     await a.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= 5, 30_000, "iteration 5");
     const honest = peerIdFromString(String((await a.waitFor((l) => l.msg === "node started")).peerId));
@@ -163,7 +165,8 @@ describe("hostile snapshots and Sybil checksums (real nodes)", () => {
         while (!stop) {
           const head = await fetchChecksum(sybils[0].node, honest, runId).catch(() => null);
           if (head?.known) {
-            for (const s of sybils) await s.publish(heartbeatTopic, signedHeartbeat(s, { runId, iteration: head.iteration, checksum: FAKE_SUM, joinedAt: 1 }));
+            // A join time validation admits (joinedAt 1 was refused BAD_JOINED_AT: the lie never reached the checks).
+            for (const s of sybils) await s.publish(heartbeatTopic, signedHeartbeat(s, { runId, iteration: head.iteration, checksum: FAKE_SUM, joinedAt: Date.now() - 60_000 }));
             sent++;
           }
           await new Promise((r) => setTimeout(r, 100));
@@ -182,6 +185,14 @@ describe("hostile snapshots and Sybil checksums (real nodes)", () => {
       await beat;
       assert.ok(sent >= 3, `attack ran (${sent} heartbeat rounds)`);
       const sybilIds = new Set(sybils.map((s) => s.id));
+      // The heartbeats reached the checks: none refused at validation, and checks that asked more
+      // peers than a periodic check's one (a heartbeat's check asks 3) met the dissent.
+      for (const n of nodes) {
+        const refused = n.lines.filter((l) => l.msg === "gossip not accepted" && sybilIds.has(String(l.from))).map((l) => `${l.kind}:${l.code}`);
+        assert.deepEqual(refused, [], "Sybil heartbeats refused at validation");
+        const hinted = n.lines.filter((l) => l.msg === "checksum disagreement is only a hint: our state holds on the verified chain; keeping it" && (l.peers as number) >= 2);
+        assert.ok(hinted.length >= 1, "a heartbeat-triggered check met the Sybils' checksum");
+      }
       for (const n of nodes) {
         for (const msg of ["state repaired from snapshot", "repaired", "repair failed; will retry at the next check", "our state fails the verified chain; repairing"])
           assert.ok(!n.lines.some((l) => l.msg === msg), `an honest node logged "${msg}"`);
@@ -197,6 +208,89 @@ describe("hostile snapshots and Sybil checksums (real nodes)", () => {
     } finally {
       stop = true;
       await Promise.all(sybils.map((s) => s.stop()));
+    }
+  });
+
+  it("finding 8: a holder claiming a head 100 ahead, with a fabricated snapshot and a Sybil-signed anchor, does not capture a joiner", async () => {
+    const long = ["--iterations", "100000", "--stop-at", "100000"];
+    const nodes = await startSwarm(2, long);
+    const [a] = nodes;
+    const honest = peerIdFromString(String((await a.waitFor((l) => l.msg === "node started")).peerId));
+    await a.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= 25, 30_000, "iteration 25");
+    const liar = await startAttacker(nodes, [commitTopic]);
+    const [sybil] = await testKeys(1);
+    // The fabricated state: the honest latest snapshot's bytes, flipped, and the Sybil's anchor
+    // commit F-1 whose checksum is theirs (a run of its own commits after it, so it links).
+    const first = await fetchChunk(liar.node, honest, runId, 0, defaultSyncOptions);
+    const chunks = [first];
+    for (let i = 1; i < first.totalChunks; i++) chunks.push(await fetchChunk(liar.node, honest, runId, i, defaultSyncOptions, first.iteration));
+    const fake = chunks.map((c) => c.data.map((b, i) => (i % 4 === 0 ? b ^ 0x5a : b)));
+    const all = new Uint8Array(fake.reduce((n, c) => n + c.byteLength, 0));
+    fake.reduce((at, c) => (all.set(c, at), at + c.byteLength), 0);
+    const fakeSum = sha256(all);
+    // F: 100 past the honest head at each answer (the swarm moves on while the joiner starts); an
+    // anchor commit signed by a Sybil for whatever iteration is asked from F - 1 on.
+    const lie = async () => (await fetchChecksum(liar.node, honest, runId)).iteration + 100;
+    const payload = new Uint8Array(16).fill(3);
+    const anchorAt = (t: number) => signedCommit(sybil, { runId, iteration: t, prevHash: new Uint8Array(32).fill(7), checksum: fakeSum, rank: 0 }, [{ key: sybil, payload }]);
+    const asked = { heads: 0, snapshot: 0, anchor: 0 };
+    let lowestLie = Infinity;
+    try {
+      await handle(liar, PROTOCOLS.checksum, async (bytes) => {
+        const req = decodeChecksumRequest(bytes);
+        if (req.iteration === Number.MAX_SAFE_INTEGER) {
+          asked.heads++;
+          const F = await lie();
+          lowestLie = Math.min(lowestLie, F);
+          return encodeChecksumResponse({ iteration: F, checksum: fakeSum, known: true });
+        }
+        return encodeChecksumResponse(await fetchChecksum(liar.node, honest, runId, req.iteration));
+      });
+      await handle(liar, PROTOCOLS.snapshot, async (bytes) => {
+        const req = decodeSnapshotRequest(bytes);
+        asked.snapshot++;
+        const data = fake[req.chunk] ?? new Uint8Array(0);
+        return encodeSnapshotResponse({ iteration: req.iteration ?? (await lie()), checksum: fakeSum, totalChunks: fake.length, data, chunkHash: sha256(data) });
+      });
+      await handle(liar, PROTOCOLS.commits, async (bytes) => {
+        const req = decodeCommitsRequest(bytes);
+        const honestHead = (await fetchChecksum(liar.node, honest, runId)).iteration;
+        if (req.fromIteration > honestHead + 50) {
+          asked.anchor++;
+          return encodeCommitsResponse({ commits: [anchorAt(req.fromIteration).encoded] });
+        }
+        return encodeCommitsResponse({ commits: await fetchCommits(liar.node, honest, runId, req.fromIteration).catch(() => []) });
+      });
+      // The joiner knows the liar first, and waits its join wait (for a fourth peer that never
+      // comes): far behind the swarm, it must take a snapshot.
+      const joiner = new Node(await tempDir(), [
+        ...long, "--min-peers", "4", "--join-wait", "6000", "--log-level", "debug",
+        "--bootstrap", attackerAddr(liar), "--bootstrap", await a.address(), "--bootstrap", await nodes[1].address(),
+      ]);
+      const caught = await joiner.waitFor((l) => l.msg === "catching up", 40_000, "catching up");
+      // On the honest chain: past where the honest nodes were when it caught up, applying what they apply.
+      const target = (caught.peersHead as number) + 10;
+      await joiner.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= target, 60_000, `joiner at ${target}`);
+      await a.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= target, 30_000, `a at ${target}`);
+      // The liar's lie reached the joiner: it asked the liar's head and snapshot header.
+      assert.ok(asked.heads >= 1 && asked.snapshot >= 1, `the liar was asked (${JSON.stringify(asked)})`);
+      // Not captured: the head caught up to is one an honest peer claims (not the lie), any state
+      // adopted is the honest one there, and the joiner applies what the honest nodes apply.
+      assert.ok((caught.peersHead as number) < lowestLie - 50, `caught up towards ${caught.peersHead}, the lie was ${lowestLie}`);
+      const fakeHex = Buffer.from(fakeSum).toString("hex");
+      for (const l of joiner.lines.filter((x) => x.msg === "snapshot downloaded")) {
+        assert.notEqual(l.checksum, fakeHex, "the fabricated snapshot");
+        assert.equal(l.checksum, a.applied(l.iteration ?? -1)?.checksum, "an honest snapshot");
+      }
+      const [mine, theirs] = [joiner.checksums(), a.checksums()];
+      const common = [...mine.keys()].filter((it) => it > target - 10 && theirs.has(it));
+      assert.ok(common.length >= 5, `${common.length} common iterations`);
+      for (const it of common) assert.equal(mine.get(it), theirs.get(it), `iteration ${it}`);
+      assert.ok(!joiner.lines.some((l) => l.msg === "peer penalised" && l.peer !== liar.id), "an honest peer charged");
+      for (const n of [...nodes, joiner]) n.child.kill("SIGTERM");
+      for (const e of await Promise.all([...nodes, joiner].map((n) => n.exit))) assert.equal(e.code, 0);
+    } finally {
+      await liar.stop();
     }
   });
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type ChainedCommit, type Commit, ZERO_HASH } from "../../../node/chain/commit.js";
-import { endorsements, preferredBecause, prefers } from "../../../node/chain/fork-choice.js";
+import { endorsements, preferredAtStartBecause, preferredBecause, prefers, prefersAtStart } from "../../../node/chain/fork-choice.js";
 
 const RUN = "ab".repeat(32);
 const hash = (b: number) => new Uint8Array(32).fill(b);
@@ -79,5 +79,46 @@ describe("deep fork choice", () => {
     assert.equal(preferredBecause(l, r, four), "endorsed by 2 each; rank 0 beats rank 1");
     const r0 = { at: at(commit(31, 0, ZERO_HASH, ["C", "D"]), hash(4)), next: r.next };
     assert.equal(preferredBecause(r0, l, four), "endorsed by 2 each; both rank 0: lower hash");
+  });
+});
+
+describe("finding 7: the deep fork choice at the chain's start (t = 0)", () => {
+  // Our commit 0 (hash 7) by A, B and C, built on by all three. A Sybil's commit 0 with a lower
+  // hash (1), built on by its own identities only.
+  const held = new Set(["A", "B", "C"]);
+  const ours = { at: at(commit(0, 0, ZERO_HASH, ["A", "B", "C"]), hash(7)), next: commit(1, 0, hash(7), ["A", "B", "C"]) };
+  const sybil = { at: at(commit(0, 0, ZERO_HASH, ["S1"]), hash(1)), next: commit(1, 0, hash(1), ["S1", "S2", "S3", "S4"]) };
+
+  it("a ground Sybil genesis with a lower hash does not win: nobody we hold built on it", () => {
+    // Over the shared commit's authors (none at t = 0) the old rule fell to the hash.
+    assert.equal(prefers(sybil, ours, new Set()), true);
+    assert.equal(prefersAtStart(sybil, ours, held, "A"), false);
+    // Even a bare commit 0 of ours (nobody built on it yet) is kept against it.
+    assert.equal(prefersAtStart(sybil, { at: ours.at }, held, "A"), false);
+    assert.equal(
+      preferredAtStartBecause(ours, sybil, held, "A"),
+      "at the chain's start, over the 3 authors of our chain: endorsed by 3 authors of the shared commit, the other side by 0",
+    );
+  });
+
+  it("a lone joiner's genesis does not rewind an established chain; the lone joiner takes the swarm's", () => {
+    const joiner = { at: at(commit(0, 0, ZERO_HASH, ["J"]), hash(0)), next: commit(1, 0, hash(0), ["J"]) };
+    assert.equal(prefersAtStart(joiner, ours, held, "A"), false, "the swarm keeps its commit 0");
+    assert.equal(prefersAtStart(ours, joiner, new Set(["J"]), "J"), true, "the joiner, alone on its chain, switches");
+    assert.equal(prefersAtStart(joiner, ours, new Set(["J"]), "J"), false);
+  });
+
+  it("two lone nodes racing settle on one commit 0, the same from both sides", () => {
+    const x = { at: at(commit(0, 0, ZERO_HASH, ["X"]), hash(3)), next: commit(1, 0, hash(3), ["X"]) };
+    const y = { at: at(commit(0, 0, ZERO_HASH, ["Y"]), hash(2)), next: commit(1, 0, hash(2), ["Y"]) };
+    assert.equal(prefersAtStart(y, x, new Set(["X"]), "X"), true);
+    assert.equal(prefersAtStart(x, y, new Set(["Y"]), "Y"), false);
+  });
+
+  it("a side that authors of our chain built on wins by their count", () => {
+    const race = { at: at(commit(0, 0, ZERO_HASH, ["A", "B"]), hash(9)), next: commit(1, 0, hash(9), ["A", "B"]) };
+    const mine = { at: ours.at, next: commit(1, 0, hash(7), ["C"]) };
+    assert.equal(prefersAtStart(race, mine, held, "C"), true);
+    assert.equal(prefersAtStart(mine, race, held, "A"), false, "the same from the other side");
   });
 });

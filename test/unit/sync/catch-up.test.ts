@@ -19,8 +19,10 @@ import { defaultNetworkOptions } from "../../../node/network/network-options.js"
 import { Gossip } from "../../../node/network/gossip.js";
 import { Peers } from "../../../node/network/peers.js";
 import { createLogger } from "../../../node/observe/logger.js";
-import { CatchUp } from "../../../node/sync/catch-up.js";
+import { CatchUp, plausibleHead } from "../../../node/sync/catch-up.js";
 import { serveSync } from "../../../node/sync/protocols.js";
+import { specOfRun } from "../../../node/sync/spec-of-run.js";
+import { PROTOCOLS } from "../../../protocol/topics.js";
 import type { SnapshotPlanner } from "../../../node/sync/snapshot-plan.js";
 import type { Snapshot } from "../../../node/sync/snapshot-store.js";
 import { fromHex } from "../../../protocol/bytes.js";
@@ -61,11 +63,12 @@ after(async () => {
   await Promise.all(hosts.map((h) => h.stop()));
 });
 
-/** A libp2p host serving `snapshot` for the run, and subscribed to its commit topic. */
-async function holder(snapshot: Snapshot | null): Promise<SwarmNode> {
+/** A libp2p host serving `snapshot` for the run (and `head` as its head), and subscribed to its commit topic. */
+async function holder(snapshot: Snapshot | null, head: number | null = null): Promise<SwarmNode> {
   const h = await createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log);
   hosts.push(h);
-  const source = { runId: run.runId, specJson: canonicalJson(spec), snapshot: () => snapshot, commitsFrom: () => [], checksumAt: () => null, admits: () => true };
+  const checksumAt = () => (head === null ? null : { iteration: head, checksum: afterC0.checksum });
+  const source = { runId: run.runId, specJson: canonicalJson(spec), snapshot: () => snapshot, commitsFrom: () => [], checksumAt, admits: () => true };
   await serveSync(h, source, log);
   h.services.pubsub.subscribe(Gossip.topicsOf(run.runId).commit);
   return h;
@@ -145,5 +148,64 @@ describe("a snapshot download and the DHT's plan", () => {
     } finally {
       j.close();
     }
+  });
+});
+
+/** A peer of the run that takes every checksum and run spec request and never answers. */
+async function silent(): Promise<SwarmNode> {
+  const h = await createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log);
+  hosts.push(h);
+  for (const protocol of [PROTOCOLS.checksum, PROTOCOLS.runspec])
+    await h.handle(protocol, async (stream) => {
+      await sleep(30_000);
+      stream.abort(new Error("never answered"));
+    });
+  h.services.pubsub.subscribe(Gossip.topicsOf(run.runId).commit);
+  return h;
+}
+
+describe("finding 15: joins trust no single claimed head and wait on no silent peer", () => {
+  it("the head caught up to is the second highest of the claims past ours: one peer's 2^53 moves it nowhere", () => {
+    const claims = [{ head: 2 ** 53 - 1, peer: "liar" }, { head: 120, peer: "a" }, { head: 118, peer: "b" }, { head: 0, peer: "fresh" }];
+    assert.deepEqual(plausibleHead(claims, 0), { head: 120, peer: "a" });
+    // A lone claim stands (one peer to ask); claims at or behind ours count for nothing.
+    assert.deepEqual(plausibleHead([{ head: 90, peer: "a" }, { head: 0, peer: "fresh" }], 0), { head: 90, peer: "a" });
+    assert.deepEqual(plausibleHead([{ head: 3, peer: "a" }], 5), { head: -1 });
+    assert.deepEqual(plausibleHead([], -1), { head: -1 });
+  });
+
+  it("a silent peer holds the heads' ask for the grace after a majority answered, not the request timeout", async () => {
+    const [a, b, quietPeer] = await Promise.all([holder(null, 40), holder(null, 41), silent()]);
+    const j = await joiner([a, b, quietPeer], () => new Promise<Plan>(() => {}));
+    try {
+      const started = performance.now();
+      const got = await j.catchUp.peersHead([a.peerId, b.peerId, quietPeer.peerId]);
+      const took = performance.now() - started;
+      assert.equal(got.answered, 2);
+      assert.equal(got.head, 40, "the second highest claim");
+      assert.ok(took >= 1900 && took < 6000, `took ${Math.round(took)} ms (the grace is 2 s; the request timeout 10 s)`);
+    } finally {
+      j.close();
+    }
+  });
+
+  it("a join by id asks peers together: silent peers do not hold it, and its deadline holds when all are silent", async () => {
+    const good = await holder(null);
+    const quietPeers = await Promise.all([silent(), silent(), silent()]);
+    const host = await createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log);
+    hosts.push(host);
+    for (const h of [...quietPeers, good]) await host.dial(h.getMultiaddrs()[0]);
+    let started = performance.now();
+    const got = await specOfRun(host, "/nonexistent-seedswarm-dir", run.runId, 20_000, log);
+    assert.equal(canonicalJson(got), canonicalJson(spec));
+    assert.ok(performance.now() - started < 3000, `took ${Math.round(performance.now() - started)} ms`);
+    await host.hangUp(good.peerId);
+    const lonely = await createSwarmNode(netOpts, await generateKeyPair("Ed25519"), log);
+    hosts.push(lonely);
+    for (const h of quietPeers) await lonely.dial(h.getMultiaddrs()[0]);
+    started = performance.now();
+    await assert.rejects(specOfRun(lonely, "/nonexistent-seedswarm-dir", run.runId, 1500, log), /no peer served the run spec/);
+    const took = performance.now() - started;
+    assert.ok(took >= 1400 && took < 3500, `the 1.5 s deadline held (${Math.round(took)} ms; 3 x 10 s one at a time before)`);
   });
 });

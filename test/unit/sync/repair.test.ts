@@ -12,10 +12,11 @@
 import "../../../node/polyfills.js";
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { pino } from "pino";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { admissionAfter } from "../../../node/chain/admission.js";
-import { chained, type EncodedCommit, proposerOrder, ZERO_HASH } from "../../../node/chain/commit.js";
+import { chained, type EncodedCommit, isBetter, proposerOrder, ZERO_HASH } from "../../../node/chain/commit.js";
 import { Rounds } from "../../../node/chain/rounds.js";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
@@ -24,7 +25,11 @@ import { Peers } from "../../../node/network/peers.js";
 import { createLogger } from "../../../node/observe/logger.js";
 import { CatchUp } from "../../../node/sync/catch-up.js";
 import { serveSync, type SyncSource } from "../../../node/sync/protocols.js";
-import { Repair } from "../../../node/sync/repair.js";
+import { defaultRepairOptions, Repair, type RepairOptions } from "../../../node/sync/repair.js";
+import { lpStream } from "@libp2p/utils";
+import { MAX_REQUEST_BYTES } from "../../../protocol/limits.js";
+import { decodeCommitsRequest, encodeCommitsResponse } from "../../../protocol/sync-codec.js";
+import { PROTOCOLS } from "../../../protocol/topics.js";
 import { SnapshotStore } from "../../../node/sync/snapshot-store.js";
 import { fromHex, toHex } from "../../../protocol/bytes.js";
 import { PRESETS } from "../../../protocol/presets.js";
@@ -205,11 +210,16 @@ function forked(n: number, ourHead: number, theirHead: number, atTheirs?: (t: nu
 async function againstPeer(
   ourChain: readonly EncodedCommit[],
   snapshots: SnapshotStore,
-  source: Pick<SyncSource, "commitsFrom"> & Partial<Pick<SyncSource, "snapshot">>,
-  body: (x: { repair: Repair; rounds: Rounds; replica: Replica; reported: Record<string, unknown>[] }) => Promise<void>,
+  source: Pick<SyncSource, "commitsFrom"> & Partial<Pick<SyncSource, "snapshot">> & { readonly delayMs?: number },
+  body: (x: { repair: Repair; rounds: Rounds; replica: Replica; reported: Record<string, unknown>[]; lines: Record<string, unknown>[] }) => Promise<void>,
+  selfId?: string,
+  repairOpts: RepairOptions = defaultRepairOptions,
 ): Promise<void> {
+  // The repair's own log lines (debug: why no switch), for the tests that assert the verdict.
+  const lines: Record<string, unknown>[] = [];
+  const log = pino({ level: "debug" }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
   const replica = initialReplica(run);
-  const self = { id: peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(), joinedAt: Date.UTC(2025, 0, 2) };
+  const self = { id: selfId ?? peerIdFromPrivateKey(await generateKeyPair("Ed25519")).toString(), joinedAt: Date.UTC(2025, 0, 2) };
   const transport = { publishContribution: async () => {}, publishCommit: async () => {}, sign: keys[2].sign };
   const rounds = new Rounds(self, run, replica, transport, { roundTimeoutMs: 60_000, stopAt: 10_000, contribute: false }, log);
   for (const x of ourChain) rounds.onCommit(x);
@@ -222,6 +232,8 @@ async function againstPeer(
       { runId: run.runId, specJson: canonicalJson(spec), snapshot: () => null, checksumAt: () => null, admits: () => true, ...source },
       log,
     );
+    // A dissenter that answers each /commits request just before the fetcher gives up.
+    if (source.delayMs !== undefined) await slowCommits(peer, source.commitsFrom, source.delayMs);
     const topics = Gossip.topicsOf(run.runId);
     for (const n of [host, peer]) n.services.pubsub.subscribe(topics.commit);
     await host.dial(peer.getMultiaddrs()[0]);
@@ -232,12 +244,28 @@ async function againstPeer(
     const decode = (b: Uint8Array) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
     const parts = await syncParts({ host, runId: run.runId, self: self.id, rounds, replica, peers, log, planner: { store: snapshots }, decode, faults: (kind, msg, ctx) => reported.push({ kind, msg, ...ctx }) });
     const catchUp = new CatchUp(parts, { joinWaitMs: 0, minPeers: 0, checkEvery: 5 }, abort.signal);
-    await body({ repair: new Repair(parts, catchUp, snapshots, null), rounds, replica, reported });
+    await body({ repair: new Repair(parts, catchUp, snapshots, null, repairOpts), rounds, replica, reported, lines });
   } finally {
     abort.abort();
     rounds.stop();
     await Promise.all([host.stop(), peer.stop()]);
   }
+}
+
+/** Replaces `node`'s /commits handler by one that answers from `commitsFrom` after `delayMs`. */
+async function slowCommits(node: SwarmNode, commitsFrom: SyncSource["commitsFrom"], delayMs: number): Promise<void> {
+  await node.unhandle(PROTOCOLS.commits);
+  await node.handle(PROTOCOLS.commits, async (stream) => {
+    try {
+      const lp = lpStream(stream, { maxDataLength: MAX_REQUEST_BYTES });
+      const req = decodeCommitsRequest((await lp.read({ signal: AbortSignal.timeout(5000) })).subarray());
+      await sleep(delayMs);
+      await lp.write(encodeCommitsResponse({ commits: commitsFrom(req.fromIteration, req.max) }));
+      await stream.close();
+    } catch (err) {
+      stream.abort(err as Error);
+    }
+  });
 }
 
 /** Commits of `chain` from `from` on (none kept before `firstKept`), at most `max`. */
@@ -370,5 +398,156 @@ describe("the end of a run (settleAtEnd)", () => {
     } finally {
       await p.close();
     }
+  });
+});
+
+/**
+ * A chain from the run's start through `head`, each commit by the rank-0 proposer among the
+ * previous commit's authors (at 0, among its own), with the entries of `authorsAt(t)`.
+ */
+function genesisChain(head: number, authorsAt: (t: number) => readonly TestKey[]): { chain: EncodedCommit[]; state: Replica } {
+  const state = initialReplica(run);
+  const chain: EncodedCommit[] = [];
+  for (let t = 0; t <= head; t++) {
+    const parent = t === 0 ? ZERO_HASH : chained(chain[t - 1]).hash;
+    chain.push(next(state, t, parent, t === 0 ? authorsAt(0) : authorsAt(t - 1), 0, authorsAt(t)));
+  }
+  return { chain, state };
+}
+
+/** Our node's snapshot of the run's initial state (the base a switch at t = 0 rewinds to). */
+function initialSnapshot(): SnapshotStore {
+  const store = new SnapshotStore();
+  const initial = initialReplica(run);
+  store.take(0, initial.checksum(), initial.weights.slice());
+  return store;
+}
+
+describe("finding 7: a deep fork at the chain's start (t = 0)", () => {
+  it("a ground Sybil genesis with a lower hash does not rewind an established chain (nor does a lone joiner's genesis)", async () => {
+    const [a, b, c] = keys;
+    const honest = genesisChain(6, () => [a, b, c]);
+    // The attacker grinds: fresh identities until its commit 0 (rank 0 among its own authors)
+    // hashes below the honest one, then a chain on it that only it builds on.
+    const sybils = await testKeys(24);
+    for (const k of sybils) byId.set(k.author.id, k);
+    const honestHash = toHex(chained(honest.chain[0]).hash);
+    let sybil: ReturnType<typeof genesisChain> | null = null;
+    for (const k of sybils) {
+      const tried = genesisChain(8, () => [k]);
+      if (toHex(chained(tried.chain[0]).hash) < honestHash) {
+        sybil = tried;
+        break;
+      }
+    }
+    assert.ok(sybil, "a lower hash within 24 tries");
+    const { chain } = sybil;
+    // The old rule at t = 0 (no shared commit, so 0 endorsements each) let it win by its hash.
+    assert.equal(isBetter(chain[0].commit, chained(chain[0]).hash, honest.chain[0].commit, chained(honest.chain[0]).hash), true);
+    let asked = 0;
+    const commitsFrom = (from: number, max: number) => {
+      asked++;
+      return served(chain, from, max);
+    };
+    await againstPeer(honest.chain, initialSnapshot(), { commitsFrom }, async ({ repair, rounds, replica, reported, lines }) => {
+      const sum = replica.checksum();
+      await repair.resolveFork(chain[chain.length - 1]);
+      assert.ok(asked >= 2, `the Sybil's side was read for the deep fork (${asked} requests)`);
+      // The fork was found at 0 and the choice made there: by the authors of our chain, none of whom built on the Sybil's.
+      const verdicts = lines.filter((l) => l.msg === "deep fork: no switch").map((l) => [l.iteration, l.reason]);
+      assert.deepEqual(verdicts, [[0, "our side wins: at the chain's start, over the 3 authors of our chain: endorsed by 3 authors of the shared commit, the other side by 0"]]);
+      assert.deepEqual(reported.filter((r) => r.kind === "forkSwitch"), [], "no switch");
+      assert.equal(rounds.head, 7, "our head kept");
+      assert.equal(toHex(rounds.appliedCommits()[0].hash), honestHash, "our commit 0 kept");
+      assert.equal(replica.checksum(), sum);
+    });
+  });
+
+  it("a genesis race settles: the side that authors of our own chain built on wins", async () => {
+    const [a, b, c] = keys;
+    // Our commit 0 by a, b and c; then only c built on it. Theirs by a and b, who built on it.
+    const ours = genesisChain(3, (t) => (t === 0 ? [a, b, c] : [c]));
+    const theirs = genesisChain(3, () => [a, b]);
+    await againstPeer(ours.chain, initialSnapshot(), { commitsFrom: (from, max) => served(theirs.chain, from, max) }, async ({ repair, rounds, replica, reported }) => {
+      await repair.resolveFork(theirs.chain[3]);
+      const switches = reported.filter((r) => r.kind === "forkSwitch");
+      assert.deepEqual(
+        switches.map((r) => [r.iteration, r.base, r.reason]),
+        [[0, 0, "at the chain's start, over the 3 authors of our chain: endorsed by 2 authors of the shared commit, the other side by 1"]],
+      );
+      assert.equal(rounds.head, 4);
+      assert.equal(replica.checksum(), theirs.state.checksum());
+    });
+  });
+
+  it("a lone chain (a joiner that started its own genesis) joins the swarm's, whatever the hashes", async () => {
+    const [a, b, c] = keys;
+    // The joiner (c) trained alone; the swarm's chain by a and b.
+    const lone = genesisChain(5, () => [c]);
+    const swarm = genesisChain(3, () => [a, b]);
+    await againstPeer(
+      lone.chain,
+      initialSnapshot(),
+      { commitsFrom: (from, max) => served(swarm.chain, from, max) },
+      async ({ repair, rounds, replica, reported }) => {
+        await repair.resolveFork(swarm.chain[3]);
+        const switches = reported.filter((r) => r.kind === "forkSwitch");
+        assert.equal(switches.length, 1, JSON.stringify(reported));
+        assert.match(String(switches[0].reason), /^at the chain's start, our chain built on by nobody else: endorsed by 2 authors/);
+        assert.equal(rounds.head, 4);
+        assert.equal(replica.checksum(), swarm.state.checksum());
+      },
+      c.author.id,
+    );
+  });
+});
+
+describe("finding 9: one deadline per fork search, and a slot a slow dissenter cannot keep", () => {
+  it("a dissenter answering every probe late is cut off at the search's deadline, then not searched again while quiet", async () => {
+    // A fork at 5 (ours to 30, theirs to 12): the search needs a probe and the commits t-1..t+1,
+    // each answered by the dissenter after 700 ms; the deadline is 1 s.
+    const { sharedChain, ourSide, theirSide, theirChain, atFork } = forked(5, 30, 12);
+    const snapshots = new SnapshotStore();
+    snapshots.take(5, atFork.sum, atFork.weights);
+    let asked = 0;
+    const commitsFrom = (from: number, max: number) => {
+      asked++;
+      return served(theirChain, from, max);
+    };
+    const opts = { forkSearchMs: 1000, slowCheckMs: 900, quietMs: 60_000, quietMaxMs: 60_000 };
+    await againstPeer([...sharedChain, ...ourSide], snapshots, { commitsFrom, delayMs: 700 }, async ({ repair, rounds, reported, lines }) => {
+      const head = rounds.head;
+      const started = Date.now();
+      await repair.resolveFork(theirSide[theirSide.length - 1]);
+      const took = Date.now() - started;
+      // One-step fetch (its own 1 s deadline), then the deep search cut at 1 s: about 2.4 s, never 32 x 10 s.
+      assert.ok(took < 4000, `the fork search ended by its deadline (${took} ms)`);
+      const verdicts = lines.filter((l) => l.msg === "deep fork: no switch").map((l) => String(l.reason));
+      // Cut either between requests or inside the one the deadline ended.
+      assert.equal(verdicts.length, 1, verdicts.join("; "));
+      assert.match(verdicts[0], /^no fork found with this peer: .*(the search ran past its deadline|aborted due to timeout)/);
+      assert.ok(lines.some((l) => l.msg === "deep fork check done" && (l.ms as number) >= 900), "the slow check held the slot");
+      // The next hint from it: its deep search is skipped at once (the one-step fetch is bounded too).
+      await sleep(800); // the request the deadline cut is still answered (counted) by the dissenter
+      const before = asked;
+      await repair.resolveFork(theirSide[theirSide.length - 1]);
+      assert.equal(lines.filter((l) => l.msg === "deep fork: no switch").at(-1)?.reason, "its last checks held the slot without a switch");
+      assert.equal(asked - before, 1, "only the one-step fetch was asked");
+      assert.deepEqual(reported.filter((r) => r.kind === "forkSwitch"), []);
+      assert.equal(rounds.head, head);
+    }, undefined, opts);
+  });
+
+  it("the same fork from a prompt peer is found and switched to within the deadline", async () => {
+    const { sharedChain, ourSide, theirSide, theirChain, atFork, other } = forked(5, 30, 12);
+    const snapshots = new SnapshotStore();
+    snapshots.take(5, atFork.sum, atFork.weights);
+    const opts = { forkSearchMs: 1000, slowCheckMs: 900, quietMs: 60_000, quietMaxMs: 60_000 };
+    await againstPeer([...sharedChain, ...ourSide], snapshots, { commitsFrom: (from, max) => served(theirChain, from, max), delayMs: 100 }, async ({ repair, rounds, replica, reported }) => {
+      await repair.resolveFork(theirSide[theirSide.length - 1]);
+      assert.deepEqual(reported.filter((r) => r.kind === "forkSwitch").map((r) => r.iteration), [5]);
+      assert.equal(rounds.head, 13);
+      assert.equal(replica.checksum(), other.checksum());
+    }, undefined, opts);
   });
 });
