@@ -204,6 +204,7 @@ export class SwarmDaemon {
         // An author the chain excluded is refused on every topic (and charged for trying).
         admits: (peerId) => this.membership.admits(peerId) && this.rounds?.isExcluded(peerId) !== true,
         maxStaleness: this.spec.staleness ?? 0,
+        isMember: (peerId) => this.rounds?.isMember(peerId) === true,
       },
       { author: peerIdStringBytes(this.self.id), sign: signerOf(identity.privateKey) },
       this.faults,
