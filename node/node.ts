@@ -276,6 +276,8 @@ export class SwarmDaemon {
       events: this.events,
       log,
       repair: () => this.repair,
+      // Built after listening starts: until then every hint is worth a pull.
+      hintWorth: (peer) => (this.catchUp as CatchUp | undefined)?.hintWorth(peer) ?? true,
       detach: (promise, what) => this.detach(promise, what),
       audits: this.audits,
     });
@@ -316,6 +318,7 @@ export class SwarmDaemon {
       blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
       faults: faultReporter(log, this.metrics),
       weightCount: this.replica.weights.length,
+      payloadProblem: (payload, iteration) => this.run.algorithm.payloadProblem(payload, iteration),
     };
     this.catchUp = new CatchUp(parts, opts, this.abort.signal);
     this.repair = new Repair(parts, this.catchUp, this.snapshots, this.metrics);
