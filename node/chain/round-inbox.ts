@@ -58,9 +58,10 @@ export const ROUND_CAPS = {
 
 /**
  * What one held contribution costs beyond its payload: the record, its key (author id and parent
- * in hex), the signature, the map and array slots (measured about 1.1 KB with a 16-byte payload).
+ * in hex), the signature, the map and array slots and counters (measured about 1.35 KB with a
+ * 16-byte payload, bench/adversary-inbox.ts).
  */
-export const HELD_CONTRIBUTION_BYTES = 1024;
+export const HELD_CONTRIBUTION_BYTES = 1536;
 /** What one held commit costs beyond its encoded bytes (its record, hash and strings). */
 export const HELD_COMMIT_BYTES = 512;
 
@@ -281,7 +282,9 @@ export class RoundInbox {
       if (far === undefined || (!member && far.iteration <= commit.iteration)) return "dropped";
       this.removeCommit(far.iteration, far.list, far.p);
     }
-    list.push({ encoded: received.encoded, hash, proposer: commit.proposer, prevHash: commit.prevHash, member, bytes });
+    // Its own buffer: a view into a larger one would hold all of it.
+    const own = received.encoded.byteOffset === 0 && received.encoded.buffer.byteLength === received.encoded.byteLength;
+    list.push({ encoded: own ? received.encoded : received.encoded.slice(), hash, proposer: commit.proposer, prevHash: commit.prevHash, member, bytes });
     this.pendingCommits.set(commit.iteration, list);
     this.commitsBySigner.set(commit.proposer, (this.commitsBySigner.get(commit.proposer) ?? 0) + 1);
     this.commitCount++;
