@@ -44,6 +44,9 @@ export interface FloodOptions {
   readonly entries?: number;
   readonly replyCommits?: number;
   readonly replyEntries?: number;
+  /** Which parts of the attack run (default both): the rank variants, the heartbeat hints. */
+  readonly variants?: boolean;
+  readonly hints?: boolean;
 }
 
 export interface FloodOutcome {
@@ -128,7 +131,7 @@ export async function verifyFlood(o: FloodOptions): Promise<FloodOutcome> {
       } catch {
         return;
       }
-      if (peerIdString(c.proposer) === proposerId || c.iteration + 1 <= head) return;
+      if (o.variants === false || peerIdString(c.proposer) === proposerId || c.iteration + 1 <= head) return;
       head = c.iteration + 1;
       const now = performance.now();
       if (now - lastBurst < 100) return;
@@ -141,6 +144,7 @@ export async function verifyFlood(o: FloodOptions): Promise<FloodOutcome> {
       }
     });
     const beats = setInterval(() => {
+      if (o.hints === false) return;
       void attacker.publish(heartbeatTopic, signedHeartbeat(attacker, { runId, iteration: head + 5, checksum: new Uint8Array(32).fill(3), joinedAt: Date.now() - 1000 }));
       heartbeats++;
     }, 100);
