@@ -26,6 +26,8 @@ export interface GossipHandlerParts {
   readonly detach: (promise: Promise<unknown>, what: string) => void;
   /** Audits by recomputation: they check gossiped fraud proofs (and charge false ones). */
   readonly audits: Audits;
+  /** Whether a peer's hint is worth a pull (catch-up's record of its last one); absent: always. */
+  readonly hintWorth?: (peer: string) => boolean;
 }
 
 /** Validated gossip -> the rounds (contributions, commits) and the sync checks (heartbeats). */
@@ -55,7 +57,9 @@ export function listenToGossip(p: GossipHandlerParts): void {
       // A peer claims to be two or more iterations ahead: a hint, not proof. Fetch its commits
       // (at most once a round) and apply those that chain onto ours; the claim itself neither
       // stops our proposing nor starts a catch-up.
-      if (h.iteration > rounds.head + 1) p.events.pullOnHint(author, "commits pulled on a heartbeat hint");
+      // A peer whose last hint was not borne out is not asked again for a while: asked first, so
+      // its heartbeats do not take the one pull a round from honest hints (finding 5).
+      if (h.iteration > rounds.head + 1 && p.hintWorth?.(author) !== false) p.events.pullOnHint(author, "commits pulled on a heartbeat hint");
     },
     proof: (m, auditor) => p.audits.takeProof({ iteration: m.iteration, commitHash: m.commitHash, accused: peerIdString(m.accused) }, auditor),
   }, (author, iteration) => {

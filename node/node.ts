@@ -207,6 +207,7 @@ export class SwarmDaemon {
         excluded: (peerId) => this.rounds?.isExcluded(peerId) === true,
         newcomers: new NewcomerGate(this.run.runId, () => this.rounds?.head ?? 0, (a) => this.rounds?.isMember(a) ?? true),
         maxStaleness: this.spec.staleness ?? 0,
+        isMember: (peerId) => this.rounds?.isMember(peerId) === true,
       },
       { author: peerIdStringBytes(this.self.id), sign: signerOf(identity.privateKey) },
       this.faults,
@@ -279,6 +280,8 @@ export class SwarmDaemon {
       events: this.events,
       log,
       repair: () => this.repair,
+      // Built after listening starts: until then every hint is worth a pull.
+      hintWorth: (peer) => (this.catchUp as CatchUp | undefined)?.hintWorth(peer) ?? true,
       detach: (promise, what) => this.detach(promise, what),
       audits: this.audits,
     });
@@ -319,6 +322,7 @@ export class SwarmDaemon {
       blame: (peer, reason, cost) => this.penalise(peer, cost, reason),
       faults: faultReporter(log, this.metrics),
       weightCount: this.replica.weights.length,
+      payloadProblem: (payload, iteration) => this.run.algorithm.payloadProblem(payload, iteration),
     };
     this.catchUp = new CatchUp(parts, opts, this.abort.signal);
     this.repair = new Repair(parts, this.catchUp, this.snapshots, this.metrics);

@@ -25,6 +25,21 @@ export const EXCLUSION_WINDOW = 16;
  * `staleness` is at most this). Each one more keeps one more weight state for audits.
  */
 export const MAX_STALENESS = 2;
+/**
+ * How far past its head a node holds (and gossip forwards) contributions and commits. Honest
+ * nodes differ by a few iterations, plus a pipelined run's staleness; a node further behind
+ * learns of it from heartbeats (HINT_WINDOW) and pulls the verified commits it misses. Each
+ * iteration more is one more iteration's worth that free identities can make every node hold.
+ */
+export const FUTURE_ITERATIONS = 8;
+/** How far past its head a heartbeat, leave or fraud proof may claim to be (hints only, holding nothing). */
+export const HINT_WINDOW = 1024;
+/**
+ * How far behind our head a heartbeat or leave may be and still be taken and forwarded: a slow
+ * peer is a few iterations behind; one further behind is repaired by its own checks, and its
+ * notices tell nobody anything (finding 11: a flood of old notices cost a verification each).
+ */
+export const NOTICE_BEHIND = 64;
 /** Largest peer id multihash: identity inlines keys up to 42 bytes (+2 header), others are sha2-256. */
 export const MAX_PEER_ID_BYTES = 44;
 /** Snapshot chunk size a joiner asks for by default: a few round trips per MiB, small retries. */

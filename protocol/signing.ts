@@ -253,9 +253,10 @@ export function checkContribution(m: ContributionMessage, check: SignatureCheck,
  * signature), the proposer is Ed25519 and signed it, every entry's author is Ed25519 and signed
  * (runId, iteration, its parent, joinedAt, payload) (its parent: prevHash, or for a pipelined
  * entry the older parent its staleness names; the commit carries exactly those), authors are distinct and in timestamp order,
- * every join time within checkJoinedAt's bounds against `now`. Throws ChainCheckError.
+ * every join time within checkJoinedAt's bounds against `now`. `beforeEntries` runs once the
+ * proposer's signature verified, before any entry's (it may throw). Throws ChainCheckError.
  */
-export function checkCommit(m: CommitMessage, encoded: Uint8Array, check: SignatureCheck, now = Date.now()): void {
+export function checkCommit(m: CommitMessage, encoded: Uint8Array, check: SignatureCheck, now = Date.now(), beforeEntries?: () => void): void {
   const ctx = { iteration: m.iteration };
   if (!equalBytes(encodeCommit(m), encoded))
     throw new ChainCheckError("NOT_CANONICAL", "commit is not in its canonical encoding", ctx);
@@ -273,6 +274,8 @@ export function checkCommit(m: CommitMessage, encoded: Uint8Array, check: Signat
   if (!body) throw new ChainCheckError("NOT_CANONICAL", "commit does not end in its signature field", ctx);
   if (!check(m.proposer, commitSignedBytes(body), m.signature))
     throw new ChainCheckError("BAD_SIGNATURE", "commit signature does not verify", { ...ctx, proposer: peerIdString(m.proposer) });
+  // The proposer is proven: the caller may refuse it before its entries cost their verifications.
+  beforeEntries?.();
   // Exactly the parents stale entries name: nothing for a proposer to pad or vary.
   const stalest = Math.max(0, ...m.entries.map((e) => e.staleness ?? 0));
   if ((m.olderParents?.length ?? 0) !== stalest)

@@ -27,9 +27,12 @@ import {
 } from "./codec.js";
 import { WireError } from "./errors.js";
 import { SeedswarmError } from "./errors.js";
-import { EXCLUSION_WINDOW } from "./limits.js";
+import { EXCLUSION_WINDOW, NOTICE_BEHIND } from "./limits.js";
 import { ChainCheckError, checkCommit, checkContribution, checkJoinedAt, checkNotice, type NoticeKind, peerIdString, type SignatureCheck } from "./signing.js";
 import type { TopicKind } from "./topics.js";
+
+/** What the dedupe knows of a message (GossipContext.seen). */
+export type SeenVerdict = "new" | "same" | "different" | "again";
 
 /** gossipsub's TopicValidatorResult values. */
 export type GossipVerdict = "accept" | "ignore" | "reject";
@@ -48,6 +51,12 @@ export const GOSSIP_ERROR_VERDICTS = {
   BAD_PAYLOAD: "reject",
   /** The same message again (a replay after the seen-cache expired, or a republish). */
   DUPLICATE: "ignore",
+  /**
+   * Past what this node verifies for the moment: a signer's notices past its rate, newcomers'
+   * notices past their shared budget, or commits of more newcomer proposers for one iteration
+   * than a round needs. Ignored: the sender may be honest and merely many.
+   */
+  OVER_BUDGET: "ignore",
   /**
    * A further different message from one signer for one iteration, past the few an honest node
    * can send (a re-contribution after a fork switch). Ignored, never rejected: a reject would be
@@ -106,8 +115,10 @@ export interface GossipContext {
    * iteration it just applied may still win the one-step fork choice); older is OLD_ITERATION.
    */
   readonly head: number;
-  /** How far past head a contribution or commit may be and still be kept. */
+  /** How far past head a contribution or commit may be and still be kept (FUTURE_ITERATIONS). */
   readonly window: number;
+  /** How far past head a heartbeat, leave or proof may claim to be (HINT_WINDOW); absent: `window`. */
+  readonly hintWindow?: number;
   /** Longest payload of the run's algorithm: longer ones are rejected before any parsing. */
   readonly maxPayloadBytes: number;
   /**
@@ -121,12 +132,26 @@ export interface GossipContext {
    * once after a fork switch; the rounds tell equivocation from that with both in hand), "again"
    * past that. Called last, only for a message that passed every other check, so it may record.
    */
-  readonly seen: (
-    kind: "contribution" | "commit",
-    signer: string,
-    iteration: number,
-    data: Uint8Array,
-  ) => "new" | "same" | "different" | "again";
+  readonly seen: (kind: TopicKind, signer: string, iteration: number, data: Uint8Array) => SeenVerdict;
+  /**
+   * What `seen` would answer, recording nothing: asked before any signature is verified, so a
+   * replay, or a signer's fourth different message for one slot, costs no verification (finding
+   * 5). Absent: not asked (the signatures are verified first).
+   */
+  readonly known?: (kind: TopicKind, signer: string, iteration: number, data: Uint8Array) => SeenVerdict;
+  /**
+   * Whether this node verifies the entries of a commit by `proposer` (its signature verified) for
+   * `iteration`: false past a budget of newcomer proposers per iteration (members, the authors of
+   * our recent commits, always may). Called once per commit that reaches it; it may record.
+   * Absent: always.
+   */
+  readonly mayVerifyEntries?: (proposer: string, iteration: number) => boolean;
+  /**
+   * The notices' rate budget (heartbeat, leave, proof), O(1) per call: `take` false asks whether
+   * one from `signer` would be within it (before its signature is verified), true spends it
+   * (after). Absent: no budget.
+   */
+  readonly noticeBudget?: (signer: string, take: boolean) => boolean;
   /** The Ed25519 check (the node's is cached: a contribution is verified once, not again in its commit). */
   readonly checkSignature: SignatureCheck;
   /**
@@ -213,14 +238,8 @@ function checkPayload(payload: Uint8Array, iteration: number, ctx: GossipContext
   if (problem) throw new GossipValidationError("BAD_PAYLOAD", `${at}: ${problem}`);
 }
 
-function checkSeen(
-  kind: "contribution" | "commit",
-  signer: string,
-  iteration: number,
-  data: Uint8Array,
-  ctx: GossipContext,
-): void {
-  const seen = ctx.seen(kind, signer, iteration, data);
+function checkSeen(kind: TopicKind, signer: string, iteration: number, data: Uint8Array, ctx: GossipContext, record = true): void {
+  const seen = record ? ctx.seen(kind, signer, iteration, data) : (ctx.known?.(kind, signer, iteration, data) ?? "new");
   if (seen === "same") {
     throw new GossipValidationError("DUPLICATE", `${kind} already seen`, { signer, iteration });
   }
@@ -259,6 +278,7 @@ export function validateContribution(data: Uint8Array, ctx: GossipContext): Cont
   checkStaleness(m.staleness, ctx, "contribution", m.iteration);
   if (!equalBytes(encodeContribution(m), data))
     throw new GossipValidationError("NOT_CANONICAL", "contribution is not in its canonical encoding", { iteration: m.iteration });
+  if (!old) checkSeen("contribution", author, m.iteration, data, ctx, false);
   if (!old && ctx.newcomers && !ctx.newcomers.passes(author, m.iteration))
     throw new GossipValidationError("NEWCOMER_FULL", "a newcomer that ranks below the newcomers held for its iteration", { iteration: m.iteration, author });
   signed(() => checkContribution(m, ctx.checkSignature, ctx.now ?? Date.now()));
@@ -274,43 +294,70 @@ export function validateContribution(data: Uint8Array, ctx: GossipContext): Cont
  * as must every entry's author's (checkCommit, the same check the commits protocol runs). What
  * needs the chain (rank, parent, checksum) the rounds check. Payloads must be valid for the run.
  * Deduped per proposer.
+ *
+ * A commit may carry 1,024 entry signatures for one proposer signature, so everything that can
+ * refuse it without them comes first (finding 5): the window (a few iterations ahead), membership
+ * (every id is only a name until verified, but a non-member's commit is refused either way), the
+ * dedupe (a replay, or a proposer's fourth different commit for one iteration, costs nothing),
+ * then the proposer's one signature, then the budget of newcomer proposers per iteration, and
+ * only then the entries.
  */
 export function validateCommit(data: Uint8Array, ctx: GossipContext): CommitMessage {
   const m = decode(decodeCommit, data);
   checkRun(m.runId, ctx);
   checkWindow(m.iteration, ctx);
+  const proposer = peerIdString(m.proposer);
+  // In a member run an entry is a member's contribution relayed by a member proposer. An excluded
+  // proposer's commit is ignored; an excluded author's entry is the chain checks' to refuse and charge.
+  checkMember(proposer, ctx);
+  if (ctx.admits) for (const e of m.entries) checkMember(peerIdString(e.author), { ...ctx, excluded: undefined });
   m.entries.forEach((e, i) => {
     checkPayload(e.payload, m.iteration, ctx, `commit.entries[${i}]`);
     checkStaleness(e.staleness, ctx, `commit.entries[${i}]`, m.iteration);
   });
-  signed(() => checkCommit(m, data, ctx.checkSignature, ctx.now ?? Date.now()));
-  // In a member run an entry is a member's contribution relayed by a member proposer (the
-  // signatures are checked first: they prove every id is an Ed25519 key). An excluded proposer's
-  // commit is ignored; an excluded author's entry is the chain checks' to refuse and charge.
-  checkMember(peerIdString(m.proposer), ctx);
-  if (ctx.admits) for (const e of m.entries) checkMember(peerIdString(e.author), { ...ctx, excluded: undefined });
-  checkSeen("commit", peerIdString(m.proposer), m.iteration, data, ctx);
+  checkSeen("commit", proposer, m.iteration, data, ctx, false);
+  const entriesAllowed = () => {
+    if (ctx.mayVerifyEntries && !ctx.mayVerifyEntries(proposer, m.iteration))
+      throw new GossipValidationError("OVER_BUDGET", "more newcomer proposers for the iteration than this node verifies", { proposer, iteration: m.iteration });
+  };
+  signed(() => checkCommit(m, data, ctx.checkSignature, ctx.now ?? Date.now(), entriesAllowed));
+  checkSeen("commit", proposer, m.iteration, data, ctx);
   return m;
 }
 
-/** The bytes are the notice's one encoding, and its author signed them. */
+/**
+ * The bytes are the notice's one encoding, and its author signed them; deduped, and within the
+ * notices' rate budget (finding 11). The budget and the dedupe are asked before the signature
+ * (a flood past them costs no verification) and recorded after it (so forgeries naming an honest
+ * signer cannot spend its budget).
+ */
 function checkNoticeBytes(kind: NoticeKind, data: Uint8Array, encoded: Uint8Array, body: Uint8Array, author: Uint8Array, sig: Uint8Array, ctx: GossipContext, iteration: number): void {
   if (!equalBytes(encoded, data))
     throw new GossipValidationError("NOT_CANONICAL", `${kind} is not in its canonical encoding`, { iteration });
+  const signer = peerIdString(author);
+  checkSeen(kind, signer, iteration, data, ctx, false);
+  if (ctx.noticeBudget && !ctx.noticeBudget(signer, false))
+    throw new GossipValidationError("OVER_BUDGET", `${kind}s past their rate`, { signer, iteration });
   signed(() => checkNotice(kind, author, body, sig, ctx.checkSignature, { iteration }));
+  checkSeen(kind, signer, iteration, data, ctx);
+  ctx.noticeBudget?.(signer, true);
 }
 
-/** Validates a leave, signed by the node leaving. Its iteration may lag ours (a slow node leaving), but not run ahead. */
+/** A notice's iteration: not too far behind our head (NOTICE_BEHIND), not past the hint window. */
+function checkNoticeWindow(kind: NoticeKind, iteration: number, ctx: GossipContext, behind: number): void {
+  if (iteration + behind < ctx.head)
+    throw new GossipValidationError("OLD_ITERATION", `${kind} too far behind our head`, { iteration, head: ctx.head, behind });
+  const window = ctx.hintWindow ?? ctx.window;
+  if (iteration > ctx.head + window)
+    throw new GossipValidationError("FUTURE_ITERATION", `${kind} beyond the window`, { iteration, head: ctx.head, window });
+}
+
+/** Validates a leave, signed by the node leaving. Its iteration may lag ours (a slow node leaving; up to NOTICE_BEHIND), but not run ahead. */
 export function validateLeave(data: Uint8Array, ctx: GossipContext): Leave {
   const m = decode(decodeLeave, data);
   checkMember(peerIdString(m.author), ctx);
   checkRun(m.runId, ctx);
-  if (m.iteration > ctx.head + ctx.window) {
-    throw new GossipValidationError("FUTURE_ITERATION", "leave beyond the window", {
-      iteration: m.iteration,
-      head: ctx.head,
-    });
-  }
+  checkNoticeWindow("leave", m.iteration, ctx, NOTICE_BEHIND);
   checkNoticeBytes("leave", data, encodeLeave(m), leaveBody(m), m.author, m.signature, ctx, m.iteration);
   return m;
 }
@@ -318,22 +365,16 @@ export function validateLeave(data: Uint8Array, ctx: GossipContext): Leave {
 /**
  * Validates a heartbeat, signed by the node whose head it is. A heartbeat is a claim, never
  * proof: the node only takes it as a hint to fetch commits (which must chain onto its own).
- * Behind us is a slow peer; ahead, only within the window: a claim far beyond it is no hint worth
- * a fetch (a node that far behind is repaired by its periodic checks), so it is ignored and not
- * forwarded.
+ * Behind us is a slow peer (up to NOTICE_BEHIND); ahead, only within the hint window: a claim far
+ * beyond it is no hint worth a fetch (a node that far behind is repaired by its periodic checks),
+ * so it is ignored and not forwarded.
  */
 export function validateHeartbeat(data: Uint8Array, ctx: GossipContext): Heartbeat {
   const m = decode(decodeHeartbeat, data);
   checkMember(peerIdString(m.author), ctx);
   checkRun(m.runId, ctx);
   signed(() => checkJoinedAt(m.joinedAt, ctx.now ?? Date.now(), "heartbeat", { iteration: m.iteration }));
-  if (m.iteration > ctx.head + ctx.window) {
-    throw new GossipValidationError("FUTURE_ITERATION", "heartbeat beyond the window", {
-      iteration: m.iteration,
-      head: ctx.head,
-      window: ctx.window,
-    });
-  }
+  checkNoticeWindow("heartbeat", m.iteration, ctx, NOTICE_BEHIND);
   checkNoticeBytes("heartbeat", data, encodeHeartbeat(m), heartbeatBody(m), m.author, m.signature, ctx, m.iteration);
   return m;
 }
@@ -349,10 +390,7 @@ export function validateProof(data: Uint8Array, ctx: GossipContext): FraudProof 
   const m = decode(decodeProof, data);
   checkMember(peerIdString(m.author), ctx);
   checkRun(m.runId, ctx);
-  if (m.iteration + EXCLUSION_WINDOW < ctx.head)
-    throw new GossipValidationError("OLD_ITERATION", "proof past the exclusion window", { iteration: m.iteration, head: ctx.head });
-  if (m.iteration > ctx.head + ctx.window)
-    throw new GossipValidationError("FUTURE_ITERATION", "proof beyond the window", { iteration: m.iteration, head: ctx.head, window: ctx.window });
+  checkNoticeWindow("proof", m.iteration, ctx, EXCLUSION_WINDOW);
   if (equalBytes(m.accused, m.author))
     throw new GossipValidationError("BAD_EXCLUSION", "a proof accusing its own auditor", { iteration: m.iteration });
   checkNoticeBytes("proof", data, encodeProof(m), proofBody(m), m.author, m.signature, ctx, m.iteration);

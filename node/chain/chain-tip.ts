@@ -131,11 +131,19 @@ export class ChainTip {
   apply(received: EncodedCommit): boolean {
     const { commit } = received;
     if (!this.checks.parentsHold(received) || !this.checks.exclusionsHold(received)) return false;
+    // Every payload checked before the state moves, whatever path the commit came by (gossip
+    // checks them, a served commit may not have been): an apply that throws midway would leave
+    // the rollback state overwritten and the tip unable to switch (finding 13).
+    const problem = this.payloadProblem(commit);
+    if (problem) {
+      this.checks.reject(received, `payload ${problem}`);
+      return false;
+    }
     this.remember();
     // A stall is reported before the work that follows it, which then counts as work, not sleep.
     this.stall.check();
     const work = this.stall.begin();
-    this.replica.applyIteration(this.run.algorithm, commit.entries);
+    this.applyOrUndo(commit.iteration, commit.entries);
     this.stall.worked(work);
     const sum = this.replica.checksum();
     if (toHex(commit.checksum) !== sum) {
@@ -171,7 +179,7 @@ export class ChainTip {
     sign: (prevHash: Uint8Array, checksum: string) => EncodedCommit,
   ): EncodedCommit {
     this.remember();
-    this.replica.applyIteration(this.run.algorithm, entries);
+    this.applyOrUndo(this.replica.iteration, entries);
     const sum = this.replica.checksum();
     const signed = sign(this.lastHash, sum);
     const entry = chained(signed);
@@ -210,6 +218,34 @@ export class ChainTip {
     });
     // The better commit's checksum is a lie: back to the commit we had (it verified before).
     return this.apply(received) || this.apply(last);
+  }
+
+  /** Why one of a commit's payloads can never be applied (the algorithm's check), or null. */
+  private payloadProblem(commit: Commit): string | null {
+    for (const [i, e] of commit.entries.entries()) {
+      const problem = this.run.algorithm.payloadProblem(e.payload, commit.iteration);
+      if (problem) return `entries[${i}]: ${problem}`;
+    }
+    return null;
+  }
+
+  /**
+   * Applies entries onto the state just remembered; should the algorithm throw anyway, the state
+   * goes back to the tip's (the remembered one) before the error goes on, so the replica never
+   * holds half a commit. The one-step rollback to the commit before is lost then (its buffer was
+   * reused), which is why every payload is checked before remember().
+   */
+  private applyOrUndo(iteration: number, entries: readonly SignedContribution[]): void {
+    try {
+      this.replica.applyIteration(this.run.algorithm, entries);
+    } catch (err) {
+      const prev = this.prev;
+      if (prev) {
+        this.replica.reset(prev.weights, iteration);
+        this.prev = null;
+      }
+      throw err;
+    }
   }
 
   /** Remembers the state before applying a commit, for a one-step fork switch. */

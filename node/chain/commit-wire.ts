@@ -77,6 +77,14 @@ export function checkedCommit(bytes: Uint8Array, check: SignatureCheck): Encoded
   return { commit: commitFromWire(m), encoded: bytes };
 }
 
+/**
+ * Bytes this node verified before (a commit held compactly for its turn, round-inbox.ts) -> the
+ * chain's form again, with no second signature check. Throws WireError.
+ */
+export function commitFromVerifiedBytes(bytes: Uint8Array): EncodedCommit {
+  return { commit: commitFromWire(decodeCommit(bytes)), encoded: bytes };
+}
+
 /** Signs a commit this node proposes (c.proposer must be the signer's id) and encodes it once. */
 export function signCommit(c: Commit, sign: Signer): EncodedCommit {
   const unsigned = unsignedToWire(c);

@@ -169,7 +169,7 @@ export class Rounds {
 
   /** True when a commit this node applied excluded `peer` (a peer id string). */
   isExcluded(peer: string): boolean { return this.checks.isExcluded(peer); }
-  /** Whether `author` is a member of the chain at our head (admission.ts): an author of its last commits. */
+  /** Whether `author` is a member of the chain at our head (admission.ts): an author of its last commits; gossip's budgets spare members. */
   isMember(author: string): boolean { return this.tip.admission.members.has(author); }
   /** The chain behind an adopted snapshot (sync/chain-behind.ts): kept before its anchor; the authors it excluded, out. */
   addChainBehind(commits: readonly EncodedCommit[], excluded: readonly string[]): void {
@@ -348,7 +348,7 @@ export class Rounds {
     if (commit.iteration > this.head) {
       // A commit for a later iteration cannot be verified yet (its rank needs the commit before
       // it): kept for its turn, and a hint to fetch what leads to it. Never "behind" on it.
-      if (this.inbox.addPendingCommit(received) !== "held") return;
+      if (this.inbox.addPendingCommit(received, this.head) !== "held") return;
       this.onEvent({ kind: "ahead", iteration: commit.iteration, proposer: commit.proposer });
       return;
     }

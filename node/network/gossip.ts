@@ -4,12 +4,10 @@
  * score) -> the handler of that kind, with the decoded message, its signer and the bytes it came
  * as. Out: contributions, commits, and the heartbeats, leave notice and fraud proofs this node signs. Gossip
  * carries no envelope signature (StrictNoSign, libp2p.ts): each message's own signature names its
- * signer. The application-level dedupe ((kind, signer, iteration) -> SHA-256 of up to
- * DIFFERENT_KEEP different messages) lives here too: message ids alone do not stop a replay after
- * gossipsub's seen-cache expires. A commit's signer is its proposer.
+ * signer. The application-level dedupe (seen-cache.ts) and the budgets of what is verified on a
+ * signer's word (notice-budget.ts) are kept here too. A commit's signer is its proposer.
  */
 import { TopicValidatorResult } from "@libp2p/gossipsub";
-import { sha256Hex } from "../../protocol/bytes.js";
 import {
   type ContributionMessage,
   encodeContribution,
@@ -23,6 +21,7 @@ import {
 } from "../../protocol/codec.js";
 import { noticeSignedBytes, peerIdStringBytes } from "../../protocol/signing.js";
 import { SeedswarmError } from "../../protocol/errors.js";
+import { FUTURE_ITERATIONS, HINT_WINDOW, NOTICE_BEHIND } from "../../protocol/limits.js";
 import { parseTopic, stringifyTopic, TOPIC_KINDS, type TopicKind } from "../../protocol/topics.js";
 import {
   GOSSIP_VALIDATORS,
@@ -36,6 +35,8 @@ import type { FaultHooks } from "../ops/fault-hooks.js";
 import type { SwarmNode } from "./libp2p.js";
 import { sharedVerifier, type Signer } from "../chain/signatures.js";
 import type { ProofClaim } from "../chain/audits.js";
+import { NoticeBudget, ProposerBudget } from "./notice-budget.js";
+import { SeenCache, seenKey } from "./seen-cache.js";
 
 /** How this node signs its notices (heartbeats, leave): its peer id bytes and its key. */
 export interface NoticeSigner {
@@ -71,6 +72,8 @@ export interface GossipView {
   readonly newcomers?: GossipContext["newcomers"];
   /** The run's `staleness` (0 without pipelined rounds). */
   readonly maxStaleness: number;
+  /** Whether a peer is an author of our recent commits (their notices and commits are not a newcomer's). Absent: nobody. */
+  isMember?(peerId: string): boolean;
 }
 
 /**
@@ -81,14 +84,8 @@ export interface GossipView {
  * every key until the cap, ~35 MiB, whether attacked or not.)
  */
 export const SEEN_KEEP = 20_000;
-/**
- * Different messages per (kind, signer, iteration) accepted and forwarded: the first, an honest
- * re-contribution after a fork switch, and one more, which lets the rounds hold an equivocation
- * pair. Beyond that an equivocator is only ignored: it cannot make the swarm carry more.
- */
-const DIFFERENT_KEEP = 3;
-/** How far past our head a contribution or commit may be and still be kept. */
-const WINDOW = 1024;
+/** Dedupe keys of notices (heartbeat, leave, proof), kept apart so a flood of them evicts no commit's. */
+export const NOTICES_SEEN_KEEP = 8_192;
 
 const VERDICT: Readonly<Record<"accept" | "ignore" | "reject", TopicValidatorResult>> = {
   accept: TopicValidatorResult.Accept,
@@ -99,11 +96,11 @@ const VERDICT: Readonly<Record<"accept" | "ignore" | "reject", TopicValidatorRes
 export class Gossip {
   /** The topic string of each kind for this run. */
   readonly topics: Readonly<Record<TopicKind, string>>;
-  private readonly seen = new Map<string, string[]>();
-  /** The keys of `seen` by iteration, so those of iterations we passed go at once. */
-  private readonly seenByIteration = new Map<number, string[]>();
-  private seenIndexed = 0;
-  private sweptBelow = 0;
+  private readonly seen = new SeenCache(SEEN_KEEP);
+  /** Notices may lag our head (a slow peer's heartbeat): their keys are kept NOTICE_BEHIND further. */
+  private readonly noticesSeen = new SeenCache(NOTICES_SEEN_KEEP, NOTICE_BEHIND);
+  private readonly notices: NoticeBudget;
+  private readonly proposers: ProposerBudget;
   private heartbeat?: NodeJS.Timeout;
 
   constructor(
@@ -116,6 +113,9 @@ export class Gossip {
     private readonly counted: VerdictCounter = () => {},
   ) {
     this.topics = Gossip.topicsOf(runId);
+    const isMember = (peer: string) => view.isMember?.(peer) === true;
+    this.notices = new NoticeBudget(isMember);
+    this.proposers = new ProposerBudget(isMember);
   }
 
   /** The topic string of each kind for a run (libp2p's peer scoring needs them before gossip exists). */
@@ -173,11 +173,14 @@ export class Gossip {
   }
 
   private context(): GossipContext {
+    const head = Math.max(0, this.view.head() - 1);
+    const cacheOf = (kind: TopicKind) => (kind === "contribution" || kind === "commit" ? this.seen : this.noticesSeen);
     return {
       runId: this.runId,
       // One behind our head: a commit for the iteration just applied may still win the fork choice.
-      head: Math.max(0, this.view.head() - 1),
-      window: WINDOW,
+      head,
+      window: FUTURE_ITERATIONS,
+      hintWindow: HINT_WINDOW,
       maxPayloadBytes: this.view.maxPayloadBytes,
       payloadProblem: (payload, iteration) => this.view.payloadProblem(payload, iteration),
       admits: (peer) => this.view.admits(peer),
@@ -185,52 +188,11 @@ export class Gossip {
       newcomers: this.view.newcomers,
       maxStaleness: this.view.maxStaleness,
       checkSignature: sharedVerifier.check,
-      seen: (kind, signer, iteration, data) => {
-        this.forgetSeenBelow(Math.max(0, this.view.head() - 1));
-        const key = `${kind}/${signer}/${iteration}`;
-        const prev = this.seen.get(key);
-        const h = sha256Hex(data);
-        if (prev === undefined) {
-          this.seen.set(key, [h]);
-          const keys = this.seenByIteration.get(iteration);
-          if (keys) keys.push(key);
-          else this.seenByIteration.set(iteration, [key]);
-          this.seenIndexed++;
-          if (this.seen.size > SEEN_KEEP) this.seen.delete(this.seen.keys().next().value as string);
-          // Keys evicted by the cap stay in the index until their iteration passes: rebuild it
-          // from the map when it holds twice the cap, so it is bounded too.
-          if (this.seenIndexed > 2 * SEEN_KEEP) this.reindexSeen();
-          return "new";
-        }
-        if (prev.includes(h)) return "same";
-        if (prev.length >= DIFFERENT_KEEP) return "again";
-        prev.push(h);
-        return "different";
-      },
+      known: (kind, signer, iteration, data) => cacheOf(kind).known(seenKey(kind, signer, iteration), data),
+      seen: (kind, signer, iteration, data) => cacheOf(kind).record(seenKey(kind, signer, iteration), iteration, data, head),
+      mayVerifyEntries: (proposer, iteration) => this.proposers.mayVerify(proposer, iteration),
+      noticeBudget: (signer, take) => this.notices.notice(signer, take),
     };
-  }
-
-  /** Forgets the dedupe keys of iterations below `head` (done once per head). */
-  private forgetSeenBelow(head: number): void {
-    if (head <= this.sweptBelow) return;
-    this.sweptBelow = head;
-    for (const [iteration, keys] of this.seenByIteration) {
-      if (iteration >= head) continue;
-      for (const k of keys) this.seen.delete(k);
-      this.seenIndexed -= keys.length;
-      this.seenByIteration.delete(iteration);
-    }
-  }
-
-  private reindexSeen(): void {
-    this.seenByIteration.clear();
-    for (const key of this.seen.keys()) {
-      const iteration = Number(key.slice(key.lastIndexOf("/") + 1));
-      const keys = this.seenByIteration.get(iteration);
-      if (keys) keys.push(key);
-      else this.seenByIteration.set(iteration, [key]);
-    }
-    this.seenIndexed = this.seen.size;
   }
 
   /** Dedupe keys held (for tests of the bound). */

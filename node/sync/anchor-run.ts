@@ -7,9 +7,12 @@
  */
 import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
+import { type CommitMessage, commitHash, decodeCommit } from "../../protocol/codec.js";
+import { checkCommit, peerIdString, type SignatureCheck } from "../../protocol/signing.js";
 import { admissionFrom, rankFits } from "../chain/admission.js";
 import { chained, type Commit, type EncodedCommit } from "../chain/commit.js";
-import { commitFromBytes } from "../chain/commit-wire.js";
+import { commitFromWire } from "../chain/commit-wire.js";
+import { sharedVerifier } from "../chain/signatures.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Peers } from "../network/peers.js";
@@ -25,24 +28,90 @@ export interface AnchorParts {
   readonly log: Logger;
   /** Charges a peer that served a commit failing verification (absent: nobody is charged). */
   readonly blame?: (peer: string, reason: string, cost: number) => void;
+  /**
+   * The run's algorithm's payload check (gossip validation runs the same): a served commit with a
+   * payload no honest node can make is refused here, never applied (finding 13). Absent: none.
+   */
+  readonly payloadProblem?: (payload: Uint8Array, iteration: number) => string | null;
+  /** The Ed25519 check (absent: the process's shared, cached one; a test may count calls). */
+  readonly check?: SignatureCheck;
+}
+
+/** What a caller asked a commits reply for: what it can use, so nothing else costs a verification. */
+export interface ReplyWanted {
+  /** The first iteration asked: commits before it are skipped unverified. */
+  readonly from?: number;
+  /** The last iteration of use: commits after it are dropped unverified. */
+  readonly upTo?: number;
+  /** The hash the first commit kept must chain to (our head's, on a pull). */
+  readonly after?: Uint8Array;
+}
+
+function admitted(s: AnchorParts, m: CommitMessage): boolean {
+  return s.peers.admits(peerIdString(m.proposer)) && m.entries.every((e) => s.peers.admits(peerIdString(e.author)));
+}
+
+/** Why a served commit is refused before or after its signatures (null: it holds). */
+function payloadsProblem(s: AnchorParts, m: CommitMessage): string | null {
+  if (!s.payloadProblem) return null;
+  for (const [i, e] of m.entries.entries()) {
+    const problem = s.payloadProblem(e.payload, m.iteration);
+    if (problem) return `entries[${i}]: ${problem}`;
+  }
+  return null;
 }
 
 /**
- * A commits reply, verified exactly like gossip: each commit's signatures here (commitFromBytes,
- * the check gossip validation runs); its rank and checksum are the caller's to check. Stops at the
- * first commit that fails (its server is charged); returns the commits before it, in order.
+ * A commits reply, verified exactly like gossip: each commit's signatures (checkCommit, the check
+ * gossip validation runs) and payloads (the algorithm's check); its rank and checksum are the
+ * caller's to check. A reply may hold 256 commits of 1,000 entry signatures each, so what costs
+ * nothing comes first (finding 5): only the iterations `want` names are kept, and only the run
+ * linked by hash from the first (to `want.after` when given), cut at the first break, before any
+ * signature is verified. Then each is verified in order, and the first that fails (its server is
+ * charged) ends the reply. Returns the commits before it, in order.
  */
-export function verifiedReply(s: AnchorParts, peer: PeerId, got: readonly Uint8Array[]): EncodedCommit[] {
-  const out: EncodedCommit[] = [];
+export function verifiedReply(s: AnchorParts, peer: PeerId, got: readonly Uint8Array[], want: ReplyWanted = {}): EncodedCommit[] {
+  const refuse = (why: string) => {
+    const reason = `served a commit that does not verify: ${why}`;
+    s.log.warn({ peer: peer.toString(), reason }, "commits reply refused");
+    s.blame?.(peer.toString(), reason, PENALTY.badReply);
+  };
+  const linked: { m: CommitMessage; bytes: Uint8Array }[] = [];
+  let prevHash = want.after;
   for (const bytes of got) {
+    let m: CommitMessage;
     try {
-      out.push(commitFromBytes(bytes));
+      m = decodeCommit(bytes);
     } catch (err) {
-      const reason = `served a commit that does not verify: ${(err as Error).message}`;
-      s.log.warn({ peer: peer.toString(), reason }, "commits reply refused");
-      s.blame?.(peer.toString(), reason, PENALTY.badReply);
+      refuse((err as Error).message);
       break;
     }
+    if (want.from !== undefined && m.iteration < want.from) continue;
+    if (want.upTo !== undefined && m.iteration > want.upTo) break;
+    const last = linked.at(-1);
+    if (last && m.iteration !== last.m.iteration + 1) break;
+    if (prevHash && !equalBytes(m.prevHash, prevHash)) break;
+    // A member run's commits are all members' (gossip drops the others): a non-member's ends the
+    // run here, before its signatures.
+    if (!admitted(s, m)) break;
+    linked.push({ m, bytes });
+    prevHash = commitHash(bytes);
+  }
+  const out: EncodedCommit[] = [];
+  const check = s.check ?? sharedVerifier.check;
+  for (const { m, bytes } of linked) {
+    const problem = payloadsProblem(s, m);
+    if (problem) {
+      refuse(problem);
+      break;
+    }
+    try {
+      checkCommit(m, bytes, check);
+    } catch (err) {
+      refuse((err as Error).message);
+      break;
+    }
+    out.push({ commit: commitFromWire(m), encoded: bytes });
   }
   return out;
 }
@@ -62,7 +131,7 @@ export async function anchorRun(s: AnchorParts, peer: PeerId, from: number, unti
   // In a member run, a run with a non-member proposer or author is no run of ours (gossip drops
   // such commits; /commits replies are checked here), so Sybils cannot anchor a joiner there.
   const admitted = (c: EncodedCommit) => s.peers.admits(c.commit.proposer) && c.commit.entries.every((e) => s.peers.admits(e.author.id));
-  const verified = verifiedReply(s, peer, got);
+  const verified = verifiedReply(s, peer, got, { from });
   const cut = verified.findIndex((c) => !admitted(c));
   const run = cut < 0 ? verified : verified.slice(0, cut);
   const first = run[0];

@@ -17,7 +17,8 @@ import { detach, type Logger } from "../observe/logger.js";
 import type { FaultReporter } from "../observe/faults.js";
 import type { ChainFix } from "./chain-fix.js";
 import { PENALTY } from "../chain/penalties.js";
-import { ANCHOR_QUORUM, joinerReference, verifiedReply } from "./anchor-run.js";
+import { ANCHOR_QUORUM, joinerReference, type ReplyWanted, verifiedReply } from "./anchor-run.js";
+import { PullHints } from "./pull-hints.js";
 import { chainBehind, excludedBy, holdersFirst, linkedTo } from "./chain-behind.js";
 import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
 import {
@@ -71,6 +72,8 @@ export interface SyncParts {
   readonly faults: FaultReporter;
   /** Weights in the run's model (float32 or packed words): a snapshot has weightCount x 4 bytes. */
   readonly weightCount: number;
+  /** The run's algorithm's payload check: served commits are checked as gossiped ones are (finding 13). */
+  readonly payloadProblem?: (payload: Uint8Array, iteration: number) => string | null;
 }
 
 export interface JoinOptions {
@@ -89,6 +92,8 @@ export type FoundSnapshot = VerifiedSnapshot & { readonly via: string };
 const REPAIR_CANDIDATES = 4;
 
 export class CatchUp {
+  /** Whose hints are worth a pull (finding 5: a liar's heartbeats are not an 8 MiB fetch each). */
+  private readonly hints = new PullHints();
   /** A joiner's DHT snapshot lookup, started while it still hears its peers' heads. */
   private joinPlan: { lookup: ReturnType<SnapshotPlanner["plan"]>; startedAt: number } | null = null;
 
@@ -195,9 +200,14 @@ export class CatchUp {
     return !failed;
   }
 
-  /** A commits reply, verified exactly like gossip (anchor-run.ts); the rounds check rank and checksum. */
-  verifiedReply(peer: PeerId, got: readonly Uint8Array[]): EncodedCommit[] {
-    return verifiedReply(this.s, peer, got);
+  /** A commits reply, verified exactly like gossip (anchor-run.ts), only as far as `want`; the rounds check rank and checksum. */
+  verifiedReply(peer: PeerId, got: readonly Uint8Array[], want: ReplyWanted = {}): EncodedCommit[] {
+    return verifiedReply(this.s, peer, got, want);
+  }
+
+  /** Whether a hint from `peer` is worth a pull: its last one was proven, or it has none (pull-hints.ts). */
+  hintWorth(peer: string): boolean {
+    return this.hints.worth(peer);
   }
 
   /**
@@ -225,10 +235,19 @@ export class CatchUp {
    * how many applied.
    */
   async pullFrom(peer: PeerId): Promise<number> {
-    if (this.s.fix.busy) return 0;
-    // A claimant that serves nothing (a liar, or a peer not ready) costs one failed request.
+    if (this.s.fix.busy || !this.hints.worth(peer.toString())) return 0;
+    // A claimant that serves nothing (a liar, or a peer not ready) costs one failed request, and
+    // its hints are not taken for a while after (pull-hints.ts). Only the commits chained onto our
+    // head are verified: a static reply of pre-signed commits costs no signature check.
     const got = await fetchCommits(this.s.libp2p, peer, this.s.runId, this.head).catch(() => []);
-    return this.applyReply(this.verifiedReply(peer, got));
+    const applied = this.applyReply(this.verifiedReply(peer, got, this.fromHead()));
+    this.hints.outcome(peer.toString(), applied > 0);
+    return applied;
+  }
+
+  /** What a pull from our head can use: commits from it, chained onto the commit we applied last. */
+  private fromHead(): ReplyWanted {
+    return { from: this.head, after: this.s.rounds.headHash };
   }
 
   /**
@@ -261,7 +280,7 @@ export class CatchUp {
       let got: EncodedCommit[] = [];
       for (const p of connected) {
         const bytes = await fetchCommits(this.s.libp2p, p, this.s.runId, this.head).catch(() => []);
-        got = this.verifiedReply(p, bytes);
+        got = this.verifiedReply(p, bytes, this.fromHead());
         if (got.length > 0) break;
       }
       if (got.length === 0) return;

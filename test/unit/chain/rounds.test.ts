@@ -332,8 +332,10 @@ describe("rounds under a flood", () => {
     const rounds = new Rounds(self.author, run, initialReplica(run), transport, { roundTimeoutMs: 1000, stopAt: 10, contribute: false }, log);
     const payload = new Uint8Array(run.algorithm.maxPayloadBytes);
     const parent = new Uint8Array(32);
-    // One signer, a contribution for each of the next 100 iterations.
-    for (let t = 1; t <= 100; t++) rounds.onContribution(signedContribution(flooder, run.runId, t, payload).c, t, parent);
+    // One signer, contributions on 4 parents for each of the next 100 iterations (those past
+    // FUTURE_ITERATIONS are not held at all).
+    for (let t = 1; t <= 100; t++)
+      for (let p = 0; p < 4; p++) rounds.onContribution(signedContribution(flooder, run.runId, t, payload, new Uint8Array(32).fill(p)).c, t, new Uint8Array(32).fill(p));
     assert.equal(rounds.held().contributions, ROUND_CAPS.futureContributionsPerSigner);
     // Many signers for one iteration (signatures are the validator's: not checked here).
     const many = ROUND_CAPS.contributionsPerIteration + 50;
@@ -343,11 +345,11 @@ describe("rounds under a flood", () => {
 
     const commitAt = (proposer: TestKey, iteration: number, rank: number) =>
       signedCommit(proposer, { runId: run.runId, iteration, checksum: new Uint8Array(32), rank }, [{ key: proposer, payload }]);
-    // One proposer, commits for 100 later iterations.
-    for (let t = 1; t <= 100; t++) rounds.onCommit(commitAt(flooder, t, 0));
+    // One proposer, 4 commits for each of 100 later iterations.
+    for (let t = 1; t <= 100; t++) for (let rank = 0; rank < 4; rank++) rounds.onCommit(commitAt(flooder, t, rank));
     assert.equal(rounds.held().commits, ROUND_CAPS.pendingCommitsPerSigner);
-    // Many proposers, competing commits for one later iteration (200 is past the flooder's).
-    for (const [i, k] of signers.entries()) rounds.onCommit(commitAt(k, 200, i));
+    // Many proposers, competing commits for one later iteration (7 is past the flooder's 4).
+    for (const [i, k] of signers.entries()) rounds.onCommit(commitAt(k, 7, i));
     assert.equal(rounds.held().commits, ROUND_CAPS.pendingCommitsPerSigner + ROUND_CAPS.pendingCommitsPerIteration);
   });
 });

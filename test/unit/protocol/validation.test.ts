@@ -220,6 +220,21 @@ describe("gossip validation", () => {
           ),
       },
     ],
+    OVER_BUDGET: [
+      {
+        // Finding 11: a signer past its notices' rate.
+        verdict: "ignore",
+        run: () =>
+          toVerdict(() =>
+            validateHeartbeat(signedHeartbeat(KEY_A, { runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT }), context({ noticeBudget: () => false })),
+          ),
+      },
+      {
+        // Finding 5: more newcomer proposers for the iteration than this node verifies entries of.
+        verdict: "ignore",
+        run: () => toVerdict(() => validateCommit(commit(), context({ mayVerifyEntries: () => false }))),
+      },
+    ],
     BAD_PAYLOAD: [
       {
         verdict: "reject",
