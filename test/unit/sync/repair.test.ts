@@ -408,10 +408,8 @@ describe("the end of a run (settleAtEnd)", () => {
 function genesisChain(head: number, authorsAt: (t: number) => readonly TestKey[]): { chain: EncodedCommit[]; state: Replica } {
   const state = initialReplica(run);
   const chain: EncodedCommit[] = [];
-  for (let t = 0; t <= head; t++) {
-    const parent = t === 0 ? ZERO_HASH : chained(chain[t - 1]).hash;
-    chain.push(next(state, t, parent, t === 0 ? authorsAt(0) : authorsAt(t - 1), 0, authorsAt(t)));
-  }
+  chain.push(next(state, 0, ZERO_HASH, authorsAt(0), 0, authorsAt(0)));
+  for (let t = 1; t <= head; t++) chain.push(nextOn(state, chain, t, authorsAt(t)));
   return { chain, state };
 }
 
