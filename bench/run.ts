@@ -4,6 +4,7 @@
  */
 
 import { adversarySection } from "./adversary.js";
+import { adversarySections } from "./adversary-sections.js";
 import { byzantineSection } from "./byzantine.js";
 import { clipSection } from "./clip.js";
 import { dockerSection } from "./docker.js";
@@ -51,6 +52,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   clip: clipSection,
   byzantine: byzantineSection,
   adversary: adversarySection,
+  ...adversarySections,
 };
 
 const onlyIdx = process.argv.indexOf("--only");

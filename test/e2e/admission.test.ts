@@ -55,7 +55,6 @@ describe("admission from the verified chain (real processes)", () => {
     const f = admissionFigures(chain, new Set(ids), crowd.ids, 1);
     // The crowd's messages reached the commits (they are valid), a few a commit.
     assert.ok(crowd.counts.sent >= 1024, `crowd sent ${crowd.counts.sent}`);
-    assert.ok(f.hostileEntries >= 1, "some Sybil entries were admitted (the attack reached the proposer)");
     assert.ok(f.maxNewcomers <= NEWCOMER_SLOTS, `a commit took ${f.maxNewcomers} newcomers`);
     // The Sybils sort before every member by claimed join time, but members go first: every
     // commit holds an honest entry. (How many hold every honest author depends on who was late

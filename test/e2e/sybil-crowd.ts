@@ -6,7 +6,7 @@
  * the earliest place in timestamp order does. Tests and the adversary benchmark share it.
  */
 import { commitHash, decodeCommit, encodeContribution } from "../../protocol/codec.js";
-import { toHex } from "../../protocol/bytes.js";
+import { sha256Hex, toHex } from "../../protocol/bytes.js";
 import { contributionSignedBytes, MIN_JOINED_AT } from "../../protocol/signing.js";
 import { stringifyTopic } from "../../protocol/topics.js";
 import { type TestKey, testKeys } from "../helpers/chain-keys.js";
@@ -51,7 +51,9 @@ export async function startSybilCrowd(nodes: readonly Node[], runId: string, siz
     busy = true;
     counts.commits++;
     void (async () => {
-      for (const k of keys) {
+      // Best first: the newcomer slots go by H(runId, t, author), so those are the ones worth sending early.
+      const ranked = keys.map((k) => ({ k, h: sha256Hex(`${runId}/${iteration}/${k.author.id}`) })).sort((a, b) => (a.h < b.h ? -1 : 1));
+      for (const { k } of ranked) {
         if (!running) break;
         const m = { runId, iteration, author: k.bytes, joinedAt: MIN_JOINED_AT, payload, parentHash, signature: new Uint8Array(0) };
         await attacker.publish(contributionTopic, encodeContribution({ ...m, signature: k.sign(contributionSignedBytes(m)) }));
