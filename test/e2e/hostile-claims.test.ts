@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { peerIdBytes } from "../../node/network/peer-bytes.js";
 import { encodeCommit } from "../../protocol/codec.js";
+import { FUTURE_ITERATIONS } from "../../protocol/limits.js";
 import { signedHeartbeat } from "../helpers/chain-keys.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
@@ -40,11 +41,14 @@ describe("hostile claims", () => {
       // Item 1: the author is an identity multihash of 36 bytes that are no public key.
       const bogus = Uint8Array.of(0x00, 36, ...new Uint8Array(36).fill(1));
       const payload = new Uint8Array(8).fill(1);
-      // Well ahead of the test's (lagging) view of the head, so a fast swarm has not passed it
-      // (an old iteration is ignored before its author is read) yet inside the window.
+      // Ahead of the test's (lagging) view of the head, so a fast swarm has not passed one of them
+      // (an old iteration is ignored before its author is read), and within the 8 iterations
+      // ahead a node holds (FUTURE_ITERATIONS; farther is ignored unread).
+      const from = head();
+      for (let ahead = 1; ahead <= FUTURE_ITERATIONS; ahead++) {
       const badCommit = encodeCommit({
         runId,
-        iteration: head() + 50,
+        iteration: from + ahead,
         prevHash: new Uint8Array(32),
         checksum: new Uint8Array(32),
         rank: 0,
@@ -53,6 +57,7 @@ describe("hostile claims", () => {
         entries: [{ author: bogus, joinedAt: JOINED_AT, payload, signature: new Uint8Array(64) }],
       });
       await attacker.publish(commitTopic, badCommit);
+      }
 
       // Item 4: heartbeats claiming far-ahead heads, every 50 ms until the run ends. head() is what
       // the test last read from a node's log and may lag it, so +5000 is the claim that is surely
