@@ -273,9 +273,10 @@ export function validateContribution(data: Uint8Array, ctx: GossipContext): Cont
   checkMember(author, ctx);
   checkRun(m.runId, ctx);
   const old = m.iteration < ctx.head;
-  if (!old) checkWindow(m.iteration, ctx);
+  // A malformed payload is refused whatever its iteration (a stateless check, cheaper than none).
   checkPayload(m.payload, m.iteration, ctx, "contribution");
   checkStaleness(m.staleness, ctx, "contribution", m.iteration);
+  if (!old) checkWindow(m.iteration, ctx);
   if (!equalBytes(encodeContribution(m), data))
     throw new GossipValidationError("NOT_CANONICAL", "contribution is not in its canonical encoding", { iteration: m.iteration });
   if (!old) checkSeen("contribution", author, m.iteration, data, ctx, false);

@@ -6,6 +6,7 @@ import "../../node/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { encodeContribution } from "../../protocol/codec.js";
+import { FUTURE_ITERATIONS } from "../../protocol/limits.js";
 import { contributionSignedBytes } from "../../protocol/signing.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../protocol/run-spec.js";
@@ -44,40 +45,43 @@ describe("hostile gossip", () => {
         "iteration 10",
       );
 
-      // Beyond the acceptance window (head + 1024): ignored. Iterations 600 and 601 are inside it but
-      // past the end of this run (150): checked, stored when valid, never applied. (An iteration
-      // the nodes may already have passed would be ignored as old before its payload is checked.)
+      // Beyond the acceptance window (FUTURE_ITERATIONS = 8 past the head): ignored. The others are
+      // a few iterations past the head a node last logged, so inside the window when they arrive
+      // (an iteration the nodes have passed would be ignored as old before its payload is
+      // checked): checked, stored when valid, never applied (their parent is no commit of ours).
       const future = 100_000 - 10;
+      const near = () => Math.max(...nodes[0].lines.filter((l) => l.msg === "applied").map((l) => l.iteration ?? 0)) + FUTURE_ITERATIONS - 2;
+      const slot = near();
       const payload = new Uint8Array(8).fill(90);
       // Signed by an attacker over the start of the chain's parent, as its own contributions.
       const signed = (by: Attacker, iteration: number, p: Uint8Array, run = runId) => {
         const m = { runId: run, iteration, author: by.bytes, joinedAt: JOINED_AT, payload: p, parentHash: new Uint8Array(32), signature: new Uint8Array(0) };
         return { ...m, signature: by.sign(contributionSignedBytes(m)) };
       };
-      const ok = encodeContribution(signed(attacker, 600, payload));
-      const other = encodeContribution(signed(attacker, 600, new Uint8Array(8).fill(91)));
+      const ok = encodeContribution(signed(attacker, slot, payload));
+      const other = encodeContribution(signed(attacker, slot, new Uint8Array(8).fill(91)));
       // Four identities: after a few rejects gossipsub graylists a sender and drops what it sends
       // next before validation sees (and logs) it (when depends on its score heartbeat), and an
       // oversized frame can cost the sender its stream; so the ignored kinds, the rejected kinds,
       // the forged signature and the oversized one each have their own.
-      const rounds: [Attacker, Uint8Array[]][] = [
+      const rounds: [Attacker, (Uint8Array | (() => Uint8Array))[]][] = [
         // The future one first: the equivocation (ok, other) costs the attacker its score at once.
         [attacker, [encodeContribution(signed(attacker, future, payload)), ok, ok, other]],
         [
           rejecter,
           [
             Uint8Array.from([0xff, 0xff, 0xff, 0x01, 0x02]),
-            encodeContribution(signed(rejecter, 601, payload, "ab".repeat(32))),
-            encodeContribution(signed(rejecter, 601, new Uint8Array(8).fill(0x80))),
-            encodeContribution(signed(rejecter, 601, new Uint8Array(3))),
+            () => encodeContribution(signed(rejecter, near(), payload, "ab".repeat(32))),
+            () => encodeContribution(signed(rejecter, near(), new Uint8Array(8).fill(0x80))),
+            () => encodeContribution(signed(rejecter, near(), new Uint8Array(3))),
           ],
         ],
-        [forger, [encodeContribution({ ...signed(forger, 602, payload), signature: new Uint8Array(64).fill(3) })]],
+        [forger, [() => encodeContribution({ ...signed(forger, near(), payload), signature: new Uint8Array(64).fill(3) })]],
         [oversized, [new Uint8Array(200_000).fill(7)]],
       ];
       for (const [by, list] of rounds) {
         for (const data of list) {
-          await by.publish(topic, data);
+          await by.publish(topic, typeof data === "function" ? data() : data);
           await sleep(30);
         }
       }
@@ -88,7 +92,7 @@ describe("hostile gossip", () => {
       const seenCode = (code: string) => nodes.some((n) => n.lines.some((l) => l.msg === "gossip not accepted" && l.code === code));
       const resend: [string, Attacker, (i: number) => Uint8Array][] = [
         ["TOO_LARGE", oversized, (i) => new Uint8Array(4096 + i).fill(7)],
-        ["BAD_SIGNATURE", forger, (i) => encodeContribution({ ...signed(forger, 610 + i, payload), signature: new Uint8Array(64).fill(3) })],
+        ["BAD_SIGNATURE", forger, (i) => encodeContribution({ ...signed(forger, near() + (i % 2), payload), signature: new Uint8Array(64).fill(3) })],
       ];
       for (const [code, by, make] of resend)
         for (let i = 0; i < 10 && !seenCode(code); i++) {
@@ -134,7 +138,7 @@ describe("hostile gossip", () => {
       // evidence and charges the attacker, its signer.
       for (const n of nodes) {
         assert.ok(
-          n.lines.some((l) => l.msg === "equivocation: two signed messages for one slot" && l.signer === attackerId && l.iteration === 600),
+          n.lines.some((l) => l.msg === "equivocation: two signed messages for one slot" && l.signer === attackerId && l.iteration === slot),
           "evidence held against the attacker",
         );
         assert.ok(n.lines.some((l) => l.msg === "peer penalised" && l.peer === attackerId), "the attacker is penalised");
