@@ -86,6 +86,17 @@ describe("gossip validation", () => {
     return encodeContribution({ ...signed, ...(over.signature ? { signature: over.signature } : {}), ...(over.author ? { author: over.author } : {}) });
   };
 
+  /** KEY_B's valid message of each kind (what the membership and exclusion cases send). */
+  function messageOfB(kind: (typeof TOPIC_KINDS)[number]): Uint8Array {
+    return {
+      contribution: () => contribution({}, KEY_B),
+      commit: () => signedCommit(KEY_B, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0 }, [{ key: KEY_B, payload: filled(SIZE, 2) }]).encoded,
+      leave: () => signedLeave(KEY_B, RUN, HEAD),
+      heartbeat: () => signedHeartbeat(KEY_B, { runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT }),
+      proof: () => signedProof(KEY_B, { runId: RUN, iteration: HEAD - 1, commitHash: filled(32, 4), accused: KEY_A.bytes }),
+    }[kind]();
+  }
+
   /** A commit by KEY_A with entries signed by KEY_A and KEY_B (or the given payloads). */
   const commit = (over: { runId?: string; iteration?: number; rank?: number } = {}, payloads = [filled(SIZE, 1), filled(SIZE, 2)]) =>
     signedCommit(
@@ -326,14 +337,7 @@ describe("gossip validation", () => {
       run: () =>
         toVerdict(() => {
           const ctx = context({ excluded: (p) => p === peerIdString(KEY_B.bytes) });
-          const byB = {
-            contribution: () => contribution({}, KEY_B),
-            commit: () => signedCommit(KEY_B, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0 }, [{ key: KEY_B, payload: filled(SIZE, 2) }]).encoded,
-            leave: () => signedLeave(KEY_B, RUN, HEAD),
-            heartbeat: () => signedHeartbeat(KEY_B, { runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT }),
-            proof: () => signedProof(KEY_B, { runId: RUN, iteration: HEAD - 1, commitHash: filled(32, 4), accused: KEY_A.bytes }),
-          }[kind]();
-          return GOSSIP_VALIDATORS[kind](byB, ctx);
+          return GOSSIP_VALIDATORS[kind](messageOfB(kind), ctx);
         }),
     })),
     NOT_MEMBER: [
@@ -343,14 +347,7 @@ describe("gossip validation", () => {
           toVerdict(() => {
             // KEY_B's message of each kind, in a run that admits only KEY_A.
             const ctx = context({ admits: (p) => p === AUTHOR });
-            const byB = {
-              contribution: () => contribution({}, KEY_B),
-              commit: () => signedCommit(KEY_B, { runId: RUN, iteration: HEAD, prevHash: filled(32, 0), checksum: filled(32, 3), rank: 0 }, [{ key: KEY_B, payload: filled(SIZE, 2) }]).encoded,
-              leave: () => signedLeave(KEY_B, RUN, HEAD),
-              heartbeat: () => signedHeartbeat(KEY_B, { runId: RUN, iteration: HEAD, checksum: filled(32, 1), joinedAt: TEST_JOINED_AT }),
-              proof: () => signedProof(KEY_B, { runId: RUN, iteration: HEAD - 1, commitHash: filled(32, 4), accused: KEY_A.bytes }),
-            }[kind]();
-            return GOSSIP_VALIDATORS[kind](byB, ctx);
+            return GOSSIP_VALIDATORS[kind](messageOfB(kind), ctx);
           }),
       })),
       {
