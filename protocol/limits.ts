@@ -13,6 +13,13 @@ export const MAX_PAYLOAD_BYTES = 4096;
 export const SIGNATURE_BYTES = 64;
 /** Most entries in one commit: bounds the swarm size a single round can include. */
 export const MAX_COMMIT_ENTRIES = 1024;
+/**
+ * Most entries in one commit of an open run (no RunSpec `members`): the seats. A crowd of free
+ * identities can hold at most this many, so what it costs a round is bounded whatever its size;
+ * members that contributed to more of the recent commits keep their seats first
+ * (node/chain/admission.ts). A member run's commits hold up to MAX_COMMIT_ENTRIES.
+ */
+export const OPEN_SEATS = 64;
 /** Most exclusions one commit may record (audits' fraud proofs; see node/chain/audits.ts). */
 export const MAX_COMMIT_EXCLUSIONS = 8;
 /**

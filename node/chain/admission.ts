@@ -8,8 +8,12 @@
  *   every usable member entry before any newcomer's, and at most NEWCOMER_SLOTS newcomers, picked
  *   by H(runId, t, author): a crowd of free identities enters a few a round, whatever join time
  *   it claims, and can never push a member out.
- * - **Proposers** of t are the authors of commit t-1 (the "base"), ranked by H(runId, t, peer):
- *   members witnessed at least PROBATION iterations first, then newer ones, then the demoted.
+ * - **Proposers** of t are the authors of commit t-1 (the "base"), ranked by H(runId, t, peer) in
+ *   tiers: the proven (proposers of a commit of the window, from PROVEN_FROM on), then members witnessed at least
+ *   PROBATION iterations, then newer ones, then the demoted. A crowd of members that contribute
+ *   but never commit so ranks after every proposer that does, instead of costing a round's tick
+ *   each; once every AUDITION_EVERY iterations the best unproven senior ranks first (its turn to
+ *   become proven: a silent one is then passed over, below, and costs that one tick).
  * - **Thin commits and censors**: a commit that keeps at most half of its predecessor's authors is
  *   thin. After a thin commit t-1 the authors it left out stay in the base of t and rank before its
  *   proposer, so one proposer that omits the others cannot make itself the only proposer. If an
@@ -31,6 +35,10 @@ import { type Commit, proposerOrder, rankOf, ZERO_HASH } from "./commit.js";
 export const PROPOSER_WINDOW = 16;
 /** Iterations a newly witnessed member ranks after the others as a proposer. */
 export const PROBATION = 8;
+/** The first iteration whose proposers are ranked proven first. */
+export const PROVEN_FROM = 2 * PROPOSER_WINDOW;
+/** Every this many iterations an unproven senior holds rank 0 (the audition). */
+export const AUDITION_EVERY = PROPOSER_WINDOW;
 /** Most newcomer entries (authors not in the window) one commit may hold. */
 export const NEWCOMER_SLOTS = 4;
 
@@ -54,6 +62,14 @@ export interface Admission {
   readonly expected: readonly string[];
   /** Authors of the window's commits: their entries go before newcomers'. */
   readonly members: ReadonlySet<string>;
+  /** Proposers of the window's commits (the proven): a crowd of free identities cannot grow it. */
+  readonly proven: ReadonlySet<string>;
+  /**
+   * How many of the window's commits hold each member's entry: where a commit has fewer seats
+   * than members (OPEN_SEATS), the most included keep theirs, so a member that misses a round or
+   * a few keeps its seat against a crowd that came later.
+   */
+  readonly inclusions: ReadonlyMap<string, number>;
   /**
    * Whether the window was whole (PROPOSER_WINDOW + 1 commits, or back to the chain's first): only
    * then are ranks and the newcomer cap checked strictly (a snapshot joiner's first iterations are not).
@@ -63,7 +79,7 @@ export interface Admission {
 
 /** The start of a chain: no proposers yet (the first commit's own authors rank), no members. */
 export function startAdmission(iteration: number, complete: boolean): Admission {
-  return { iteration, order: [], expected: [], members: new Set(), complete };
+  return { iteration, order: [], expected: [], members: new Set(), proven: new Set(), inclusions: new Map(), complete };
 }
 
 function thin(prev: ReadonlySet<string>, cur: ReadonlySet<string>): boolean {
@@ -111,16 +127,25 @@ export function admissionAt(runId: string, t: number, window: readonly WindowCom
     for (const a of sets[i]) later.add(a);
   }
 
-  const members = new Set<string>();
-  for (let i = 0; i < n; i++) if (run[i].iteration >= t - PROPOSER_WINDOW) for (const a of sets[i]) members.add(a);
+  const inclusions = new Map<string, number>();
+  for (let i = 0; i < n; i++) if (run[i].iteration >= t - PROPOSER_WINDOW) for (const a of sets[i]) inclusions.set(a, (inclusions.get(a) ?? 0) + 1);
+  const members = new Set(inclusions.keys());
   // Senior: witnessed in a commit at least PROBATION iterations before t - 1.
   const senior = new Set<string>();
   for (let i = 0; i < n && run[i].iteration <= t - 1 - PROBATION; i++) for (const a of sets[i]) senior.add(a);
 
-  const tiers: string[][] = [[], [], []];
-  for (const a of base) tiers[demoted.has(a) ? 2 : senior.has(a) ? 0 : 1].push(a);
-  const order = tiers.flatMap((tier) => proposerOrder(runId, t, tier));
-  return { iteration: t, order, expected: [...base], members, complete };
+  // Proven: proposed a commit of the window (so it commits when its rank comes). Not before
+  // PROVEN_FROM: in a chain's first windows every author takes its turn in H order, so the proven
+  // are all who proposed, not the first few.
+  const proven = new Set(t >= PROVEN_FROM ? recent.map((c) => c.proposer) : []);
+  const tiers: string[][] = [[], [], [], []];
+  for (const a of base) tiers[demoted.has(a) ? 3 : proven.has(a) ? 0 : senior.has(a) ? 1 : 2].push(a);
+  const [first, seniors, probation, lowest] = tiers.map((tier) => proposerOrder(runId, t, tier));
+  // The audition: once a window, the best unproven senior ranks first, so a member that has not
+  // proposed lately (a newer honest node, or one the proven kept outranking) gets its turn.
+  const audition = t % AUDITION_EVERY === 0 && seniors.length > 0 ? seniors.splice(0, 1) : [];
+  const order = [...audition, ...first, ...seniors, ...probation, ...lowest];
+  return { iteration: t, order, expected: [...base], members, proven, inclusions, complete };
 }
 
 /**
@@ -160,7 +185,7 @@ export function passedOverBy(admission: Admission, commit: Commit): readonly str
  * Nothing is known to reorder them; the rounds recompute the admission once commits are restored.
  */
 export function partialAdmission(runId: string, t: number, authors: readonly string[]): Admission {
-  return { iteration: t, order: proposerOrder(runId, t, authors), expected: [...authors], members: new Set(authors), complete: true };
+  return { iteration: t, order: proposerOrder(runId, t, authors), expected: [...authors], members: new Set(authors), proven: new Set(), inclusions: new Map(authors.map((a) => [a, 1])), complete: true };
 }
 
 /**

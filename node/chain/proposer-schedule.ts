@@ -8,7 +8,10 @@
  *
  * The quorum rule: with 3 or more expected authors, once a strict majority of them is in (at `q`
  * ms into the round), the rest get as long again (D = q + max(q, QUORUM_GRACE x roundTimeout)),
- * and then the round commits without them; a late author (a joiner) is still waited for. A member
+ * and then the round commits without them; a late author (a joiner) is still waited for. Heads
+ * are free to a crowd of identities, so every proven expected author in (admission.ts: the
+ * proposers of the window) is a quorum too: members that never propose and send late (a Sybil
+ * crowd) cost a round as long again as the proven took, not a tick. A member
  * left out of the last commit (late-authors.ts) is waited for too, with all the expected in, up to
  * D, when its contribution to the last round arrived: a node left out once by a little is back in
  * the next round, a straggler far behind or a dead node costs nothing. An author whose last
@@ -127,8 +130,11 @@ export class ProposerSchedule {
     const late = this.late.recent(t);
     const expected = this.expected(late);
     const missing = expected.filter((a) => !have.has(a));
+    const majority = expected.length >= QUORUM_MIN_EXPECTED && 2 * (expected.length - missing.length) > expected.length;
+    const proven = expected.filter((a) => this.tip.admission.proven.has(a));
+    const provenIn = !majority && proven.length > 0 && proven.every((a) => have.has(a));
     if (missing.length > 0) {
-      if (expected.length < QUORUM_MIN_EXPECTED || 2 * (expected.length - missing.length) <= expected.length) return false;
+      if (!majority && !provenIn) return false;
       if (missing.some((a) => late.includes(a))) return false;
     }
     // Members left out of the last commit: waited for only if they contributed to the last round.

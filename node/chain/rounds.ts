@@ -79,6 +79,8 @@ export interface RoundsOptions {
    * with its own entry only (the censorship attack of finding 1).
    */
   readonly censor?: boolean;
+  /** Most entries a commit may hold: OPEN_SEATS in an open run; absent: MAX_COMMIT_ENTRIES (a member run). */
+  readonly seats?: number;
 }
 
 export class Rounds {
@@ -125,7 +127,7 @@ export class Rounds {
   ) {
     this.history = new AppliedHistory(replica.iteration, replica.checksum());
     this.late = new LateAuthors(opts.roundTimeoutMs);
-    this.checks = new CommitChecks({ runId: run.runId, self: self.id, auditable: run.algorithm.audit !== undefined, staleness: opts.staleness ?? 0 }, this.history, logger, onEvent);
+    this.checks = new CommitChecks({ runId: run.runId, self: self.id, auditable: run.algorithm.audit !== undefined, staleness: opts.staleness ?? 0, seats: opts.seats }, this.history, logger, onEvent);
     this.contributor = new Contributor(self, run, replica, transport.sign, opts.tamper);
     this.stall = new StallWatch(opts.roundTimeoutMs, (gapMs) => {
       if (this.isActive) this.onEvent({ kind: "stalled", iteration: this.head, gapMs });

@@ -3,8 +3,12 @@
  * `size` in-memory Ed25519 keys. On every commit it hears, it signs one contribution per key for
  * the next iteration over that commit's hash, claiming the earliest join time validation accepts
  * (MIN_JOINED_AT) and a valid all-zero payload, and gossips them: what a Sybil crowd that wants
- * the earliest place in timestamp order does. Tests and the adversary benchmark share it.
+ * the earliest place in timestamp order does. It sends first for its keys that are members (authors
+ * of the last PROPOSER_WINDOW commits it heard: their entries go in before any newcomer's), then
+ * for the others best first by H (the newcomer slots' order), so a crowd that cannot sign all its
+ * keys every round keeps the seats it won. Tests and the adversary benchmark share it.
  */
+import { PROPOSER_WINDOW } from "../../node/chain/admission.js";
 import { commitHash, decodeCommit, encodeContribution } from "../../protocol/codec.js";
 import { sha256Hex, toHex } from "../../protocol/bytes.js";
 import { contributionSignedBytes, MIN_JOINED_AT } from "../../protocol/signing.js";
@@ -31,6 +35,8 @@ export async function startSybilCrowd(nodes: readonly Node[], runId: string, siz
   const keys = await testKeys(size, () => MIN_JOINED_AT);
   const counts = { sent: 0, commits: 0 };
   const answered = new Set<string>();
+  /** Authors (hex of their peer id bytes) of the commits heard, by iteration (the last PROPOSER_WINDOW + 1). */
+  const recent = new Map<number, readonly string[]>();
   let busy = false;
   let running = true;
   const payload = new Uint8Array(payloadBytes);
@@ -40,8 +46,11 @@ export async function startSybilCrowd(nodes: readonly Node[], runId: string, siz
     let iteration: number;
     let parentHash: Uint8Array;
     try {
-      iteration = decodeCommit(msg.data).iteration + 1;
+      const commit = decodeCommit(msg.data);
+      iteration = commit.iteration + 1;
       parentHash = commitHash(msg.data);
+      recent.set(commit.iteration, commit.entries.map((e) => toHex(e.author)));
+      for (const i of recent.keys()) if (i < commit.iteration - PROPOSER_WINDOW) recent.delete(i);
     } catch {
       return;
     }
@@ -51,8 +60,11 @@ export async function startSybilCrowd(nodes: readonly Node[], runId: string, siz
     busy = true;
     counts.commits++;
     void (async () => {
-      // Best first: the newcomer slots go by H(runId, t, author), so those are the ones worth sending early.
-      const ranked = keys.map((k) => ({ k, h: sha256Hex(`${runId}/${iteration}/${k.author.id}`) })).sort((a, b) => (a.h < b.h ? -1 : 1));
+      // Members first, then best first: the newcomer slots go by H(runId, t, author).
+      const members = new Set([...recent.values()].flat());
+      const ranked = keys
+        .map((k) => ({ k, member: members.has(toHex(k.bytes)), h: sha256Hex(`${runId}/${iteration}/${k.author.id}`) }))
+        .sort((a, b) => (a.member !== b.member ? (a.member ? -1 : 1) : a.h < b.h ? -1 : 1));
       for (const { k } of ranked) {
         if (!running) break;
         const m = { runId, iteration, author: k.bytes, joinedAt: MIN_JOINED_AT, payload, parentHash, signature: new Uint8Array(0) };

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { admissionAt, NEWCOMER_SLOTS, newcomersOf, PROBATION, PROPOSER_WINDOW, type WindowCommit } from "../../../node/chain/admission.js";
+import { AUDITION_EVERY, admissionAt, NEWCOMER_SLOTS, newcomersOf, PROBATION, PROPOSER_WINDOW, type WindowCommit } from "../../../node/chain/admission.js";
 import { proposerOrder } from "../../../node/chain/commit.js";
 
 const runId = "ab".repeat(32);
 const honest = ["h1", "h2", "h3"];
 const all = [...honest, "x"];
 
-/** Commits 0 .. n-1, each by `proposer(j)` with `authors(j)`. */
-function chain(n: number, authors: (j: number) => string[], proposer: (j: number) => string = (j) => authors(j)[0]): WindowCommit[] {
+/** Commits 0 .. n-1, each by `proposer(j)` (by default its authors in turn) with `authors(j)`. */
+function chain(n: number, authors: (j: number) => string[], proposer: (j: number) => string = (j) => authors(j)[j % authors(j).length]): WindowCommit[] {
   return Array.from({ length: n }, (_, j) => ({ iteration: j, proposer: proposer(j), authors: authors(j), first: j === 0, passedOver: [] }));
 }
 
@@ -31,13 +31,15 @@ describe("admission: proposers from the verified chain (finding 1, censorship)",
 
   it("a censor whose left-out authors came back ranks last for the whole window; a dropped dead peer costs one iteration", () => {
     // x censored at 20; the honest were back at 21 (x included too, as a member).
-    const censored = chain(40, (j) => (j === 20 ? ["x"] : all), (j) => (j === 20 ? "x" : "h1"));
+    const censored = chain(50, (j) => (j === 20 ? ["x"] : all), (j) => (j === 20 ? "x" : honest[j % 3]));
     for (let t = 22; t <= 20 + PROPOSER_WINDOW; t++) {
       const a = admissionAt(runId, t, censored.slice(0, t));
       assert.equal(a.order[a.order.length - 1], "x", `x demoted at ${t}`);
     }
     const after = admissionAt(runId, 21 + PROPOSER_WINDOW, censored.slice(0, 21 + PROPOSER_WINDOW));
-    assert.deepEqual(after.order, proposerOrder(runId, 21 + PROPOSER_WINDOW, all), "once its thin commit left the window, x ranks as anyone");
+    assert.deepEqual(after.order, [...proposerOrder(runId, 21 + PROPOSER_WINDOW, honest), "x"], "once its thin commit left the window, x ranks as any unproven senior");
+    const audition = 3 * AUDITION_EVERY;
+    assert.equal(admissionAt(runId, audition, censored.slice(0, audition)).order[0], "x", "and first at an audition");
     // Two nodes, one dies at 20: the survivor's commits keep itself only.
     const dead = chain(40, (j) => (j < 20 ? ["h1", "h2"] : ["h1"]), () => "h1");
     const at21 = admissionAt(runId, 21, dead.slice(0, 21));
@@ -47,11 +49,12 @@ describe("admission: proposers from the verified chain (finding 1, censorship)",
   });
 
   it("members witnessed for less than PROBATION iterations rank after the others", () => {
-    const w = chain(40, (j) => (j >= 35 ? [...honest, "new"] : honest));
-    const a = admissionAt(runId, 40, w);
+    const w = chain(50, (j) => (j >= 35 ? [...honest, "new"] : honest), (j) => honest[j % 3]);
+    const a = admissionAt(runId, 40, w.slice(0, 40));
     assert.equal(a.order[a.order.length - 1], "new");
-    const later = admissionAt(runId, 35 + PROBATION + 1, chain(35 + PROBATION + 1, (j) => (j >= 35 ? [...honest, "new"] : honest)));
-    assert.deepEqual(later.order, proposerOrder(runId, 35 + PROBATION + 1, [...honest, "new"]), "a senior member after its probation");
+    const later = admissionAt(runId, 35 + PROBATION + 1, w.slice(0, 35 + PROBATION + 1));
+    assert.deepEqual(later.order, [...proposerOrder(runId, 35 + PROBATION + 1, honest), "new"], "a senior member after its probation, unproven: after the proven");
+    assert.equal(admissionAt(runId, 3 * AUDITION_EVERY, w.slice(0, 3 * AUDITION_EVERY)).order[0], "new", "its audition: rank 0");
   });
 
   it("a window that does not reach back PROPOSER_WINDOW + 1 commits (nor to the chain's start) is not complete", () => {
@@ -73,11 +76,26 @@ describe("admission: proposers from the verified chain (finding 1, censorship)",
 describe("admission: silent proposers (a crowd of members that never commit)", () => {
   it("a member passed over by a later-ranked commit ranks last while that commit is in the window", () => {
     const members = [...honest, "s1", "s2"];
-    const w = chain(40, () => members).map((c) => (c.iteration === 30 ? { ...c, passedOver: ["s1", "s2"] } : c));
+    const w = chain(40, () => members, (j) => honest[j % 3]).map((c) => (c.iteration === 30 ? { ...c, passedOver: ["s1", "s2"] } : c));
     const a = admissionAt(runId, 40, w);
     assert.deepEqual(a.order.slice(3).sort(), ["s1", "s2"], "the silent ones last");
-    const later = admissionAt(runId, 47, chain(47, () => members).map((c) => (c.iteration === 30 ? { ...c, passedOver: ["s1"] } : c)));
-    assert.deepEqual(later.order, proposerOrder(runId, 47, members), "once the commit left the window, a rank as anyone's");
+    const later = admissionAt(runId, 47, chain(47, () => members, (j) => honest[j % 3]).map((c) => (c.iteration === 30 ? { ...c, passedOver: ["s1"] } : c)));
+    assert.deepEqual(later.order, [...proposerOrder(runId, 47, honest), ...proposerOrder(runId, 47, ["s1", "s2"])], "once the commit left the window, s1 ranks as s2: unproven");
+  });
+
+  it("a crowd of members that never commit ranks after every proposer that does, but for one audition a window", () => {
+    const crowd = Array.from({ length: 60 }, (_, i) => `s${i}`);
+    const w = chain(100, () => [...honest, ...crowd], (j) => honest[j % 3]);
+    let auditions = 0;
+    for (let t = 40; t < 100; t++) {
+      const { order } = admissionAt(runId, t, w.slice(0, t));
+      const firstHonest = order.findIndex((p) => honest.includes(p));
+      if (t % AUDITION_EVERY === 0) {
+        assert.equal(firstHonest, 1, `audition at ${t}: one silent senior first`);
+        auditions++;
+      } else assert.equal(firstHonest, 0, `iteration ${t}: a proven proposer first`);
+    }
+    assert.equal(auditions, Array.from({ length: 60 }, (_, i) => 40 + i).filter((t) => t % AUDITION_EVERY === 0).length);
   });
 
   it("a window whose pass-overs are not known here is not complete (ranks are then checked loosely)", () => {

@@ -7,6 +7,7 @@ import { chained } from "../../../node/chain/commit.js";
 import { createLogger } from "../../../node/observe/logger.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
+import { OPEN_SEATS } from "../../../protocol/limits.js";
 import { MIN_JOINED_AT } from "../../../protocol/signing.js";
 import { signedCommit, signedContribution, testKeys } from "../../helpers/chain-keys.js";
 
@@ -50,6 +51,39 @@ describe("CommitChecks: admission by the verified chain, not by claimed join tim
     assert.match(events.map((e) => (e.kind === "rejected" ? e.reason : "")).join(), /holds 600 newcomers/);
     const fair = signedCommit(proposer, fields, [...honest, ...sybils.slice(0, NEWCOMER_SLOTS)].map((key) => ({ key, payload: payload() })));
     assert.equal(checks.admissionHolds(fair, admission), true, "members plus the slots' worth of newcomers");
+  });
+
+  it("an open run's seats: members that were in more of the window's commits keep theirs against a crowd of members, and no commit holds more", async () => {
+    const honest = await testKeys(3);
+    const crowd = await testKeys(200, () => MIN_JOINED_AT);
+    const newcomers = await testKeys(10, () => MIN_JOINED_AT);
+    const h = honest.map((k) => k.author.id);
+    // The crowd got in 4 a commit over iterations 24 .. 39 (the window of 40); honest in every commit.
+    const w: WindowCommit[] = Array.from({ length: 41 }, (_, t) => ({
+      iteration: t,
+      proposer: h[t % 3],
+      authors: [...h, ...crowd.slice(0, Math.max(0, 4 * (t - 23))).map((k) => k.author.id)],
+      first: t === 0,
+      passedOver: [],
+    }));
+    const admission = admissionAt(runId, 40, w.slice(0, 40));
+    const usable = [...crowd, ...honest, ...newcomers].map((k) => signedContribution(k, runId, 40, payload()).c);
+    const { checks, events } = checksOf({ seats: OPEN_SEATS });
+    const { entries } = checks.proposal(40, usable, admission);
+    const ids = new Set(entries.map((e) => e.author.id));
+    for (const a of h) assert.ok(ids.has(a), "every honest member keeps its seat");
+    assert.equal(entries.length, OPEN_SEATS, "the seats are full");
+    assert.equal(entries.filter((e) => !admission.members.has(e.author.id)).length, NEWCOMER_SLOTS, "newcomers keep their slots");
+    // Crowd member i came in at 24 + i/4: the 57 member seats left go to the first 56, and one of the 4 that tie next.
+    const seated = entries.map((e) => crowd.findIndex((k) => k.author.id === e.author.id)).filter((i) => i >= 0 && admission.members.has(crowd[i].author.id));
+    assert.equal(seated.length, OPEN_SEATS - NEWCOMER_SLOTS - 3);
+    assert.ok(Math.max(...seated) < 60, `the crowd's seats go to those that came first (${Math.max(...seated)})`);
+    // Every node refuses a commit with more entries than the seats, whatever its window.
+    const fields = { runId, iteration: 40, checksum: new Uint8Array(32), rank: 0, prevHash: new Uint8Array(32).fill(7) };
+    const proposer = honest.find((k) => k.author.id === admission.order[0]) ?? honest[0];
+    const over = signedCommit(proposer, fields, [...honest, ...crowd.slice(0, OPEN_SEATS - 2)].map((key) => ({ key, payload: payload() })));
+    assert.equal(checks.admissionHolds(over, startAdmission(40, false)), false);
+    assert.match(events.map((e) => (e.kind === "rejected" ? e.reason : "")).join(), new RegExp(`holds ${OPEN_SEATS + 1} entries`));
   });
 
   it("a commit whose proposer ranks last (a thin commit's) claiming rank 0 is rejected", async () => {

@@ -70,13 +70,24 @@ const payloadOf = (k: TestKey, t: number) => new Uint8Array(run.algorithm.maxPay
  * The commit for `t` on `parent` (with the state `state` after it, advanced here) by the proposer
  * of rank `rank` over `eligible` (the authors of the parent; the entries' own authors at the start).
  */
-function next(state: Replica, t: number, parent: Uint8Array, eligible: readonly TestKey[], rank: number, authors: readonly TestKey[]): EncodedCommit {
+function next(state: Replica, t: number, parent: Uint8Array, eligible: readonly TestKey[], rank: number, authors: readonly TestKey[], ordered = false): EncodedCommit {
   const entries = authors
     .map((k) => signedContribution(k, run.runId, t, payloadOf(k, t), parent).c)
     .sort((a, b) => compareAuthors(a.author, b.author));
   state.applyIteration(run.algorithm, entries);
-  const proposer = byId.get(proposerOrder(run.runId, t, eligible.map((k) => k.author.id))[rank]) as TestKey;
+  const ids = eligible.map((k) => k.author.id);
+  const proposer = byId.get((ordered ? ids : proposerOrder(run.runId, t, ids))[rank]) as TestKey;
   return signedCommit(proposer, { runId: run.runId, iteration: t, prevHash: parent, checksum: fromHex(state.checksum()), rank }, authors.map((key) => ({ key, payload: payloadOf(key, t) })));
+}
+
+/**
+ * The next commit of `before` (a chain, oldest first) with entries by `authors`, by the proposer
+ * of rank `rank` in the chain's admission (node/chain/admission.ts).
+ */
+function atRank(state: Replica, before: readonly EncodedCommit[], rank: number, authors: readonly TestKey[]): EncodedCommit {
+  const { order } = admissionAfter(run.runId, before.map((c) => c.commit));
+  const ids = order.map((id) => byId.get(id) as TestKey);
+  return next(state, before.length, chained(before[before.length - 1]).hash, ids, rank, authors, true);
 }
 
 /**
@@ -105,11 +116,11 @@ describe("fork resolution", () => {
     const sumC0 = shared.checksum();
     const mine = initialReplica(run);
     mine.reset(afterC0.slice(), 1);
-    const x1 = next(mine, 1, chained(c0).hash, [a, b, c], 0, [a, b, c]);
+    const x1 = atRank(mine, [c0], 0, [a, b, c]);
     const x2 = nextOn(mine, [c0, x1], 2, [c]);
     const other = initialReplica(run);
     other.reset(afterC0.slice(), 1);
-    const y1 = next(other, 1, chained(c0).hash, [a, b, c], 1, [a, b]);
+    const y1 = atRank(other, [c0], 1, [a, b]);
     const y2 = nextOn(other, [c0, y1], 2, [a, b]);
     const theirChain = [c0, y1, y2];
 
@@ -183,14 +194,14 @@ function forked(n: number, ourHead: number, theirHead: number, atTheirs?: (t: nu
   const sharedChain: EncodedCommit[] = [];
   let parent: Uint8Array = ZERO_HASH;
   for (let t = 0; t < n; t++) {
-    sharedChain.push(next(shared, t, parent, [a, b, c], 0, [a, b, c]));
+    sharedChain.push(t === 0 ? next(shared, t, parent, [a, b, c], 0, [a, b, c]) : atRank(shared, sharedChain, 0, [a, b, c]));
     parent = chained(sharedChain[t]).hash;
   }
   const atFork = { weights: shared.weights.slice(), sum: shared.checksum() };
   const side = (rank: number, first: TestKey[], then: TestKey[], head: number, at?: (t: number, state: Replica) => void) => {
     const state = initialReplica(run);
     state.reset(atFork.weights.slice(), n);
-    const out = [next(state, n, parent, [a, b, c], rank, first)];
+    const out = [atRank(state, sharedChain, rank, first)];
     at?.(n, state);
     for (let t = n + 1; t <= head; t++) {
       out.push(nextOn(state, [...sharedChain, ...out], t, then));
