@@ -51,22 +51,19 @@ describe("hostile gossip", () => {
       // checked): checked, stored when valid, never applied (their parent is no commit of ours).
       const future = 100_000 - 10;
       const near = () => Math.max(...nodes[0].lines.filter((l) => l.msg === "applied").map((l) => l.iteration ?? 0)) + FUTURE_ITERATIONS - 2;
-      const slot = near();
       const payload = new Uint8Array(8).fill(90);
       // Signed by an attacker over the start of the chain's parent, as its own contributions.
       const signed = (by: Attacker, iteration: number, p: Uint8Array, run = runId) => {
         const m = { runId: run, iteration, author: by.bytes, joinedAt: JOINED_AT, payload: p, parentHash: new Uint8Array(32), signature: new Uint8Array(0) };
         return { ...m, signature: by.sign(contributionSignedBytes(m)) };
       };
-      const ok = encodeContribution(signed(attacker, slot, payload));
-      const other = encodeContribution(signed(attacker, slot, new Uint8Array(8).fill(91)));
       // Four identities: after a few rejects gossipsub graylists a sender and drops what it sends
       // next before validation sees (and logs) it (when depends on its score heartbeat), and an
       // oversized frame can cost the sender its stream; so the ignored kinds, the rejected kinds,
       // the forged signature and the oversized one each have their own.
       const rounds: [Attacker, (Uint8Array | (() => Uint8Array))[]][] = [
         // The future one first: the equivocation (ok, other) costs the attacker its score at once.
-        [attacker, [encodeContribution(signed(attacker, future, payload)), ok, ok, other]],
+        [attacker, [encodeContribution(signed(attacker, future, payload))]],
         [
           rejecter,
           [
@@ -84,6 +81,20 @@ describe("hostile gossip", () => {
           await by.publish(topic, typeof data === "function" ? data() : data);
           await sleep(30);
         }
+      }
+      // The equivocation: two payloads for one slot, sent back to back, on a slot still ahead of the
+      // nodes when they arrive (rounds of tiny-spsa can take 4 ms on a quiet machine, so a slot
+      // picked before the other kinds were sent was often passed, and ignored as old): again on a
+      // fresh slot until every node holds the pair.
+      const slots: number[] = [];
+      const holds = (n: (typeof nodes)[number]) =>
+        n.lines.some((l) => l.msg === "equivocation: two signed messages for one slot" && l.signer === attacker.id && slots.includes(Number(l.iteration)));
+      for (let i = 0; i < 10 && !nodes.every(holds); i++) {
+        const slot = near();
+        slots.push(slot);
+        await attacker.publish(topic, encodeContribution(signed(attacker, slot, payload)));
+        await attacker.publish(topic, encodeContribution(signed(attacker, slot, new Uint8Array(8).fill(91))));
+        await sleep(300);
       }
       await attacker.publish(commitTopic, Uint8Array.from([1, 2, 3]));
       // A fresh identity's one message was sometimes never validated on a loaded machine (about 1
@@ -138,8 +149,8 @@ describe("hostile gossip", () => {
       // evidence and charges the attacker, its signer.
       for (const n of nodes) {
         assert.ok(
-          n.lines.some((l) => l.msg === "equivocation: two signed messages for one slot" && l.signer === attackerId && l.iteration === slot),
-          "evidence held against the attacker",
+          holds(n),
+          `evidence held against the attacker (slots ${slots.join(", ")})`,
         );
         assert.ok(n.lines.some((l) => l.msg === "peer penalised" && l.peer === attackerId), "the attacker is penalised");
       }
