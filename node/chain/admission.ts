@@ -9,11 +9,12 @@
  *   by H(runId, t, author): a crowd of free identities enters a few a round, whatever join time
  *   it claims, and can never push a member out.
  * - **Proposers** of t are the authors of commit t-1 (the "base"), ranked by H(runId, t, peer) in
- *   tiers: the proven (proposers of a commit of the window, from PROVEN_FROM on), then members witnessed at least
- *   PROBATION iterations, then newer ones, then the demoted. A crowd of members that contribute
- *   but never commit so ranks after every proposer that does, instead of costing a round's tick
- *   each; once every AUDITION_EVERY iterations the best unproven senior ranks first (its turn to
- *   become proven: a silent one is then passed over, below, and costs that one tick).
+ *   tiers: the proven (proposers of a commit of the window, from PROVEN_FROM on), then members
+ *   witnessed at least PROBATION iterations, then newer ones, then the demoted. A crowd of
+ *   members that contribute but never commit so ranks after every proposer that does, instead of
+ *   costing a round's tick each; once every AUDITION_EVERY iterations the best unproven senior
+ *   ranks first (its turn to become proven: a silent one is then passed over, below, and costs
+ *   that one tick).
  * - **Thin commits and censors**: a commit that keeps at most half of its predecessor's authors is
  *   thin. After a thin commit t-1 the authors it left out stay in the base of t and rank before its
  *   proposer, so one proposer that omits the others cannot make itself the only proposer. If an

@@ -83,6 +83,8 @@ export class CommitChecks {
   private audits: Audits | null = null;
   private readonly runId: string;
   private readonly staleness: number;
+  /** Most entries a commit may hold (CheckOptions `seats`). */
+  private readonly seats: number;
 
   /** @param history our applied chain (shared with the rounds, read only here). */
   constructor(
@@ -93,6 +95,7 @@ export class CommitChecks {
   ) {
     this.runId = opts.runId;
     this.staleness = opts.staleness ?? 0;
+    this.seats = opts.seats ?? MAX_COMMIT_ENTRIES;
   }
 
   useAudits(audits: Audits): void {
@@ -161,17 +164,16 @@ export class CommitChecks {
   /**
    * True when the commit's admission holds (admission.ts): its rank is the one its proposer holds
    * in `admission` (computed from the commits before it), it holds at most the run's seats
-   * (counted: always checked) and at most NEWCOMER_SLOTS newcomers; otherwise the commit is rejected and its proposer charged. When the commits before
-   * it are not all held here (`admission.complete` false), demotions and probation may be unknown
+   * (counted: always checked) and at most NEWCOMER_SLOTS newcomers; otherwise the commit is
+   * rejected and its proposer charged. When the commits before it are not all held here (`admission.complete` false), demotions and probation may be unknown
    * to us: a rank is then taken if the proposer is one of the expected authors (or an author of
    * its own entry at a fallback rank), the newcomer cap is not checked, and nobody is charged.
    */
   admissionHolds(received: EncodedCommit, admission: Admission): boolean {
     const { commit } = received;
     // Counted, so checked whatever this node holds of the window.
-    const seats = this.opts.seats ?? MAX_COMMIT_ENTRIES;
-    if (commit.entries.length > seats) {
-      this.reject(received, `holds ${commit.entries.length} entries; a commit of this run holds at most ${seats}`);
+    if (commit.entries.length > this.seats) {
+      this.reject(received, `holds ${commit.entries.length} entries; a commit of this run holds at most ${this.seats}`);
       return false;
     }
     const fit = rankFits(this.runId, admission, commit);
@@ -287,16 +289,13 @@ export class CommitChecks {
       if (admission.members.has(e.author.id)) members.push(e);
       else newcomers.set(e.author.id, e);
     }
-    const seats = this.opts.seats ?? MAX_COMMIT_ENTRIES;
-    const admitted = proposerOrder(this.runId, t, [...newcomers.keys()]).slice(0, Math.min(NEWCOMER_SLOTS, seats));
+    const admitted = proposerOrder(this.runId, t, [...newcomers.keys()]).slice(0, Math.min(NEWCOMER_SLOTS, this.seats));
     // The most included members keep their seats; ties in H order, as proposers are ranked.
-    const rank = new Map(proposerOrder(this.runId, t, members.map((e) => e.author.id)).map((a, i) => [a, i]));
-    const seat = (e: SignedContribution) => [-(admission.inclusions.get(e.author.id) ?? 0), rank.get(e.author.id) ?? 0];
+    const h = new Map(proposerOrder(this.runId, t, members.map((e) => e.author.id)).map((a, i) => [a, i]));
+    const included = (e: SignedContribution) => admission.inclusions.get(e.author.id) ?? 0;
     const kept = members
-      .map((e) => ({ e, key: seat(e) }))
-      .sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1])
-      .slice(0, seats - admitted.length)
-      .map((x) => x.e);
+      .sort((a, b) => included(b) - included(a) || (h.get(a.author.id) ?? 0) - (h.get(b.author.id) ?? 0))
+      .slice(0, this.seats - admitted.length);
     const entries = [...kept, ...admitted.map((a) => newcomers.get(a) as SignedContribution)].sort((a, b) => compareAuthors(a.author, b.author));
     return { entries, exclusions };
   }

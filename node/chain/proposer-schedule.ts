@@ -11,8 +11,8 @@
  * and then the round commits without them; a late author (a joiner) is still waited for. Heads
  * are free to a crowd of identities, so every proven expected author in (admission.ts: the
  * proposers of the window) is a quorum too: members that never propose and send late (a Sybil
- * crowd) cost a round as long again as the proven took, not a tick. A member
- * left out of the last commit (late-authors.ts) is waited for too, with all the expected in, up to
+ * crowd) cost a round as long again as the proven took, not a tick. A member left out of the
+ * last commit (late-authors.ts) is waited for too, with all the expected in, up to
  * D, when its contribution to the last round arrived: a node left out once by a little is back in
  * the next round, a straggler far behind or a dead node costs nothing. An author whose last
  * contribution arrived a little after D (up to 1.5 D) is given up to 1.1 x that, so one that keeps
