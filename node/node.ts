@@ -21,7 +21,6 @@ import "./polyfills.js";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { fromHex } from "../protocol/bytes.js";
 import { SeedswarmError } from "../protocol/errors.js";
-import { MAX_COMMIT_ENTRIES, OPEN_SEATS } from "../protocol/limits.js";
 import { Membership } from "../protocol/membership.js";
 import { peerIdStringBytes } from "../protocol/signing.js";
 import { canonicalJson, type RunSpec, runIdOf } from "../protocol/run-spec.js";
@@ -237,7 +236,7 @@ export class SwarmDaemon {
         tamper: this.faults.tamper,
         censor: this.faults.censor,
         staleness: this.spec.staleness ?? 0,
-        seats: this.membership.open ? OPEN_SEATS : MAX_COMMIT_ENTRIES,
+        seats: this.membership.seats,
       },
       log.child({ module: "rounds" }),
       (e) => this.events.handle(e),

@@ -4,6 +4,7 @@
  * node that knows the runId knows the members, and no peer can add itself. What a member run
  * drops, and where, is written in docs/security.md ("Membership modes").
  */
+import { MAX_COMMIT_ENTRIES, OPEN_SEATS } from "./limits.js";
 import type { RunSpec } from "./run-spec.js";
 
 export class Membership {
@@ -29,6 +30,11 @@ export class Membership {
   /** Members listed by the spec (0 for an open run). */
   get size(): number {
     return this.members?.size ?? 0;
+  }
+
+  /** Most entries a commit of the run may hold: OPEN_SEATS in an open run (limits.ts), else MAX_COMMIT_ENTRIES. */
+  get seats(): number {
+    return this.members === null ? OPEN_SEATS : MAX_COMMIT_ENTRIES;
   }
 
   /** Whether messages, requests and records of this peer id (canonical string) count. */

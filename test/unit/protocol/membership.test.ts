@@ -4,7 +4,7 @@ import { before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { peerIdFromPrivateKey, peerIdFromString } from "@libp2p/peer-id";
 import { base32 } from "multiformats/bases/base32";
-import { MAX_MEMBERS, MAX_SPEC_JSON_BYTES } from "../../../protocol/limits.js";
+import { MAX_COMMIT_ENTRIES, MAX_MEMBERS, MAX_SPEC_JSON_BYTES, OPEN_SEATS } from "../../../protocol/limits.js";
 import { Membership } from "../../../protocol/membership.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { canonicalJson, parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
@@ -73,6 +73,7 @@ describe("RunSpec members", () => {
     assert.deepEqual([m.open, m.size], [false, 2]);
     assert.deepEqual(ids.map((id) => m.admits(id)), [true, true, false]);
     assert.equal(Membership.OPEN.admits(ids[2]), true);
+    assert.deepEqual([open.seats, m.seats], [OPEN_SEATS, MAX_COMMIT_ENTRIES], "an open run's commits hold its seats; a member run's, up to the wire's bound");
   });
 });
 
