@@ -26,7 +26,6 @@
  * (proposer.ts), the events it reports (rounds-event.ts).
  */
 import { equalBytes, toHex } from "../../protocol/bytes.js";
-import type { ContributionMessage } from "../../protocol/codec.js";
 import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
@@ -36,11 +35,12 @@ import { chained, type Commit, type EncodedCommit, type SignedContribution } fro
 import type { Audits } from "./audits.js";
 import { ChainTip } from "./chain-tip.js";
 import { CommitChecks } from "./commit-checks.js";
-import { Contributor, type Tamper } from "./contributor.js";
+import { Contributor } from "./contributor.js";
+import type { RoundsOptions } from "./rounds-options.js";
+import type { RoundsTransport } from "./rounds-transport.js";
 import { LateAuthors } from "./late-authors.js";
 import { LeftOutWatch } from "./left-out-watch.js";
 import { type Equivocation, EvidenceStore } from "./evidence.js";
-import type { Signer } from "./signatures.js";
 import { AppliedHistory, type KeptCommit } from "./applied-history.js";
 import { Proposer } from "./proposer.js";
 import { ProposerSchedule } from "./proposer-schedule.js";
@@ -50,38 +50,8 @@ import type { RoundsEvent } from "./rounds-event.js";
 import { StallWatch } from "./stall-watch.js";
 
 export type { RoundsEvent } from "./rounds-event.js";
-
-export interface RoundsTransport {
-  /** Publishes this node's signed contribution. */
-  publishContribution(m: ContributionMessage): Promise<void>;
-  /** Publishes an encoded, signed commit. */
-  publishCommit(encoded: Uint8Array): Promise<void>;
-  /** Signs with this node's identity key (the key of `self.id`). */
-  sign: Signer;
-}
-
-export interface RoundsOptions {
-  /** Milliseconds; the proposer's wait is half of it, fallbacks step by a quarter. */
-  readonly roundTimeoutMs: number;
-  /** Stop after applying this many iterations (the run length by default). */
-  readonly stopAt: number;
-  /** Compute and publish contributions (false for a node that only follows). */
-  readonly contribute: boolean;
-  /**
-   * Test fault `byzantine:<mode>` (ops/fault-hooks.ts): what this node sends instead of its honest
-   * payload; `other` measures the payload of another author (another batch and direction).
-   */
-  readonly tamper?: Tamper;
-  /** Pipelined rounds: the run's `staleness` (contribution-slots.ts); 0 or absent: none. */
-  readonly staleness?: number;
-  /**
-   * Test fault `censor` (ops/fault-hooks.ts): whenever this node may propose, it commits at once
-   * with its own entry only (the censorship attack of finding 1).
-   */
-  readonly censor?: boolean;
-  /** Most entries a commit may hold: OPEN_SEATS in an open run; absent: MAX_COMMIT_ENTRIES (a member run). */
-  readonly seats?: number;
-}
+export type { RoundsOptions } from "./rounds-options.js";
+export type { RoundsTransport } from "./rounds-transport.js";
 
 export class Rounds {
   /** Authors whose contribution missed its commit: waited for in the next two rounds. */
