@@ -10,24 +10,25 @@
  *   it claims, and can never push a member out.
  * - **Proposers** of t are the authors of commit t-1 (the "base"), ranked by H(runId, t, peer) in
  *   tiers: the proven (proposers of a commit of the window, from PROVEN_FROM on), then members
- *   witnessed at least PROBATION iterations, then newer ones, then the demoted. A crowd of
- *   members that contribute but never commit so ranks after every proposer that does, instead of
- *   costing a round's tick each; once every AUDITION_EVERY iterations the best unproven senior
- *   ranks first (its turn to become proven: a silent one is then passed over, below, and costs
- *   that one tick).
- * - **Thin commits and censors**: a commit that keeps at most half of its predecessor's authors is
- *   thin. After a thin commit t-1 the authors it left out stay in the base of t and rank before its
- *   proposer, so one proposer that omits the others cannot make itself the only proposer. If an
- *   author a thin commit left out is in a later commit of the window (it was alive: the proposer
- *   censored it), that proposer ranks last for as long as its thin commit is in the window. An
+ *   witnessed at least PROBATION iterations, then newer ones, then the demoted (below: the passed
+ *   over, then censors, then the proposer of a thin t-1). A crowd of members that contribute but
+ *   never commit so ranks after every proposer that does, instead of costing a round's tick each;
+ *   once every AUDITION_EVERY iterations the best unproven senior ranks first (its turn to become
+ *   proven: a silent one is then passed over, below, and costs that one tick).
+ * - **Thin commits and censors**: a commit that keeps at most half of its predecessor's authors
+ *   (one author replaced by another, too) is thin. After a thin commit t-1 the authors it left out
+ *   stay in the base of t and rank before its proposer, whatever else they did, so one proposer
+ *   that omits the others cannot make itself the only proposer. If an author a thin commit left
+ *   out is in a later commit of the window (it was alive: the proposer censored it), that
+ *   proposer ranks after the passed over for as long as its thin commit is in the window. An
  *   author that left for good never comes back, so an honest proposer that dropped a dead peer
  *   is demoted for one iteration only.
  * - **Passed over**: members that held a better rank than the commit's proposer did not propose
  *   in time (a silent proposer, such as a Sybil that contributes but never commits); they rank
- *   last while that commit is in the window, so a crowd of silent members costs a round's tick
- *   once each per window, not every round. Who was passed over is known only to a node that
- *   checked that commit against a whole window: a node that did not (a joiner, a restart) checks
- *   ranks loosely until it did for a whole window.
+ *   after the undemoted while that commit is in the window, so a crowd of silent members costs a
+ *   round's tick once each per window, not every round. Who was passed over is known only to a
+ *   node that checked that commit against a whole window: a node that did not (a joiner, a
+ *   restart) checks ranks loosely until it did for a whole window.
  */
 import { equalBytes } from "../../protocol/bytes.js";
 import { type Commit, proposerOrder, rankOf, ZERO_HASH } from "./commit.js";
@@ -83,8 +84,9 @@ export function startAdmission(iteration: number, complete: boolean): Admission 
   return { iteration, order: [], expected: [], members: new Set(), proven: new Set(), inclusions: new Map(), complete };
 }
 
+/** Keeps at most half of prev's authors (one author replaced by another is thin too). */
 function thin(prev: ReadonlySet<string>, cur: ReadonlySet<string>): boolean {
-  if (prev.size < 2) return false;
+  if (prev.size === 0) return false;
   let kept = 0;
   for (const a of cur) if (prev.has(a)) kept++;
   return 2 * kept <= prev.size;
@@ -111,22 +113,26 @@ export function admissionAt(runId: string, t: number, window: readonly WindowCom
   const base = new Set(last);
   if (lastThin) for (const a of sets[n - 2]) base.add(a);
 
-  // Demoted: the proposer of a thin t-1, and censors (thin commits whose left-out authors came back).
-  const demoted = new Set<string>();
-  if (lastThin) demoted.add(run[n - 1].proposer);
-  for (const c of recent) for (const p of c.passedOver ?? []) demoted.add(p);
+  // Demoted, in three tiers, worst last: the passed over (slow, or silent), censors (thin commits
+  // whose left-out authors came back), and the proposer of a thin t-1, which ranks after every
+  // author it left out whatever else they did (else a censor could follow an honest thin commit
+  // made under load with its own and keep the chain).
+  const passed = new Set<string>();
+  for (const c of recent) for (const p of c.passedOver ?? []) passed.add(p);
+  const censors = new Set<string>();
   const later = new Set<string>(last);
   for (let i = n - 2; i >= 1; i--) {
     if (run[i].iteration >= t - PROPOSER_WINDOW && thin(sets[i - 1], sets[i])) {
       for (const a of sets[i - 1]) {
         if (!sets[i].has(a) && later.has(a)) {
-          demoted.add(run[i].proposer);
+          censors.add(run[i].proposer);
           break;
         }
       }
     }
     for (const a of sets[i]) later.add(a);
   }
+  const thinProposer = lastThin ? run[n - 1].proposer : undefined;
 
   const inclusions = new Map<string, number>();
   for (let i = 0; i < n; i++) if (run[i].iteration >= t - PROPOSER_WINDOW) for (const a of sets[i]) inclusions.set(a, (inclusions.get(a) ?? 0) + 1);
@@ -139,13 +145,13 @@ export function admissionAt(runId: string, t: number, window: readonly WindowCom
   // PROVEN_FROM: in a chain's first windows every author takes its turn in H order, so the proven
   // are all who proposed, not the first few.
   const proven = new Set(t >= PROVEN_FROM ? recent.map((c) => c.proposer) : []);
-  const tiers: string[][] = [[], [], [], []];
-  for (const a of base) tiers[demoted.has(a) ? 3 : proven.has(a) ? 0 : senior.has(a) ? 1 : 2].push(a);
-  const [first, seniors, probation, lowest] = tiers.map((tier) => proposerOrder(runId, t, tier));
+  const tiers: string[][] = [[], [], [], [], [], []];
+  for (const a of base) tiers[a === thinProposer ? 5 : censors.has(a) ? 4 : passed.has(a) ? 3 : proven.has(a) ? 0 : senior.has(a) ? 1 : 2].push(a);
+  const [first, seniors, probation, slow, censoring, thinning] = tiers.map((tier) => proposerOrder(runId, t, tier));
   // The audition: once a window, the best unproven senior ranks first, so a member that has not
   // proposed lately (a newer honest node, or one the proven kept outranking) gets its turn.
   const audition = t % AUDITION_EVERY === 0 && seniors.length > 0 ? seniors.splice(0, 1) : [];
-  const order = [...audition, ...first, ...seniors, ...probation, ...lowest];
+  const order = [...audition, ...first, ...seniors, ...probation, ...slow, ...censoring, ...thinning];
   return { iteration: t, order, expected: [...base], members, proven, inclusions, complete };
 }
 

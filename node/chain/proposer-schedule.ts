@@ -10,8 +10,9 @@
  * ms into the round), the rest get as long again (D = q + max(q, QUORUM_GRACE x roundTimeout)),
  * and then the round commits without them; a late author (a joiner) is still waited for. Heads
  * are free to a crowd of identities, so every proven expected author in (admission.ts: the
- * proposers of the window) is a quorum too: members that never propose and send late (a Sybil
- * crowd) cost a round as long again as the proven took, not a tick. A member left out of the
+ * proposers of the window), if they are most of the proven, is a quorum too (`quorumIn`): members
+ * that never propose and send late (a Sybil crowd) cost a round as long again as the proven
+ * took, not a tick. A member left out of the
  * last commit (late-authors.ts) is waited for too, with all the expected in, up to
  * D, when its contribution to the last round arrived: a node left out once by a little is back in
  * the next round, a straggler far behind or a dead node costs nothing. An author whose last
@@ -28,6 +29,20 @@ export const QUORUM_GRACE = 0.02;
 const QUORUM_MIN_EXPECTED = 3;
 /** How far past D a missing author's last arrival may be for it still to be waited for. */
 const STRETCH_LIMIT = 1.5;
+
+/**
+ * Whether the contributions `have` hold a quorum of `expected` (not all of it): a strict majority
+ * of 3 or more, or every proven expected author where those are a strict majority of the proven
+ * (the window's proposers). The second is what a crowd of members that never propose cannot
+ * withhold; it needs a majority of the proven so that a proposer whose peers were dropped from
+ * the last commit is no quorum by itself (it would commit alone, round after round).
+ */
+export function quorumIn(expected: readonly string[], have: ReadonlyMap<string, unknown> | ReadonlySet<string>, proven: ReadonlySet<string>): boolean {
+  const inCount = expected.filter((a) => have.has(a)).length;
+  if (expected.length >= QUORUM_MIN_EXPECTED && 2 * inCount > expected.length) return true;
+  const provenExpected = expected.filter((a) => proven.has(a));
+  return provenExpected.length > 0 && 2 * provenExpected.length > proven.size && provenExpected.every((a) => have.has(a));
+}
 
 export interface ScheduleOptions {
   readonly runId: string;
@@ -130,11 +145,8 @@ export class ProposerSchedule {
     const late = this.late.recent(t);
     const expected = this.expected(late);
     const missing = expected.filter((a) => !have.has(a));
-    const majority = expected.length >= QUORUM_MIN_EXPECTED && 2 * (expected.length - missing.length) > expected.length;
-    const proven = expected.filter((a) => this.tip.admission.proven.has(a));
-    const provenIn = !majority && proven.length > 0 && proven.every((a) => have.has(a));
     if (missing.length > 0) {
-      if (!majority && !provenIn) return false;
+      if (!quorumIn(expected, have, this.tip.admission.proven)) return false;
       if (missing.some((a) => late.includes(a))) return false;
     }
     // Members left out of the last commit: waited for only if they contributed to the last round.

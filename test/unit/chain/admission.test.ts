@@ -29,6 +29,16 @@ describe("admission: proposers from the verified chain (finding 1, censorship)",
     assert.deepEqual(new Set(a.expected), new Set(all), "the round waits for the left-out authors too");
   });
 
+  it("a lone author replaced by another is a thin commit too: a censor after a commit of one honest author does not keep the chain", () => {
+    // The honest were dropped down to h1 alone at 28 (late under load); x commits 29 alone.
+    const w = chain(30, (j) => (j === 28 ? ["h1"] : j === 29 ? ["x"] : all), (j) => (j === 29 ? "x" : "h1"));
+    const a = admissionAt(runId, 30, w);
+    assert.deepEqual(new Set(a.expected), new Set(["h1", "x"]), "h1, left out of 29, stays a proposer of 30");
+    assert.deepEqual(a.order, ["h1", "x"], "x ranks after it");
+    const again = admissionAt(runId, 30, chain(30, (j) => (j >= 28 ? ["h1"] : all), () => "h1"));
+    assert.deepEqual(again.order, ["h1"], "one author keeping itself is not thin");
+  });
+
   it("a censor whose left-out authors came back ranks last for the whole window; a dropped dead peer costs one iteration", () => {
     // x censored at 20; the honest were back at 21 (x included too, as a member).
     const censored = chain(50, (j) => (j === 20 ? ["x"] : all), (j) => (j === 20 ? "x" : honest[j % 3]));
