@@ -8,7 +8,7 @@
  *     honest author, and the honest rate against the same run without them.
  * SEEDSWARM_BENCH_ADVERSARY_ITERATIONS sets the run length (default: tiny-spsa's 200).
  */
-import { NEWCOMER_SLOTS, PROBATION, PROPOSER_WINDOW } from "../node/chain/admission.js";
+import { AUDITION_EVERY, NEWCOMER_SLOTS, PROBATION, PROPOSER_WINDOW, PROVEN_FROM } from "../node/chain/admission.js";
 import { PRESETS } from "../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../protocol/run-spec.js";
 import { admissionFigures, finalChain } from "../test/e2e/admission-analysis.js";
@@ -65,7 +65,7 @@ export async function adversarySection(): Promise<Section> {
       id: "adversary",
       title: "Adversaries: a censoring proposer and a crowd of free identities (issue 44)",
       command: "node dist/bench/run.js --only adversary",
-      markdown: `Real \`seedswarm node\` processes on loopback train \`tiny-spsa\` for ${iterations} iterations with real hostile peers. Admission rules (node/chain/admission.ts): members are the authors of the last ${PROPOSER_WINDOW} commits; a commit holds every usable member entry and at most ${NEWCOMER_SLOTS} newcomers (picked by H(runId, t, author)); a proposer whose commit kept at most half of the previous commit's authors ranks last for the next round, and for ${PROPOSER_WINDOW} rounds once a left-out author comes back; members witnessed for less than ${PROBATION} iterations rank after the others. Shares are over one honest node's final chain from iteration 1.
+      markdown: `Real \`seedswarm node\` processes on loopback train \`tiny-spsa\` for ${iterations} iterations with real hostile peers. Admission rules (node/chain/admission.ts): members are the authors of the last ${PROPOSER_WINDOW} commits; a commit holds every usable member entry and at most ${NEWCOMER_SLOTS} newcomers (picked by H(runId, t, author)); the proposers of the window's commits rank first from iteration ${PROVEN_FROM}, and once every ${AUDITION_EVERY} iterations the best other senior member does; members witnessed for less than ${PROBATION} iterations rank after the others; a proposer whose commit kept at most half of the previous commit's authors ranks after every author it left out for the next round, and after the passed-over members for ${PROPOSER_WINDOW} rounds once a left-out author comes back. Shares are over one honest node's final chain from iteration 1.
 
 | run | commits | with an honest entry | with every honest author | most newcomers in a commit | hostile entries | honest iterations/s |
 |---|---|---|---|---|---|---|
