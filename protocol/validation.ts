@@ -269,8 +269,10 @@ function signed(fn: () => void): void {
 /**
  * Validates a contribution: its own Ed25519 signature by the author it names must verify (gossip
  * has no envelope signature to take an author from). Order matters: cheap stateless checks first,
- * the signature next, the dedupe (which may record) last. An old contribution is verified before
- * it is called old, so the late-author hint it gives (gossip.ts) names a proven author.
+ * the signature next, the dedupe (which may record) last. An old contribution of a member is
+ * verified before it is called old, so the late-author hint it gives (gossip.ts) names a proven
+ * author; an old one of a newcomer is not verified at all (a crowd answering late would otherwise
+ * buy a verification per identity per iteration).
  */
 export function validateContribution(data: Uint8Array, ctx: GossipContext): ContributionMessage {
   const m = decode(decodeContribution, data);
@@ -285,8 +287,11 @@ export function validateContribution(data: Uint8Array, ctx: GossipContext): Cont
   if (!equalBytes(encodeContribution(m), data))
     throw new GossipValidationError("NOT_CANONICAL", "contribution is not in its canonical encoding", { iteration: m.iteration });
   if (!old) checkSeen("contribution", author, m.iteration, data, ctx, false);
-  if (!old && ctx.newcomers && !ctx.newcomers.passes(author, m.iteration))
+  if (ctx.newcomers && !ctx.newcomers.passes(author, m.iteration)) {
+    // Old and not a member: unverified, and no late-author hint (the rounds wait for members only).
+    if (old) throw new GossipValidationError("OLD_ITERATION", "iteration already applied", { iteration: m.iteration, head: ctx.head });
     throw new GossipValidationError("NEWCOMER_FULL", "a newcomer that ranks below the newcomers held for its iteration", { iteration: m.iteration, author });
+  }
   signed(() => checkContribution(m, ctx.checkSignature, ctx.now ?? Date.now()));
   if (!old) ctx.newcomers?.verified(author, m.iteration);
   // Its author is proven now: named in the error, for the late-author hint.

@@ -11,18 +11,20 @@
  * - **Proposers** of t are the authors of commit t-1 (the "base"), ranked by H(runId, t, peer) in
  *   tiers: the proven (proposers of a commit of the window, from PROVEN_FROM on), then members
  *   witnessed at least PROBATION iterations, then newer ones, then the demoted (below: the passed
- *   over, then censors, then the proposer of a thin t-1). A crowd of members that contribute but
+ *   over, then censors, then the proposer of a thin t-1; a proven member passed over ranks after
+ *   the other proven only). A crowd of members that contribute but
  *   never commit so ranks after every proposer that does, instead of costing a round's tick each;
  *   once every AUDITION_EVERY iterations the best unproven senior ranks first (its turn to become
  *   proven: a silent one is then passed over, below, and costs that one tick).
  * - **Thin commits and censors**: a commit that keeps at most half of its predecessor's authors
- *   (one author replaced by another, too) is thin. After a thin commit t-1 the authors it left out
- *   stay in the base of t and rank before its proposer, whatever else they did, so one proposer
- *   that omits the others cannot make itself the only proposer. If an author a thin commit left
- *   out is in a later commit of the window (it was alive: the proposer censored it), that
- *   proposer ranks after the passed over for as long as its thin commit is in the window. An
- *   author that left for good never comes back, so an honest proposer that dropped a dead peer
- *   is demoted for one iteration only.
+ *   that proposed a commit of the window (one replaced by another, too) is thin; members that
+ *   never commit do not count, so a crowd that sends late cannot make an honest commit look thin.
+ *   After a thin commit t-1 the authors it left out stay in the base of t and rank before its
+ *   proposer, whatever else they did, so one proposer that omits the others cannot make itself
+ *   the only proposer. If a proposer a thin commit left out is in a later commit of the window (it
+ *   was alive: the proposer censored it), the thin commit's proposer ranks after the passed over
+ *   for as long as its thin commit is in the window. An author that left for good never comes
+ *   back, so an honest proposer that dropped a dead peer is demoted for one iteration only.
  * - **Passed over**: members that held a better rank than the commit's proposer did not propose
  *   in time (a silent proposer, such as a Sybil that contributes but never commits); they rank
  *   after the undemoted while that commit is in the window, so a crowd of silent members costs a
@@ -84,12 +86,20 @@ export function startAdmission(iteration: number, complete: boolean): Admission 
   return { iteration, order: [], expected: [], members: new Set(), proven: new Set(), inclusions: new Map(), complete };
 }
 
-/** Keeps at most half of prev's authors (one author replaced by another is thin too). */
-function thin(prev: ReadonlySet<string>, cur: ReadonlySet<string>): boolean {
-  if (prev.size === 0) return false;
+/**
+ * Keeps at most half of prev's authors that are `proposers` (one replaced by another is thin
+ * too). Only proposers count: members that never commit (a crowd) that send late, or withhold,
+ * must not make an honest proposer's commit look like censorship.
+ */
+function thin(prev: ReadonlySet<string>, cur: ReadonlySet<string>, proposers: ReadonlySet<string>): boolean {
+  let counted = 0;
   let kept = 0;
-  for (const a of cur) if (prev.has(a)) kept++;
-  return 2 * kept <= prev.size;
+  for (const a of prev) {
+    if (!proposers.has(a)) continue;
+    counted++;
+    if (cur.has(a)) kept++;
+  }
+  return counted > 0 && 2 * kept <= counted;
 }
 
 /**
@@ -109,7 +119,9 @@ export function admissionAt(runId: string, t: number, window: readonly WindowCom
   const sets = run.map((c) => new Set(c.authors));
   const n = run.length;
   const last = sets[n - 1];
-  const lastThin = n >= 2 && thin(sets[n - 2], last);
+  // The proposers of the run's commits: what thin commits are measured by.
+  const proposers = new Set(run.map((c) => c.proposer));
+  const lastThin = n >= 2 && thin(sets[n - 2], last, proposers);
   const base = new Set(last);
   if (lastThin) for (const a of sets[n - 2]) base.add(a);
 
@@ -122,9 +134,9 @@ export function admissionAt(runId: string, t: number, window: readonly WindowCom
   const censors = new Set<string>();
   const later = new Set<string>(last);
   for (let i = n - 2; i >= 1; i--) {
-    if (run[i].iteration >= t - PROPOSER_WINDOW && thin(sets[i - 1], sets[i])) {
+    if (run[i].iteration >= t - PROPOSER_WINDOW && thin(sets[i - 1], sets[i], proposers)) {
       for (const a of sets[i - 1]) {
-        if (!sets[i].has(a) && later.has(a)) {
+        if (proposers.has(a) && !sets[i].has(a) && later.has(a)) {
           censors.add(run[i].proposer);
           break;
         }
@@ -145,13 +157,19 @@ export function admissionAt(runId: string, t: number, window: readonly WindowCom
   // PROVEN_FROM: in a chain's first windows every author takes its turn in H order, so the proven
   // are all who proposed, not the first few.
   const proven = new Set(t >= PROVEN_FROM ? recent.map((c) => c.proposer) : []);
-  const tiers: string[][] = [[], [], [], [], [], []];
-  for (const a of base) tiers[a === thinProposer ? 5 : censors.has(a) ? 4 : passed.has(a) ? 3 : proven.has(a) ? 0 : senior.has(a) ? 1 : 2].push(a);
-  const [first, seniors, probation, slow, censoring, thinning] = tiers.map((tier) => proposerOrder(runId, t, tier));
+  // A proven member passed over (late once, under load) ranks after the other proven but before
+  // every unproven one: below a crowd of silent seniors, each costing a tick, it would be passed
+  // over again by whoever commits, and so would the rest of the proven.
+  const tiers: string[][] = [[], [], [], [], [], [], []];
+  for (const a of base) {
+    const tier = a === thinProposer ? 6 : censors.has(a) ? 5 : proven.has(a) ? (passed.has(a) ? 1 : 0) : passed.has(a) ? 4 : senior.has(a) ? 2 : 3;
+    tiers[tier].push(a);
+  }
+  const [first, provenSlow, seniors, probation, slow, censoring, thinning] = tiers.map((tier) => proposerOrder(runId, t, tier));
   // The audition: once a window, the best unproven senior ranks first, so a member that has not
   // proposed lately (a newer honest node, or one the proven kept outranking) gets its turn.
   const audition = t % AUDITION_EVERY === 0 && seniors.length > 0 ? seniors.splice(0, 1) : [];
-  const order = [...audition, ...first, ...seniors, ...probation, ...slow, ...censoring, ...thinning];
+  const order = [...audition, ...first, ...provenSlow, ...seniors, ...probation, ...slow, ...censoring, ...thinning];
   return { iteration: t, order, expected: [...base], members, proven, inclusions, complete };
 }
 

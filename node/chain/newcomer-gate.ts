@@ -7,7 +7,8 @@
  * NEWCOMER_HOLD lowest hashes of newcomers whose contribution verified; a newcomer's contribution
  * that would not rank among them is ignored before its signature is checked. Members always pass.
  * In expectation n newcomer messages in random order cost about NEWCOMER_HOLD x ln(n / NEWCOMER_HOLD)
- * verifications instead of n.
+ * verifications instead of n. A newcomer's contribution to an iteration already applied never
+ * passes: a crowd that answers late would otherwise buy one verification per identity.
  */
 import { sha256Hex } from "../../protocol/bytes.js";
 import { NEWCOMER_SLOTS } from "./admission.js";
@@ -36,6 +37,9 @@ export class NewcomerGate {
   /** Whether a contribution of `author` to `iteration` should have its signature checked. */
   passes(author: string, iteration: number): boolean {
     if (this.isMember(author)) return true;
+    // Before the iteration just applied (which a one-step switch may still replace): no commit
+    // takes it, and the late-author hint it would give is for members only.
+    if (iteration < this.head() - 1) return false;
     this.prune();
     const list = this.held.get(iteration);
     if (!list || list.length < NEWCOMER_HOLD) return true;

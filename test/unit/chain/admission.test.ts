@@ -51,11 +51,23 @@ describe("admission: proposers from the verified chain (finding 1, censorship)",
     const audition = 3 * AUDITION_EVERY;
     assert.equal(admissionAt(runId, audition, censored.slice(0, audition)).order[0], "x", "and first at an audition");
     // Two nodes, one dies at 20: the survivor's commits keep itself only.
-    const dead = chain(40, (j) => (j < 20 ? ["h1", "h2"] : ["h1"]), () => "h1");
+    const dead = chain(40, (j) => (j < 20 ? ["h1", "h2"] : ["h1"]), (j) => (j < 20 ? ["h1", "h2"][j % 2] : "h1"));
     const at21 = admissionAt(runId, 21, dead.slice(0, 21));
     assert.deepEqual(at21.order, ["h2", "h1"], "one iteration: the dropped peer first, the survivor after it");
     const at22 = admissionAt(runId, 22, dead.slice(0, 22));
     assert.deepEqual(at22.order, ["h1"], "then the survivor alone: the dead peer never came back, so no censor");
+  });
+
+  it("members that never proposed do not make a commit thin: a crowd that sends late cannot demote an honest proposer", () => {
+    const crowd = Array.from({ length: 40 }, (_, i) => `s${i}`);
+    // The honest commit every iteration; at 40 and 41 the crowd's entries were late and left out,
+    // and at 42 they were back in.
+    const w = chain(60, (j) => (j === 40 || j === 41 ? honest : [...honest, ...crowd]), (j) => honest[j % 3]);
+    for (const t of [41, 42, 43, 50]) {
+      const a = admissionAt(runId, t, w.slice(0, t));
+      assert.deepEqual(new Set(a.order.slice(0, 3)), new Set(honest), `the honest rank first at ${t}`);
+    }
+    assert.equal(admissionAt(runId, 41, w.slice(0, 41)).order.length, 3, "the crowd left out is not put back in the base");
   });
 
   it("members witnessed for less than PROBATION iterations rank after the others", () => {

@@ -20,14 +20,17 @@ describe("NewcomerGate (findings 1 and 5: a crowd of newcomers costs few signatu
     assert.ok(gate.passes("sybil-x", 11), "another iteration has its own list");
   });
 
-  it("a list is forgotten once its iteration is applied", () => {
+  it("a list is forgotten once its iteration is applied; a newcomer of an older iteration never passes (unverified, however late a crowd answers)", () => {
     let head = 5;
     const gate = new NewcomerGate("ab".repeat(32), () => head, () => false);
     for (let i = 0; i < NEWCOMER_HOLD; i++) gate.verified(`n${i}`, 5);
     const refused = Array.from({ length: 500 }, (_, i) => `late${i}`).filter((a) => !gate.passes(a, 5)).length;
     assert.ok(refused > 0, "full for 5");
+    head = 6;
+    for (let i = 0; i < NEWCOMER_HOLD; i++) gate.verified(`n${i}`, 6);
+    assert.ok(refused > 0 && Array.from({ length: 500 }, (_, i) => `late${i}`).some((a) => gate.passes(a, 5)), "5, just applied, is still gated by its list");
     head = 7;
-    for (let i = 0; i < NEWCOMER_HOLD; i++) assert.ok(gate.passes(`x${i}`, 5), "iteration 5's list pruned once head passed it");
+    assert.equal(Array.from({ length: 50 }, (_, i) => `x${i}`).filter((a) => gate.passes(a, 5)).length, 0, "a newcomer of an iteration before the one just applied never passes");
     assert.equal(Array.from({ length: 50 }, (_, i) => `late${i}`).filter((a) => !gate.passes(a, 7)).length, 0, "nothing held for 7");
   });
 });

@@ -1,3 +1,4 @@
+import { SeedswarmError } from "../../../protocol/errors.js";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
@@ -204,6 +205,19 @@ describe("gossip validation", () => {
           toVerdict(() =>
             validateContribution(contribution({ iteration: HEAD - 1 }), context()),
           ),
+      },
+      {
+        // An old one of a newcomer (the gate refuses it): no signature checked, no author named
+        // (a crowd answering late buys no verification and gives no late-author hint).
+        verdict: "ignore",
+        run: () => {
+          let checked = 0;
+          const ctx = context({ newcomers: { passes: () => false, verified: () => {} }, checkSignature: () => (checked++, true) });
+          const v = toVerdict(() => validateContribution(contribution({ iteration: HEAD - 1 }), ctx));
+          assert.equal(checked, 0, "no signature checked");
+          assert.ok(v.verdict !== "accept" && v.error instanceof SeedswarmError && v.error.context.author === undefined, "no author named");
+          return v;
+        },
       },
       {
         verdict: "ignore",
