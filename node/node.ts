@@ -208,6 +208,7 @@ export class SwarmDaemon {
         newcomers: new NewcomerGate(this.run.runId, () => this.rounds?.head ?? 0, (a) => this.rounds?.isMember(a) ?? true),
         maxStaleness: this.spec.staleness ?? 0,
         isMember: (peerId) => this.rounds?.isMember(peerId) === true,
+        commitProblem: (m, proposer) => this.rounds?.commitProblem(m, proposer) ?? null,
       },
       { author: peerIdStringBytes(this.self.id), sign: signerOf(identity.privateKey) },
       this.faults,

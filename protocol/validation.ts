@@ -71,6 +71,12 @@ export const GOSSIP_ERROR_VERDICTS = {
    * checked. Ignored: it is valid, and the relayer cannot know.
    */
   NEWCOMER_FULL: "ignore",
+  /**
+   * A commit for the round this node is in, chained to its tip, whose rank, seats or newcomers
+   * break the admission rules (a proposer's flood of rank variants). Ignored before its entries'
+   * signatures are checked, never rejected: a relayer a round behind or ahead may not know.
+   */
+  INADMISSIBLE: "ignore",
   /** Signed by (or naming) a peer that is not a member of a member run. */
   NOT_MEMBER: "reject",
   /**
@@ -172,6 +178,12 @@ export interface GossipContext {
   readonly newcomers?: { passes(author: string, iteration: number): boolean; verified(author: string, iteration: number): void };
   /** Whether this node's chain excluded a peer id (its messages are ignored). Absent: none. */
   readonly excluded?: (peerId: string) => boolean;
+  /**
+   * Why a commit whose proposer signature verified breaks the admission rules where this node
+   * knows them (its rank, seats, newcomers: node/chain/admission.ts), or null; asked before its
+   * entries' signatures are checked. Absent: nothing is known here.
+   */
+  readonly commitProblem?: (m: CommitMessage, proposer: string) => string | null;
   /** Our clock (ms since the epoch) for the join-time bounds; absent: Date.now(). */
   readonly now?: number;
   /** The run's `staleness` (pipelined rounds): no contribution or entry may be staler. Absent: 0. */
@@ -330,6 +342,8 @@ export function validateCommit(data: Uint8Array, ctx: GossipContext): CommitMess
   const entriesAllowed = () => {
     if (ctx.mayVerifyEntries && !ctx.mayVerifyEntries(proposer, m.iteration))
       throw new GossipValidationError("OVER_BUDGET", "more newcomer proposers for the iteration than this node verifies", { proposer, iteration: m.iteration });
+    const problem = ctx.commitProblem?.(m, proposer);
+    if (problem) throw new GossipValidationError("INADMISSIBLE", problem, { proposer, iteration: m.iteration, rank: m.rank });
   };
   signed(() => checkCommit(m, data, ctx.checkSignature, ctx.now ?? Date.now(), entriesAllowed));
   checkSeen("commit", proposer, m.iteration, data, ctx);

@@ -199,7 +199,7 @@ export function windowOf(commits: readonly Commit[], passedOver: (i: number) => 
  * The proposers a commit passed over: those ranked before it in its admission (all of them at the
  * fallback rank); undefined when the admission was not computed from a whole window.
  */
-export function passedOverBy(admission: Admission, commit: Commit): readonly string[] | undefined {
+export function passedOverBy(admission: Admission, commit: AdmissionClaim): readonly string[] | undefined {
   if (!admission.complete) return undefined;
   return admission.order.slice(0, Math.min(commit.rank, admission.order.length)).filter((p) => p !== commit.proposer);
 }
@@ -219,7 +219,10 @@ export function partialAdmission(runId: string, t: number, authors: readonly str
  * probation may be unknown here): the proposer is one of the expected authors, or an author of
  * its own entry at the fallback rank. `rank`: the rank computed (null: may not propose).
  */
-export function rankFits(runId: string, admission: Admission, commit: Commit): { holds: boolean; rank: number | null; checkable: boolean } {
+/** What the admission rules read of a commit (a decoded one, or a claim still unverified). */
+export type AdmissionClaim = Pick<Commit, "iteration" | "prevHash" | "rank" | "proposer"> & { readonly entries: readonly { readonly author: { readonly id: string } }[] };
+
+export function rankFits(runId: string, admission: Admission, commit: AdmissionClaim): { holds: boolean; rank: number | null; checkable: boolean } {
   const start = equalBytes(commit.prevHash, ZERO_HASH);
   const authors = commit.entries.map((e) => e.author.id);
   const order = start || admission.order.length === 0 ? null : admission.order;

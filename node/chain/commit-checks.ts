@@ -23,7 +23,7 @@ import { MAX_COMMIT_ENTRIES } from "../../protocol/limits.js";
 import { compareAuthors } from "../../training/algorithms/algorithm.js";
 import { checksum as checksumOf, type Weights } from "../../training/params.js";
 import type { Logger } from "../observe/logger.js";
-import { type Admission, NEWCOMER_SLOTS, newcomersOf, rankFits } from "./admission.js";
+import { type Admission, type AdmissionClaim, NEWCOMER_SLOTS, newcomersOf, rankFits } from "./admission.js";
 import type { AppliedHistory } from "./applied-history.js";
 import type { Audits } from "./audits.js";
 import {
@@ -170,26 +170,31 @@ export class CommitChecks {
    * its own entry at a fallback rank), the newcomer cap is not checked, and nobody is charged.
    */
   admissionHolds(received: EncodedCommit, admission: Admission): boolean {
-    const { commit } = received;
+    const problem = this.admissionProblem(received.commit, admission);
+    if (problem === null) return true;
+    if (problem.charge) this.reject(received, problem.reason);
+    else this.logger.debug({ iteration: received.commit.iteration, rank: received.commit.rank, reason: problem.reason }, "commit does not fit a window held in part");
+    return false;
+  }
+
+  /**
+   * Why `commit` breaks the admission rules in `admission` (null: it does not), and whether that
+   * charges its proposer (only where the window is whole). Charges nobody itself: gossip asks it
+   * of a commit whose proposer signature verified, before its entries cost their verifications.
+   */
+  admissionProblem(commit: AdmissionClaim, admission: Admission): { reason: string; charge: boolean } | null {
     // Counted, so checked whatever this node holds of the window.
-    if (commit.entries.length > this.seats) {
-      this.reject(received, `holds ${commit.entries.length} entries; a commit of this run holds at most ${this.seats}`);
-      return false;
-    }
+    if (commit.entries.length > this.seats) return { reason: `holds ${commit.entries.length} entries; a commit of this run holds at most ${this.seats}`, charge: true };
     const fit = rankFits(this.runId, admission, commit);
     if (!fit.checkable && fit.holds) {
       this.logger.debug({ iteration: commit.iteration, rank: commit.rank }, "rank checked loosely: the commits before it are not all held here");
-      return true;
+      return null;
     }
-    if (!fit.holds) {
-      if (fit.checkable) this.reject(received, fit.rank === null ? "proposer may not propose this iteration" : `claims rank ${commit.rank}, holds ${fit.rank}`);
-      return false;
-    }
-    if (!admission.complete) return true;
+    if (!fit.holds) return { reason: fit.rank === null ? "proposer may not propose this iteration" : `claims rank ${commit.rank}, holds ${fit.rank}`, charge: fit.checkable };
+    if (!admission.complete) return null;
     const newcomers = newcomersOf(admission, commit.entries.map((e) => e.author.id)).length;
-    if (newcomers <= NEWCOMER_SLOTS) return true;
-    this.reject(received, `holds ${newcomers} newcomers; a commit may hold ${NEWCOMER_SLOTS}`);
-    return false;
+    if (newcomers <= NEWCOMER_SLOTS) return null;
+    return { reason: `holds ${newcomers} newcomers; a commit may hold ${NEWCOMER_SLOTS}`, charge: true };
   }
 
   /**

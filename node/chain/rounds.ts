@@ -26,6 +26,8 @@
  * (proposer.ts), the events it reports (rounds-event.ts).
  */
 import { equalBytes, toHex } from "../../protocol/bytes.js";
+import type { CommitMessage } from "../../protocol/codec.js";
+import { peerIdString } from "../../protocol/signing.js";
 import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
@@ -143,6 +145,12 @@ export class Rounds {
   isExcluded(peer: string): boolean { return this.checks.isExcluded(peer); }
   /** Whether `author` is a member of the chain at our head (admission.ts): an author of its last commits; gossip's budgets spare members. */
   isMember(author: string): boolean { return this.tip.admission.members.has(author); }
+  /** Why a commit for our round, on our tip, breaks its admission (gossip asks before its entries' signatures); null otherwise. */
+  commitProblem(m: CommitMessage, proposer: string): string | null {
+    if (m.iteration !== this.head || !equalBytes(m.prevHash, this.tip.hash)) return null;
+    const claim = { iteration: m.iteration, prevHash: m.prevHash, rank: m.rank, proposer, entries: m.entries.map((e) => ({ author: { id: peerIdString(e.author) } })) };
+    return this.checks.admissionProblem(claim, this.tip.admission)?.reason ?? null;
+  }
   /** The chain behind an adopted snapshot (sync/chain-behind.ts): kept before its anchor; the authors it excluded, out. */
   addChainBehind(commits: readonly EncodedCommit[], excluded: readonly string[]): void {
     this.history.prepend(commits);

@@ -74,6 +74,8 @@ export interface GossipView {
   readonly maxStaleness: number;
   /** Whether a peer is an author of our recent commits (their notices and commits are not a newcomer's). Absent: nobody. */
   isMember?(peerId: string): boolean;
+  /** Why a commit breaks the admission of our round (asked before its entries' signatures); absent: nothing known. */
+  commitProblem?: GossipContext["commitProblem"];
 }
 
 /**
@@ -186,6 +188,7 @@ export class Gossip {
       admits: (peer) => this.view.admits(peer),
       excluded: (peer) => this.view.excluded(peer),
       newcomers: this.view.newcomers,
+      commitProblem: this.view.commitProblem,
       maxStaleness: this.view.maxStaleness,
       checkSignature: sharedVerifier.check,
       known: (kind, signer, iteration, data) => cacheOf(kind).known(seenKey(kind, signer, iteration), data),

@@ -94,9 +94,15 @@ describe("CommitChecks: admission by the verified chain, not by claimed join tim
     const w = windowOf(40, ids).map((c) => (c.iteration === 39 ? { ...c, proposer: censor.author.id, authors: [censor.author.id] } : c));
     const admission = admissionAt(runId, 40, w);
     assert.equal(admission.order[admission.order.length - 1], censor.author.id);
-    const { checks } = checksOf();
+    const { checks, events } = checksOf();
     const again = signedCommit(censor, { runId, iteration: 40, checksum: new Uint8Array(32), rank: 0, prevHash: new Uint8Array(32).fill(7) }, [{ key: censor, payload: payload() }]);
+    // Asked first (as gossip does, before the entries' signatures): the reason, and nobody charged.
+    assert.deepEqual(checks.admissionProblem(again.commit, admission), { reason: `claims rank 0, holds ${admission.order.length - 1}`, charge: true });
+    assert.equal(events.length, 0, "asking charges nobody");
     assert.equal(checks.admissionHolds(again, admission), false);
+    assert.equal(events.filter((e) => e.kind === "rejected").length, 1, "the rounds' check charges it");
+    const fair = signedCommit(censor, { runId, iteration: 40, checksum: new Uint8Array(32), rank: admission.order.length - 1, prevHash: new Uint8Array(32).fill(7) }, [{ key: censor, payload: payload() }]);
+    assert.equal(checks.admissionProblem(fair.commit, admission), null, "at its own rank it fits");
   });
 });
 

@@ -344,6 +344,26 @@ describe("gossip validation", () => {
         },
       },
     ],
+    // A commit whose rank (seats, newcomers) this node's admission refutes: ignored once its
+    // proposer's signature verified, before a single entry signature is checked.
+    INADMISSIBLE: [
+      {
+        verdict: "ignore" as const,
+        run: () => {
+          let checked = 0;
+          const asked: number[] = [];
+          const ctx = context({
+            commitProblem: (m) => (asked.push(m.rank), m.rank > 0 ? `claims rank ${m.rank}, holds 0` : null),
+            checkSignature: (...a: Parameters<typeof checkSignature>) => (checked++, checkSignature(...a)),
+          });
+          const v = toVerdict(() => validateCommit(commit({ rank: 3 }), ctx));
+          assert.equal(checked, 1, "the proposer's signature only");
+          assert.deepEqual(asked, [3]);
+          assert.equal(toVerdict(() => validateCommit(commit({ rank: 0, iteration: HEAD + 1 }), ctx)).verdict, "accept", "one that fits is verified whole and accepted");
+          return v;
+        },
+      },
+    ],
     // An author our chain excluded: every kind of its message ignored (never a reject: a relayer
     // a commit behind cannot know), before anything is decoded.
     EXCLUDED: TOPIC_KINDS.map((kind) => ({
