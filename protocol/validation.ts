@@ -283,8 +283,8 @@ function signed(fn: () => void): void {
  * has no envelope signature to take an author from). Order matters: cheap stateless checks first,
  * the signature next, the dedupe (which may record) last. An old contribution of a member is
  * verified before it is called old, so the late-author hint it gives (gossip.ts) names a proven
- * author; an old one of a newcomer is not verified at all (a crowd answering late would otherwise
- * buy a verification per identity per iteration).
+ * author; an old one of a newcomer only within the newcomer gate's late window and budget (a
+ * crowd answering late would otherwise buy a verification per identity per iteration).
  */
 export function validateContribution(data: Uint8Array, ctx: GossipContext): ContributionMessage {
   const m = decode(decodeContribution, data);
@@ -300,7 +300,7 @@ export function validateContribution(data: Uint8Array, ctx: GossipContext): Cont
     throw new GossipValidationError("NOT_CANONICAL", "contribution is not in its canonical encoding", { iteration: m.iteration });
   if (!old) checkSeen("contribution", author, m.iteration, data, ctx, false);
   if (ctx.newcomers && !ctx.newcomers.passes(author, m.iteration)) {
-    // Old and not a member: unverified, and no late-author hint (the rounds wait for members only).
+    // Old, and past the gate's late window or budget: unverified, and no late-author hint.
     if (old) throw new GossipValidationError("OLD_ITERATION", "iteration already applied", { iteration: m.iteration, head: ctx.head });
     throw new GossipValidationError("NEWCOMER_FULL", "a newcomer that ranks below the newcomers held for its iteration", { iteration: m.iteration, author });
   }

@@ -13,7 +13,9 @@
  *   left out for good, while one far behind is.
  *
  * Newcomers are free identities (issue 11, attack 9: old contributions from fresh keys): each one
- * made late costs the next two rounds up to 0.5 x roundTimeout, for one signature. So the rounds
+ * made late costs the next two rounds up to 0.5 x roundTimeout, for one signature. So a newcomer
+ * is made late only once it was late for two iterations close together (a joiner contributes
+ * every round; a fresh key that sends once never is), and the rounds
  * that waited for a newcomer in vain (it is not in their commit) draw on a budget: it holds
  * NEWCOMER_BURST_ROUNDS such rounds and refills one per NEWCOMER_REFILL_TIMEOUTS round timeouts, so
  * vain waits on newcomers take at most a tenth of the time once a burst is spent. While it is
@@ -38,6 +40,10 @@ export const NEWCOMER_BURST_ROUNDS = 16;
 export const NEWCOMER_REFILL_TIMEOUTS = 5;
 /** Newcomers waited for at once. */
 export const MAX_LATE_NEWCOMERS = 8;
+/** Newcomers' late sightings kept (least recently heard evicted; the newcomer gate lets at most a few dozen an iteration through). */
+const SIGHTINGS_KEPT = 1024;
+/** Iterations apart that a newcomer's two late contributions may be and still make it late. */
+const SIGHTING_GAP = 4;
 
 export class LateAuthors {
   private readonly late = new Map<string, number>();
@@ -49,6 +55,8 @@ export class LateAuthors {
   private readonly arrivals = new Map<string, { t: number; ms: number }>();
   /** Iteration -> when its round began here (performance.now()). */
   private readonly starts = new Map<number, number>();
+  /** Newcomer -> the iterations of its late contributions seen, oldest and newest, close together (see `note`). */
+  private readonly sightings = new Map<string, { min: number; max: number }>();
   /** The late authors that were newcomers when made late (a subset of `late`'s keys). */
   private readonly lateNewcomers = new Set<string>();
   /** Vain rounds on newcomers still allowed (see the file's comment), as of `budgetAt`. */
@@ -102,8 +110,19 @@ export class LateAuthors {
    * rounds is spent, or past MAX_LATE_NEWCOMERS ("refused").
    */
   note(author: string, iteration: number, head: number, last: readonly string[], now: number): "late" | "refused" | "no" {
-    if (iteration >= head - LATE_WINDOW && !last.includes(author)) return this.makeLate(author, head, now);
-    return "no";
+    if (iteration < head - LATE_WINDOW || last.includes(author)) return "no";
+    if (!this.isMember(author, head)) {
+      // A newcomer is waited for once it was late for two iterations close together: a joiner
+      // contributes every round, a fresh key sent once (attack 9) never is.
+      const s = this.sightings.get(author);
+      const near = s !== undefined && Math.abs(iteration - s.max) <= SIGHTING_GAP;
+      const seen = near ? { min: Math.min(s.min, iteration), max: Math.max(s.max, iteration) } : { min: iteration, max: iteration };
+      this.sightings.delete(author);
+      this.sightings.set(author, seen);
+      if (this.sightings.size > SIGHTINGS_KEPT) this.sightings.delete(this.sightings.keys().next().value as string);
+      if (seen.max === seen.min) return "no";
+    }
+    return this.makeLate(author, head, now);
   }
 
   /** The late authors a round at `head` still waits for (noticed at most one round ago). */

@@ -3,24 +3,32 @@
  * A commit takes at most NEWCOMER_SLOTS newcomers, the lowest H(runId, t, author) of those usable
  * (admission.ts), so a crowd of free identities buys nothing past the best few per iteration; but
  * each of its messages would still cost every node an Ed25519 verification (a crowd of 1,024
- * costs about 100-170 ms per iteration per node). The gate holds, per open iteration, the
+ * costs about 100-170 ms per iteration per node). The gate holds, per iteration, the
  * NEWCOMER_HOLD lowest hashes of newcomers whose contribution verified; a newcomer's contribution
- * that would not rank among them is ignored before its signature is checked. Members always pass.
- * In expectation n newcomer messages in random order cost about NEWCOMER_HOLD x ln(n / NEWCOMER_HOLD)
- * verifications instead of n. A newcomer's contribution to an iteration already applied never
- * passes: a crowd that answers late would otherwise buy one verification per identity.
+ * that would not rank among them is ignored before its signature is checked. In random order n
+ * newcomer messages cost about NEWCOMER_HOLD x (1 + ln(n / NEWCOMER_HOLD)) verifications; sent
+ * worst first, each would rank among the best so far, so NEWCOMER_VERIFY_BUDGET caps them hard
+ * per iteration. Members always pass.
+ *
+ * Late contributions of newcomers (to iterations already applied) are how a joiner gets waited
+ * for (late-authors.ts): they pass the same gate up to LATE_BACK iterations behind the head, and
+ * never farther, so a crowd that answers late buys at most the budget per iteration too.
  */
 import { sha256Hex } from "../../protocol/bytes.js";
 import { NEWCOMER_SLOTS } from "./admission.js";
 
 /** Verified newcomers kept per iteration: a few times the slots, so a proposer still has a choice. */
 export const NEWCOMER_HOLD = 4 * NEWCOMER_SLOTS;
+/** Newcomer signature checks per iteration at most, whatever order a crowd sends in. */
+export const NEWCOMER_VERIFY_BUDGET = 4 * NEWCOMER_HOLD;
+/** Iterations behind the one just applied whose newcomers' late contributions are still checked. */
+export const LATE_BACK = 8;
 /** Iterations ahead of the head the gate keeps lists for (later ones pass ungated, the inbox bounds them). */
 const AHEAD = 8;
 
 export class NewcomerGate {
-  /** Per iteration: the lowest hashes of verified newcomers, ascending, at most NEWCOMER_HOLD. */
-  private readonly held = new Map<number, string[]>();
+  /** Per iteration: the lowest hashes of verified newcomers, ascending, at most NEWCOMER_HOLD; and the checks let through. */
+  private readonly held = new Map<number, { best: string[]; checks: number }>();
 
   constructor(
     private readonly runId: string,
@@ -34,33 +42,36 @@ export class NewcomerGate {
     return sha256Hex(`${this.runId}/${iteration}/${author}`);
   }
 
-  /** Whether a contribution of `author` to `iteration` should have its signature checked. */
+  /** Whether a contribution of `author` to `iteration` should have its signature checked (counted: the caller checks it). */
   passes(author: string, iteration: number): boolean {
     if (this.isMember(author)) return true;
-    // Before the iteration just applied (which a one-step switch may still replace): no commit
-    // takes it, and the late-author hint it would give is for members only.
-    if (iteration < this.head() - 1) return false;
+    const head = this.head();
+    if (iteration < head - 1 - LATE_BACK) return false;
+    if (iteration > head + AHEAD) return true;
     this.prune();
-    const list = this.held.get(iteration);
-    if (!list || list.length < NEWCOMER_HOLD) return true;
-    return this.rankKey(author, iteration) < list[list.length - 1];
+    const entry = this.held.get(iteration) ?? { best: [], checks: 0 };
+    if (entry.checks >= NEWCOMER_VERIFY_BUDGET) return false;
+    if (entry.best.length >= NEWCOMER_HOLD && this.rankKey(author, iteration) >= entry.best[entry.best.length - 1]) return false;
+    entry.checks++;
+    this.held.set(iteration, entry);
+    return true;
   }
 
   /** A newcomer's contribution to `iteration` verified: it holds a place if it ranks among the best. */
   verified(author: string, iteration: number): void {
-    if (this.isMember(author) || iteration > this.head() + AHEAD) return;
+    if (this.isMember(author)) return;
+    const entry = this.held.get(iteration);
+    if (!entry) return;
     const key = this.rankKey(author, iteration);
-    const list = this.held.get(iteration) ?? [];
-    if (list.includes(key)) return;
-    list.push(key);
-    list.sort();
-    if (list.length > NEWCOMER_HOLD) list.pop();
-    this.held.set(iteration, list);
+    if (entry.best.includes(key)) return;
+    entry.best.push(key);
+    entry.best.sort();
+    if (entry.best.length > NEWCOMER_HOLD) entry.best.pop();
   }
 
-  /** Forgets iterations already applied. */
+  /** Forgets iterations past the late window. */
   private prune(): void {
     const head = this.head();
-    for (const t of this.held.keys()) if (t < head - 1) this.held.delete(t);
+    for (const t of this.held.keys()) if (t < head - 1 - LATE_BACK) this.held.delete(t);
   }
 }

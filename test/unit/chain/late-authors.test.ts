@@ -15,6 +15,7 @@ describe("LateAuthors (node/chain/late-authors.ts)", () => {
     const late = new LateAuthors(GAP);
     late.afterCommit(0, new Set(["a", "b", "c"]), [], tick());
     late.roundBegins(1, 1000);
+    assert.equal(late.note("joiner", -1, 1, ["a", "b", "c"], tick()), "no", "a newcomer's first late contribution: not waited for yet");
     late.note("joiner", 0, 1, ["a", "b", "c"], tick());
     late.note("c", 0, 1, ["a", "b"], tick());
     assert.deepEqual(late.recent(1), ["joiner", "c"]);
@@ -47,6 +48,7 @@ describe("LateAuthors (node/chain/late-authors.ts)", () => {
     late.afterCommit(0, new Set(["old"]), [], tick());
     for (let t = 1; t <= PACE_WINDOW + 16; t++) late.afterCommit(t, new Set(["x"]), [], tick());
     assert.deepEqual(late.members(PACE_WINDOW + 17), ["x"]);
+    late.note("old", PACE_WINDOW + 15, PACE_WINDOW + 17, ["x"], tick());
     late.note("old", PACE_WINDOW + 16, PACE_WINDOW + 17, ["x"], tick());
     late.note("x", PACE_WINDOW + 16, PACE_WINDOW + 17, [], tick());
     late.note("x", PACE_WINDOW + 16, PACE_WINDOW + 18, [], tick());
@@ -65,39 +67,45 @@ describe("LateAuthors (node/chain/late-authors.ts)", () => {
     assert.equal(late.lagAt("x", 201), 5, "the member's arrival survives the crowd");
   });
 
-  it("attack 9: rounds that wait for newcomers in vain draw on a budget (a burst, then one per NEWCOMER_REFILL_TIMEOUTS timeouts); included newcomers cost nothing", () => {
+  it("attack 9: a newcomer late once is not waited for; rounds that wait for newcomers in vain draw on a budget (a burst, then one per NEWCOMER_REFILL_TIMEOUTS timeouts); included newcomers cost nothing", () => {
     const late = new LateAuthors(GAP);
     const members = ["n1", "n2"];
     // The swarm's first nodes are newcomers: waited for, included, nothing spent.
-    late.note("n1", 0, 1, [], 0);
-    late.note("n2", 0, 1, [], 0);
+    for (const it of [-1, 0]) for (const n of members) late.note(n, it, 1, [], 0);
     assert.deepEqual(late.recent(1).sort(), members);
     for (let t = 1; t <= 40; t++) late.afterCommit(t, new Set(members), [], 0);
-    // A crowd of fresh keys: MAX_LATE_NEWCOMERS are waited for at once, the rest refused.
+    // Fresh keys that send once are never waited for, and cost no budget.
+    assert.deepEqual(new Set([...Array(20).keys()].map((i) => late.note(`once-${i}`, 40, 41, members, 0))), new Set(["no"]));
+    // A crowd of keys late twice: MAX_LATE_NEWCOMERS are waited for at once, the rest refused.
+    for (let i = 0; i < 20; i++) late.note(`sybil-${i}`, 39, 41, members, 0);
     const verdicts = [...Array(20).keys()].map((i) => late.note(`sybil-${i}`, 40, 41, members, 0));
     assert.equal(verdicts.filter((v) => v === "late").length, MAX_LATE_NEWCOMERS);
-    // Fresh keys round after round, none ever included: NEWCOMER_BURST_ROUNDS vain rounds, then refused.
+    // New keys late twice round after round, none ever included: NEWCOMER_BURST_ROUNDS vain rounds, then refused.
     let head = 41;
     const lateRounds = () => {
       let n = 0;
       for (let i = 0; i < 40; i++, head++) {
         if (late.recent(head).length > 0) n++;
+        late.note(`fresh-${head}`, head - 3, head, members, 0);
         late.note(`fresh-${head}`, head - 2, head, members, 0);
         late.afterCommit(head, new Set(members), [], 0);
       }
       return n;
     };
     assert.equal(lateRounds(), NEWCOMER_BURST_ROUNDS, "the burst, then no waits");
+    late.note("fresh-x", head - 3, head, members, 0);
     assert.equal(late.note("fresh-x", head - 2, head, members, 0), "refused");
     assert.equal(late.note("fresh-x", head - 2, head, members, NEWCOMER_REFILL_TIMEOUTS * GAP - 1), "refused", "not yet refilled");
     assert.equal(late.note("fresh-x", head - 2, head, members, NEWCOMER_REFILL_TIMEOUTS * GAP), "late", "one round refilled");
     // Members are not limited by the newcomers' budget.
     late.afterCommit(head, new Set(members), [], NEWCOMER_REFILL_TIMEOUTS * GAP);
+    late.note("fresh-y", head - 2, head + 1, members, NEWCOMER_REFILL_TIMEOUTS * GAP);
     assert.equal(late.note("fresh-y", head - 1, head + 1, members, NEWCOMER_REFILL_TIMEOUTS * GAP), "refused", "spent again");
     assert.equal(late.note("n1", head - 1, head + 1, ["n2"], NEWCOMER_REFILL_TIMEOUTS * GAP), "late");
     // A joiner catching up is waited for round after round while the budget lasts; once in, a member.
     const later = 100 * NEWCOMER_REFILL_TIMEOUTS * GAP;
     head += 2;
+    late.note("joiner", head - 2, head, members, later);
     for (let i = 0; i < NEWCOMER_BURST_ROUNDS - 1; i++, head++) {
       assert.equal(late.note("joiner", head - 1, head, members, later), "late", `round ${i}`);
       late.afterCommit(head, new Set(members), [], later);
@@ -105,6 +113,7 @@ describe("LateAuthors (node/chain/late-authors.ts)", () => {
     late.afterCommit(head, new Set([...members, "joiner"]), [], later);
     head++;
     assert.deepEqual(late.members(head).sort(), ["joiner", ...members]);
+    late.note("next", head - 2, head, [...members, "joiner"], later);
     assert.equal(late.note("next", head - 1, head, [...members, "joiner"], later), "late", "the budget's last round");
   });
 });
