@@ -81,6 +81,11 @@ export class ChainTip {
     return this.lastAuthors;
   }
 
+  /** What the last applied commit chained to and was admitted by (a one-step fork's rival is checked against it); null when not kept. */
+  get before(): { readonly hash: Uint8Array; readonly admission: Admission } | null {
+    return this.prev;
+  }
+
   /** Who may take part in the next iteration: its proposers' order, expected authors, members. */
   get admission(): Admission {
     return this.nextAdmission;
