@@ -8,6 +8,7 @@ import { proposerOrder } from "../../../node/chain/commit.js";
 import { LEFT_OUT_REPORT } from "../../../node/chain/left-out-watch.js";
 import { Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
 import { Audits } from "../../../node/chain/audits.js";
+import { decodeCommit } from "../../../protocol/codec.js";
 import { MAX_COMMIT_ENTRIES } from "../../../protocol/limits.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";
@@ -152,6 +153,27 @@ describe("rounds (in-memory transport)", () => {
       assert.equal(audits.reduce((n, a) => n + a.counts.frauds, 0), 0);
       for (const r of rounds) r.stop();
     });
+
+  it("finding 5: gossip's pre-check refutes a commit's rank, seats or newcomers where the admission is known, before its entries are verified", async () => {
+    await useBackend("wasm");
+    const run = await openRun(parseRunSpec(PRESETS["tiny-spsa"]));
+    const authors = await testKeys(3);
+    const { done } = await swarm(run, authors, 20, new Bus(), 600);
+    const rounds = await Promise.all(done);
+    const r = rounds[0];
+    const [stranger, ...sybils] = await testKeys(12);
+    const fields = (iteration: number, rank: number, prevHash = r.headHash) => ({ runId: run.runId, iteration, prevHash, checksum: new Uint8Array(32), rank });
+    const ask = (c: ReturnType<typeof signedCommit>) => r.commitProblem(decodeCommit(c.encoded), c.commit.proposer);
+    const own = (k: TestKey) => ({ key: k, payload: new Uint8Array(8).fill(1) });
+    assert.equal(r.head, 20);
+    assert.match(ask(signedCommit(stranger, fields(20, 0), [own(stranger)])) ?? "", /^claims rank 0, holds [1-9]$/, "a stranger at rank 0 (its own entry's author: the fallback rank)");
+    assert.equal(ask(signedCommit(stranger, fields(20, 0), [own(authors[0])])), "proposer may not propose this iteration", "a stranger without an entry of its own");
+    assert.match(ask(signedCommit(authors[1], fields(20, 0), [own(authors[1]), ...sybils.slice(0, NEWCOMER_SLOTS + 1).map(own)])) ?? "", /newcomers|rank/, "past the newcomer slots (or its rank)");
+    assert.equal(ask(signedCommit(stranger, fields(20, 0, new Uint8Array(32).fill(9)), [own(stranger)])), null, "chained to a commit we do not hold: not known here");
+    assert.match(ask(signedCommit(stranger, fields(21, 0, new Uint8Array(32).fill(9)), [own(stranger), ...sybils.slice(0, 8).map(own)])) ?? "", /9 authors outside the window/, "a round ahead, 9 strangers");
+    assert.equal(ask(signedCommit(stranger, fields(21, 0, new Uint8Array(32).fill(9)), [own(stranger), ...sybils.slice(0, 7).map(own)])), null, "a round ahead, 8 strangers may be fair");
+    for (const x of rounds) x.stop();
+  });
 
   it("a slow author does not hold the rounds: a majority commits without it, the replicas agree", async () => {
     await useBackend("wasm");
