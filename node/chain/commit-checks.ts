@@ -151,6 +151,11 @@ export class CommitChecks {
     this.reject(received, reason, h);
   }
 
+  /** Reports a commit's proposer for a broken rule without holding the commit (gossip's pre-check: its proposer signature verified). */
+  charge(commit: AdmissionClaim, reason: string): void {
+    this.onEvent({ kind: "rejected", iteration: commit.iteration, proposer: commit.proposer, rank: commit.rank, reason });
+  }
+
   /** Refuses a commit for good (its hash: computed when not given) and reports its proposer. */
   reject(received: EncodedCommit, reason: string, hash?: Uint8Array): void {
     const { commit } = received;

@@ -162,7 +162,10 @@ export class Rounds {
       m.iteration === this.head && equalBytes(m.prevHash, this.tip.hash) ? a : m.iteration === this.head - 1 && before && equalBytes(m.prevHash, before.hash) ? before.admission : null;
     if (!admission) return null;
     const claim = { iteration: m.iteration, prevHash: m.prevHash, rank: m.rank, proposer, entries: m.entries.map((e) => ({ author: { id: peerIdString(e.author) } })) };
-    return this.checks.admissionProblem(claim, admission)?.reason ?? null;
+    const problem = this.checks.admissionProblem(claim, admission);
+    // Signed by its proposer, against a whole window: an offence, charged as the rounds would.
+    if (problem?.charge) this.checks.charge(claim, problem.reason);
+    return problem?.reason ?? null;
   }
   /** The chain behind an adopted snapshot (sync/chain-behind.ts): kept before its anchor; the authors it excluded, out. */
   addChainBehind(commits: readonly EncodedCommit[], excluded: readonly string[]): void {
