@@ -1,0 +1,158 @@
+/**
+ * A transformer's next-token losses on onnxruntime's CPU provider: the quantities
+ * training/next-token-loss.ts computes on tfjs (the same predicted rows, the same per-sequence
+ * split and mean), from the canonical Float32Array in layout order.
+ */
+import type { TransformerConfig } from "../hf/config.js";
+import { attentionBiasValues, checkedPositions, type TokenBatch, ropeValues } from "../models/transformer.js";
+import { buildTransformer } from "../models/transformer.js";
+import { meanOfLosses, perSequence, predictedRows } from "../next-token-loss.js";
+import { OPT_POSITION_OFFSET } from "../hf/config.js";
+import type { ParamLayout } from "../params.js";
+import { INPUT, OUTPUT, transformerGraph, type WeightPlacement, OnnxGraphError } from "./graph.js";
+import { encodeModel } from "./proto.js";
+import {
+  floatTensor,
+  int64Tensor,
+  type InferenceSession,
+  OnnxSessionError,
+  openSession,
+  type SessionOptions,
+  type Tensor,
+} from "./session.js";
+
+export interface OnnxTransformerOptions extends SessionOptions {
+  /**
+   * "inputs" (default): the weights are fed with every call as tensors over the canonical array
+   * (no copy: onnxruntime-node reads the array in place), so a new set of weights costs nothing.
+   * "initializers": they are constants inside the model, so changing them means a new session.
+   */
+  readonly placement?: WeightPlacement;
+  /** Also compute the logits of the predicted rows (`logits()`); tests only. */
+  readonly logits?: boolean;
+}
+
+/** Time and size of building a session, for the benchmark. */
+export interface BuildStats {
+  readonly graphMs: number;
+  readonly sessionMs: number;
+  readonly modelBytes: number;
+}
+
+export class OnnxTransformer {
+  private weightFeeds: Record<string, Tensor> = {};
+
+  private constructor(
+    readonly config: TransformerConfig,
+    readonly layout: ParamLayout,
+    private readonly session: InferenceSession,
+    readonly placement: WeightPlacement,
+    readonly build: BuildStats,
+  ) {}
+
+  /** Builds the graph of `config` and its session; `weights` is the canonical array (kept by reference in "inputs" placement). */
+  static async create(config: TransformerConfig, weights: Float32Array, options: OnnxTransformerOptions): Promise<OnnxTransformer> {
+    const layout = buildTransformer(config).layout;
+    const placement = options.placement ?? "inputs";
+    const t0 = performance.now();
+    const model = encodeModel(transformerGraph(config, layout, weights, { placement, logits: options.logits ?? false }));
+    const t1 = performance.now();
+    const session = await openSession(model, options);
+    const build = { graphMs: t1 - t0, sessionMs: performance.now() - t1, modelBytes: model.byteLength };
+    const m = new OnnxTransformer(config, layout, session, placement, build);
+    if (placement === "inputs") m.setWeights(weights);
+    return m;
+  }
+
+  /** The weights later calls use ("inputs" placement); the array is read in place, not copied, so keep it unchanged during a call. */
+  setWeights(weights: Float32Array): void {
+    if (this.placement !== "inputs") {
+      throw new OnnxGraphError("ONNX_WEIGHTS", "weights placed as initializers are fixed: build a new OnnxTransformer", {
+        placement: this.placement,
+      });
+    }
+    if (weights.length !== this.layout.size) {
+      throw new OnnxGraphError("ONNX_WEIGHTS", `${weights.length} weights, the layout has ${this.layout.size}`, {
+        expected: this.layout.size,
+        got: weights.length,
+      });
+    }
+    this.weightFeeds = Object.fromEntries(
+      this.layout.tensors.map((t) => [t.name, floatTensor(weights.subarray(t.offset, t.offset + t.size), t.shape)]),
+    );
+  }
+
+  /** Per-sequence next-token losses: entry t of sequence b is -log p(token t+1 | tokens <= t), real tokens only. */
+  async nextTokenLosses(batch: TokenBatch): Promise<Float32Array[]> {
+    const { counts, out } = await this.run(batch, [OUTPUT.losses]);
+    return perSequence(out[OUTPUT.losses], counts);
+  }
+
+  /** Mean next-token loss over every predicted position, and how many there were. */
+  async meanNextTokenLoss(batch: TokenBatch): Promise<{ loss: number; tokens: number }> {
+    return meanOfLosses(await this.nextTokenLosses(batch));
+  }
+
+  /** Logits [size * length, vocab] at every position (a model built with `logits: true`). */
+  async logits(batch: TokenBatch): Promise<Float32Array> {
+    const all = { ...batch, mask: new Uint8Array(batch.mask.length).fill(1) };
+    // Every position is a row: the row set comes from a full mask, the attention from the real one.
+    const { out } = await this.run(batch, [OUTPUT.logits], predictedRowsAll(all));
+    return out[OUTPUT.logits];
+  }
+
+  async release(): Promise<void> {
+    await this.session.release();
+  }
+
+  private async run(
+    batch: TokenBatch,
+    outputs: readonly string[],
+    picked = predictedRows(batch),
+  ): Promise<{ counts: number[]; out: Record<string, Float32Array> }> {
+    const c = this.config;
+    const B = batch.size;
+    const T = batch.length;
+    const positions = checkedPositions(c, batch);
+    const { rows, targets, counts } = picked;
+    if (rows.length === 0) return { counts, out: Object.fromEntries(outputs.map((o) => [o, new Float32Array(0)])) };
+    const feeds: Record<string, Tensor> = {
+      ...this.weightFeeds,
+      [INPUT.ids]: int64Tensor(batch.ids, [B * T]),
+      [INPUT.bias]: floatTensor(attentionBiasValues(batch), [B, 1, T, T]),
+      [INPUT.qShape]: int64Tensor([B, T, c.heads, c.headDim], [4]),
+      [INPUT.rows]: int64Tensor(rows, [rows.length]),
+      [INPUT.targets]: int64Tensor(targets, [targets.length, 1]),
+    };
+    if (c.architecture !== "llama") {
+      const offset = c.architecture === "opt" ? OPT_POSITION_OFFSET : 0;
+      feeds[INPUT.positions] = int64Tensor(Array.from(positions, (p) => p + offset), [B * T]);
+    } else {
+      const [cos, sin] = ropeValues(positions, c.headDim, c.ropeTheta);
+      feeds[INPUT.cos] = floatTensor(cos, [B, 1, T, c.headDim]);
+      feeds[INPUT.sin] = floatTensor(sin, [B, 1, T, c.headDim]);
+    }
+    if (c.kvHeads !== c.heads) {
+      feeds[INPUT.kvShape] = int64Tensor([B, T, c.kvHeads, c.headDim], [4]);
+      feeds[INPUT.repeatShape] = int64Tensor([B, c.kvHeads, c.heads / c.kvHeads, T, c.headDim], [5]);
+      feeds[INPUT.headsShape] = int64Tensor([B, c.heads, T, c.headDim], [4]);
+    }
+    let result: Record<string, Tensor>;
+    try {
+      result = await this.session.run(feeds, outputs);
+    } catch (err) {
+      throw new OnnxSessionError("ONNX_RUN_FAILED", `onnxruntime run failed: ${(err as Error).message}`, {
+        size: B,
+        length: T,
+        rows: rows.length,
+      });
+    }
+    return { counts, out: Object.fromEntries(outputs.map((o) => [o, result[o].data as Float32Array])) };
+  }
+}
+
+/** Every position of a batch as a row (targets unused: 0). */
+function predictedRowsAll(batch: TokenBatch): { rows: number[]; targets: number[]; counts: number[] } {
+  const rows = Array.from({ length: batch.size * batch.length }, (_, i) => i);
+  return { rows, targets: rows.map(() => 0), counts: new Array<number>(batch.size).fill(batch.length) };
+}
