@@ -9,7 +9,8 @@ import { buildTransformer } from "../models/transformer.js";
 import { meanOfLosses, perSequence, predictedRows } from "../next-token-loss.js";
 import { OPT_POSITION_OFFSET } from "../hf/config.js";
 import type { ParamLayout } from "../params.js";
-import { INPUT, OUTPUT, transformerGraph, type WeightPlacement, OnnxGraphError } from "./graph.js";
+import { INPUT, OUTPUT, OnnxGraphError, type PerturbationInput, positionTable, transformerGraph, type WeightPlacement } from "./graph.js";
+import { type LowRankPerturbation, perturbationValues } from "./perturbations.js";
 import { encodeModel } from "./proto.js";
 import {
   floatTensor,
@@ -30,6 +31,8 @@ export interface OnnxTransformerOptions extends SessionOptions {
   readonly placement?: WeightPlacement;
   /** Also compute the logits of the predicted rows (`logits()`); tests only. */
   readonly logits?: boolean;
+  /** Build the perturbed graph (`perturbedLosses`) at this low-rank rank instead of the plain one. */
+  readonly perturbation?: { readonly rank: number };
 }
 
 /** Time and size of building a session, for the benchmark. */
@@ -41,6 +44,8 @@ export interface BuildStats {
 
 export class OnnxTransformer {
   private weightFeeds: Record<string, Tensor> = {};
+  /** The canonical weights of the last setWeights (vectors' perturbed values are made from them). */
+  private weights: Float32Array = new Float32Array(0);
 
   private constructor(
     readonly config: TransformerConfig,
@@ -48,6 +53,7 @@ export class OnnxTransformer {
     private readonly session: InferenceSession,
     readonly placement: WeightPlacement,
     readonly build: BuildStats,
+    private readonly perturbation: { readonly rank: number; readonly inputs: readonly PerturbationInput[] } | null,
   ) {}
 
   /** Builds the graph of `config` and its session; `weights` is the canonical array (kept by reference in "inputs" placement). */
@@ -55,11 +61,15 @@ export class OnnxTransformer {
     const layout = buildTransformer(config).layout;
     const placement = options.placement ?? "inputs";
     const t0 = performance.now();
-    const model = encodeModel(transformerGraph(config, layout, weights, { placement, logits: options.logits ?? false }));
+    const perturbation = options.perturbation ?? null;
+    const graph = transformerGraph(config, layout, weights, { placement, logits: options.logits ?? false, perturbation });
+    const model = encodeModel(graph);
     const t1 = performance.now();
     const session = await openSession(model, options);
     const build = { graphMs: t1 - t0, sessionMs: performance.now() - t1, modelBytes: model.byteLength };
-    const m = new OnnxTransformer(config, layout, session, placement, build);
+    const pert = perturbation === null ? null : { rank: perturbation.rank, inputs: graph.perturbationInputs };
+    const m = new OnnxTransformer(config, layout, session, placement, build, pert);
+    m.weights = weights;
     if (placement === "inputs") m.setWeights(weights);
     return m;
   }
@@ -77,6 +87,7 @@ export class OnnxTransformer {
         got: weights.length,
       });
     }
+    this.weights = weights;
     this.weightFeeds = Object.fromEntries(
       this.layout.tensors.map((t) => [t.name, floatTensor(weights.subarray(t.offset, t.offset + t.size), t.shape)]),
     );
@@ -84,8 +95,84 @@ export class OnnxTransformer {
 
   /** Per-sequence next-token losses: entry t of sequence b is -log p(token t+1 | tokens <= t), real tokens only. */
   async nextTokenLosses(batch: TokenBatch): Promise<Float32Array[]> {
+    this.requirePlain("nextTokenLosses");
     const { counts, out } = await this.run(batch, [OUTPUT.losses]);
     return perSequence(out[OUTPUT.losses], counts);
+  }
+
+  /**
+   * The mean next-token loss of each perturbation (a model built with `perturbation`): the batch
+   * is perturbations.length groups of equal size, group p (sequences p*S .. p*S+S-1) measured at
+   * the weights moved by perturbation p, all in one session call. Each value is what
+   * meanNextTokenLoss gives for that group alone at the materialised perturbed weights
+   * (lowrank.ts perturbLowRankJs), up to float rounding.
+   */
+  async perturbedLosses(batch: TokenBatch, perturbations: readonly LowRankPerturbation[], eps: number): Promise<number[]> {
+    const pert = this.perturbation;
+    if (pert === null) {
+      throw new OnnxGraphError("ONNX_UNSUPPORTED", "perturbedLosses needs a model built with a perturbation rank", {});
+    }
+    const P = perturbations.length;
+    if (P === 0 || batch.size % P !== 0) {
+      throw new RangeError(`${batch.size} sequences do not split into ${P} equal perturbation groups`);
+    }
+    const S = batch.size / P;
+    const T = batch.length;
+    const all = predictedRows(batch);
+    // Each group's rows, padded to the largest group's count with its last row (its losses dropped).
+    const groups = Array.from({ length: P }, () => ({ rows: [] as number[], targets: [] as number[] }));
+    all.rows.forEach((row, i) => {
+      const grp = groups[Math.floor(row / (S * T))];
+      grp.rows.push(row);
+      grp.targets.push(all.targets[i]);
+    });
+    const R = Math.max(1, ...groups.map((grp) => grp.rows.length));
+    const rows: number[] = [];
+    const targets: number[] = [];
+    groups.forEach((grp, p) => {
+      for (let i = 0; i < R; i++) {
+        const j = Math.min(i, grp.rows.length - 1);
+        rows.push(j < 0 ? p * S * T : grp.rows[j]);
+        targets.push(j < 0 ? 0 : grp.targets[j]);
+      }
+    });
+    const positions = checkedPositions(this.config, batch);
+    const V = this.config.vocabSize;
+    const c = this.config;
+    const extra: Record<string, Tensor> = {
+      [INPUT.groupTokens]: int64Tensor([S * T], [1]),
+      [INPUT.groupRows]: int64Tensor([R], [1]),
+      [INPUT.idsGrouped]: int64Tensor(
+        Array.from(batch.ids, (id, i) => Math.floor(i / (S * T)) * V + id),
+        [batch.ids.length],
+      ),
+    };
+    if (c.architecture !== "llama") {
+      const table = this.layout.tensors.find((t) => t.name === positionTable(c)) as { shape: readonly number[] };
+      const offset = c.architecture === "opt" ? OPT_POSITION_OFFSET : 0;
+      extra[INPUT.positionsGrouped] = int64Tensor(
+        Array.from(positions, (pos, i) => Math.floor(i / (S * T)) * table.shape[0] + pos + offset),
+        [positions.length],
+      );
+    }
+    for (const [name, v] of perturbationValues(this.layout, pert.inputs, this.weights, perturbations, eps, pert.rank)) {
+      extra[name] = floatTensor(v.values, v.dims);
+    }
+    const { out } = await this.run(batch, [OUTPUT.losses], { rows, targets, counts: [] }, extra);
+    const losses = out[OUTPUT.losses];
+    return groups.map((grp, p) => {
+      let sum = 0;
+      for (let i = 0; i < grp.rows.length; i++) sum += losses[p * R + i];
+      return grp.rows.length === 0 ? Number.NaN : sum / grp.rows.length;
+    });
+  }
+
+  private requirePlain(what: string): void {
+    if (this.perturbation !== null) {
+      throw new OnnxGraphError("ONNX_UNSUPPORTED", `${what} needs a model built without a perturbation rank`, {
+        rank: this.perturbation.rank,
+      });
+    }
   }
 
   /** Mean next-token loss over every predicted position, and how many there were. */
@@ -95,6 +182,7 @@ export class OnnxTransformer {
 
   /** Logits [size * length, vocab] at every position (a model built with `logits: true`). */
   async logits(batch: TokenBatch): Promise<Float32Array> {
+    this.requirePlain("logits");
     const all = { ...batch, mask: new Uint8Array(batch.mask.length).fill(1) };
     // Every position is a row: the row set comes from a full mask, the attention from the real one.
     const { out } = await this.run(batch, [OUTPUT.logits], predictedRowsAll(all));
@@ -109,6 +197,7 @@ export class OnnxTransformer {
     batch: TokenBatch,
     outputs: readonly string[],
     picked = predictedRows(batch),
+    extra: Record<string, Tensor> = {},
   ): Promise<{ counts: number[]; out: Record<string, Float32Array> }> {
     const c = this.config;
     const B = batch.size;
@@ -123,6 +212,7 @@ export class OnnxTransformer {
       [INPUT.qShape]: int64Tensor([B, T, c.heads, c.headDim], [4]),
       [INPUT.rows]: int64Tensor(rows, [rows.length]),
       [INPUT.targets]: int64Tensor(targets, [targets.length, 1]),
+      ...extra,
     };
     if (c.architecture !== "llama") {
       const offset = c.architecture === "opt" ? OPT_POSITION_OFFSET : 0;

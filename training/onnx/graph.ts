@@ -13,7 +13,7 @@ import { SeedswarmError } from "../../protocol/errors.js";
 import type { TransformerConfig } from "../hf/config.js";
 import { embeddingName } from "../models/transformer.js";
 import type { ParamLayout } from "../params.js";
-import { type Attribute, DataType, type GraphSpec, type NodeSpec, rawBytes, type TensorSpec, type ValueSpec } from "./proto.js";
+import { type Attribute, DataType, type Dim, type GraphSpec, type NodeSpec, rawBytes, type TensorSpec, type ValueSpec } from "./proto.js";
 
 export type OnnxGraphErrorCode = "ONNX_UNSUPPORTED" | "ONNX_WEIGHTS";
 
@@ -27,6 +27,26 @@ export interface GraphOptions {
   readonly placement: WeightPlacement;
   /** Also output the logits [rows, vocab] of the predicted rows (tests; costs a copy out). */
   readonly logits: boolean;
+  /**
+   * Low-rank perturbations as inputs (training/algorithms/lowrank.ts): the batch is P groups of
+   * equal size, group p run at W + s_p A_p B_p^T for every matrix and at its own values of every
+   * vector, computed as x W + ((x A_p) (s_p B_p^T)) so no perturbed matrix is built.
+   */
+  readonly perturbation: { readonly rank: number } | null;
+}
+
+/**
+ * What one perturbation input holds for a layout matrix W [rows, cols] with factors A [rows, r],
+ * B [cols, r] and scale s, stacked over the P perturbations; or the perturbed values of a vector.
+ * "a" [P, rows, r]; "aFlat" [P * rows, r] (gathered by row); "b" [P, cols, r];
+ * "sAt" [P, r, rows] = s A^T; "sBt" [P, r, cols] = s B^T; "vector" [P, 1, size].
+ */
+export type FactorForm = "a" | "aFlat" | "b" | "sAt" | "sBt" | "vector";
+
+export interface PerturbationInput {
+  readonly input: string;
+  readonly tensor: string;
+  readonly form: FactorForm;
 }
 
 /** The graph's batch inputs, by name; forward.ts fills them. */
@@ -46,9 +66,20 @@ export const INPUT = {
   sin: "rope_sin",
   rows: "rows",
   targets: "targets",
+  /** Perturbed graphs: [tokens per group] and [predicted rows per group], as int64 [1]. */
+  groupTokens: "group_tokens",
+  groupRows: "group_rows",
+  /** Perturbed graphs: p * vocab + id, and p * positions + position, for gathering A_p's rows. */
+  idsGrouped: "ids_grouped",
+  positionsGrouped: "positions_grouped",
 } as const;
 
 export const OUTPUT = { losses: "losses", logits: "logits" } as const;
+
+/** The learned position table of gpt2 and opt. */
+export function positionTable(c: TransformerConfig): string {
+  return c.architecture === "gpt2" ? "transformer.wpe.weight" : "model.decoder.embed_positions.weight";
+}
 
 /** Builds the graph of `config`; `weights` (canonical order) fill the initializers when placed there. */
 export function transformerGraph(
@@ -56,7 +87,7 @@ export function transformerGraph(
   layout: ParamLayout,
   weights: Float32Array | null,
   options: GraphOptions,
-): GraphSpec {
+): GraphSpec & { readonly perturbationInputs: readonly PerturbationInput[] } {
   if (c.heads % c.kvHeads !== 0) {
     throw new OnnxGraphError("ONNX_UNSUPPORTED", `${c.heads} heads do not group over ${c.kvHeads} kv heads`, {
       heads: c.heads,
@@ -80,6 +111,48 @@ export function transformerGraph(
   const d = c.hidden;
   const llama = c.architecture === "llama";
   const gqa = c.kvHeads !== c.heads;
+  const pert = options.perturbation;
+  const rank = pert?.rank ?? 0;
+  if (pert !== null && !(Number.isInteger(rank) && rank >= 1)) {
+    throw new OnnxGraphError("ONNX_UNSUPPORTED", `low-rank rank must be an integer >= 1, got ${rank}`, { rank });
+  }
+  const perturbationInputs: PerturbationInput[] = [];
+  /** The input holding `form` of tensor `name`'s perturbation (declared once). */
+  const factor = (name: string, form: FactorForm): string => {
+    const input = `${name}:${form}`;
+    if (perturbationInputs.some((p) => p.input === input)) return input;
+    const [rows, cols] = (byName.get(name) as { shape: readonly number[] }).shape;
+    const dims: Record<FactorForm, Dim[]> = {
+      a: ["perturbations", rows, rank],
+      aFlat: ["perturbed_rows", rank],
+      b: ["perturbations", cols, rank],
+      sAt: ["perturbations", rank, rows],
+      sBt: ["perturbations", rank, cols],
+      vector: ["perturbations", 1, rows],
+    };
+    perturbationInputs.push({ input, tensor: name, form });
+    g.inputs.push({ name: input, type: DataType.FLOAT, dims: dims[form] });
+    return input;
+  };
+  /** [N, width] <-> [P, N / P, width]: rows grouped by perturbation ("tokens": hidden states, "rows": predicted rows). */
+  const grouped = (x: string, kind: "tokens" | "rows", width: number) => {
+    const shape = g.memo(`group_${kind}_${width}`, () =>
+      g.op("Concat", [g.int64s("minus_one", [-1]), kind === "tokens" ? INPUT.groupTokens : INPUT.groupRows, g.int64s(`w${width}`, [width])], [
+        { name: "axis", i: 0 },
+      ]),
+    );
+    return g.op("Reshape", [x, shape]);
+  };
+  const flat = (x: string, width: number) => g.op("Reshape", [x, g.int64s(`flat_${width}`, [-1, width])]);
+  /** A perturbed vector added per group to [N, size] rows (a bias, a norm's shift). */
+  const addVector = (x: string, name: string, kind: "tokens" | "rows" = "tokens") => {
+    const size = (byName.get(name) as { size: number }).size;
+    return flat(g.op("Add", [grouped(x, kind, size), factor(name, "vector")]), size);
+  };
+  const mulVector = (x: string, name: string) => {
+    const size = (byName.get(name) as { size: number }).size;
+    return flat(g.op("Mul", [grouped(x, "tokens", size), factor(name, "vector")]), size);
+  };
 
   g.inputs.push({ name: INPUT.ids, type: DataType.INT64, dims: ["tokens"] });
   if (!llama) g.inputs.push({ name: INPUT.positions, type: DataType.INT64, dims: ["tokens"] });
@@ -96,25 +169,57 @@ export function transformerGraph(
   }
   g.inputs.push({ name: INPUT.rows, type: DataType.INT64, dims: ["rows"] });
   g.inputs.push({ name: INPUT.targets, type: DataType.INT64, dims: ["rows", 1] });
+  if (pert !== null) {
+    g.inputs.push({ name: INPUT.groupTokens, type: DataType.INT64, dims: [1] });
+    g.inputs.push({ name: INPUT.groupRows, type: DataType.INT64, dims: [1] });
+    g.inputs.push({ name: INPUT.idsGrouped, type: DataType.INT64, dims: ["tokens"] });
+    if (!llama) g.inputs.push({ name: INPUT.positionsGrouped, type: DataType.INT64, dims: ["tokens"] });
+  }
 
   const scale = g.scalar("attention_scale", 1 / Math.sqrt(c.headDim));
   const merged = g.int64s("merged_heads", [-1, c.heads * c.headDim]);
 
-  /** x [N, in] times nn.Linear's weight [out, in] (transposed: true) or a Conv1D's [in, out], plus a bias. */
-  const linear = (x: string, w: string, b: string | null, transposed: boolean) =>
-    g.op("Gemm", [x, w, ...(b === null ? [] : [b])], transposed ? [{ name: "transB", i: 1 }] : []);
-  const layerNorm = (x: string, p: string) =>
-    g.op("LayerNormalization", [x, `${p}.weight`, `${p}.bias`], [
+  /**
+   * x [N, in] times nn.Linear's weight [out, in] (transposed: true) or a Conv1D's [in, out], plus a
+   * bias. Perturbed: + (x A) (s B^T) per group for a Conv1D, + (x B) (s A^T) for nn.Linear
+   * (x (W + s A B^T)^T = x W^T + s (x B) A^T), and each group's own bias.
+   */
+  const linear = (x: string, w: string, b: string | null, transposed: boolean, kind: "tokens" | "rows" = "tokens") => {
+    const attrs: Attribute[] = transposed ? [{ name: "transB", i: 1 }] : [];
+    if (pert === null) return g.op("Gemm", [x, w, ...(b === null ? [] : [b])], attrs);
+    const [rows, cols] = (byName.get(w) as { shape: readonly number[] }).shape;
+    const [inputs, outputs] = transposed ? [cols, rows] : [rows, cols];
+    const left = factor(w, transposed ? "b" : "a");
+    const right = factor(w, transposed ? "sAt" : "sBt");
+    const delta = g.op("MatMul", [g.op("MatMul", [grouped(x, kind, inputs), left]), right]);
+    const y = flat(g.op("Add", [grouped(g.op("Gemm", [x, w], attrs), kind, outputs), delta]), outputs);
+    return b === null ? y : addVector(y, b, kind);
+  };
+  /** Rows of an embedding table; perturbed: + A_p[id] (s B_p^T), A_p's rows gathered at p * rows + id. */
+  const lookup = (table: string, ids: string, groupedIds: string) => {
+    const x = g.op("Gather", [table, ids], [{ name: "axis", i: 0 }]);
+    if (pert === null) return x;
+    const cols = (byName.get(table) as { shape: readonly number[] }).shape[1];
+    const a = g.op("Gather", [factor(table, "aFlat"), groupedIds], [{ name: "axis", i: 0 }]);
+    return g.op("Add", [x, flat(g.op("MatMul", [grouped(a, "tokens", rank), factor(table, "sBt")]), cols)]);
+  };
+  const layerNorm = (x: string, p: string) => {
+    const attrs: Attribute[] = [
       { name: "axis", i: -1 },
       { name: "epsilon", f: c.normEps },
-    ]);
+    ];
+    if (pert === null) return g.op("LayerNormalization", [x, `${p}.weight`, `${p}.bias`], attrs);
+    const n = g.op("LayerNormalization", [x, g.constant("ln_ones", d, 1), g.constant("ln_zeros", d, 0)], attrs);
+    return addVector(mulVector(n, `${p}.weight`), `${p}.bias`);
+  };
   const rmsNorm = (x: string, weight: string) => {
     const ms = g.op("ReduceMean", [g.op("Mul", [x, x])], [
       { name: "axes", ints: [-1] },
       { name: "keepdims", i: 1 },
     ]);
     const inv = g.op("Reciprocal", [g.op("Sqrt", [g.op("Add", [ms, g.scalar("norm_eps", c.normEps)])])]);
-    return g.op("Mul", [g.op("Mul", [x, inv]), weight]);
+    const n = g.op("Mul", [x, inv]);
+    return pert === null ? g.op("Mul", [n, weight]) : mulVector(n, weight);
   };
   const activate = (x: string): string => {
     switch (c.activation) {
@@ -164,11 +269,10 @@ export function transformerGraph(
   };
 
   const embedding = embeddingName(c);
-  let x = g.op("Gather", [embedding, INPUT.ids], [{ name: "axis", i: 0 }]);
+  let x = lookup(embedding, INPUT.ids, INPUT.idsGrouped);
   if (!llama) {
     // The host adds OPT's position offset.
-    const table = c.architecture === "gpt2" ? "transformer.wpe.weight" : "model.decoder.embed_positions.weight";
-    x = g.op("Add", [x, g.op("Gather", [table, INPUT.positions], [{ name: "axis", i: 0 }])]);
+    x = g.op("Add", [x, lookup(positionTable(c), INPUT.positions, INPUT.positionsGrouped)]);
   }
   for (let i = 0; i < c.layers; i++) {
     if (c.architecture === "gpt2") {
@@ -208,7 +312,7 @@ export function transformerGraph(
         : rmsNorm(x, "model.norm.weight");
   // Only the predicted rows meet the vocabulary (the [vocab, hidden] head read with transB).
   const picked = g.op("Gather", [final, INPUT.rows], [{ name: "axis", i: 0 }]);
-  const logits = linear(picked, c.tiedHead ? embedding : "lm_head.weight", null, true);
+  const logits = linear(picked, c.tiedHead ? embedding : "lm_head.weight", null, true, "rows");
   const logProbs = g.op("LogSoftmax", [logits], [{ name: "axis", i: 1 }]);
   const nll = g.op("Neg", [g.op("GatherElements", [logProbs, INPUT.targets], [{ name: "axis", i: 1 }])]);
   g.op("Reshape", [nll, g.int64s("flat", [-1])], [], OUTPUT.losses);
@@ -224,6 +328,7 @@ export function transformerGraph(
     outputs: g.outputs,
     initializers: g.initializers,
     opsets: { "": 17 },
+    perturbationInputs,
   };
 }
 
@@ -234,6 +339,7 @@ class Builder {
   readonly outputs: ValueSpec[] = [];
   readonly initializers: TensorSpec[] = [];
   private readonly constants = new Set<string>();
+  private readonly memos = new Map<string, string>();
   private next = 0;
 
   op(op: string, inputs: readonly string[], attributes: readonly Attribute[] = [], output?: string): string {
@@ -249,6 +355,25 @@ class Builder {
 
   initializer(name: string, dims: number[], values: Float32Array): void {
     this.initializers.push({ name, type: DataType.FLOAT, dims, raw: rawBytes(values) });
+  }
+
+  /** A value made once per key (a shape built from inputs, shared by every use). */
+  memo(key: string, make: () => string): string {
+    let v = this.memos.get(key);
+    if (v === undefined) {
+      v = make();
+      this.memos.set(key, v);
+    }
+    return v;
+  }
+
+  /** A float vector of `size` copies of `v`. */
+  constant(name: string, size: number, v: number): string {
+    if (!this.constants.has(name)) {
+      this.constants.add(name);
+      this.initializers.push({ name, type: DataType.FLOAT, dims: [size], raw: rawBytes(new Float32Array(size).fill(v)) });
+    }
+    return name;
   }
 
   scalar(name: string, v: number): string {

@@ -1,7 +1,8 @@
 /**
  * The transformer forward on onnxruntime's CPU provider (training/onnx) against Hugging Face
- * transformers' own outputs (test/fixtures/lm) and against the tfjs-wasm forward on padded
- * batches and on weights changed after the session was built.
+ * transformers' own outputs (test/fixtures/lm), against the tfjs-wasm forward on padded batches
+ * and on weights changed after the session was built, and its perturbed pass against the
+ * materialised low-rank perturbations (lowrank.ts) on tfjs-wasm.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -10,7 +11,15 @@ import { readHfCheckpoint } from "../../../node/store/hf-checkpoint.js";
 import { useBackend } from "../../../training/engine.js";
 import { type TokenBatch, tokenBatch } from "../../../training/models/transformer.js";
 import { meanNextTokenLoss } from "../../../training/next-token-loss.js";
-import { OnnxGraphError, OnnxSessionError, OnnxTransformer, type WeightPlacement } from "../../../training/onnx/index.js";
+import { perturbLowRankJs } from "../../../training/algorithms/lowrank.js";
+import {
+  type LowRankPerturbation,
+  OnnxGraphError,
+  OnnxSessionError,
+  OnnxTransformer,
+  type WeightPlacement,
+} from "../../../training/onnx/index.js";
+import { seedFrom } from "../../../training/rng/seeds.js";
 import { toTensors } from "../../../training/params.js";
 import {
   type FixtureOutputs,
@@ -117,6 +126,45 @@ describe("onnx transformer forward = the tfjs-wasm forward", () => {
   });
 });
 
+describe("onnx perturbed pass = materialised low-rank perturbations on tfjs-wasm", () => {
+  for (const name of LM_FIXTURE_MODELS) {
+    for (const rank of [1, 3]) {
+      it(`${name}, rank ${rank}: 3 perturbations (an antithetic pair and another seed) in one call, padded groups`, async () => {
+        await useBackend("wasm");
+        const ck = await readHfCheckpoint(`${LM_FIXTURES}${name}`);
+        const ids = referenceCases(name)[0].input_ids;
+        // Group p: sequences 2p, 2p+1; lengths differ so groups pad differently.
+        const seqs = [ids[0], ids[1].slice(0, 11), ids[2].slice(0, 4), ids[1], ids[2], ids[0].slice(0, 9)];
+        const perturbations: LowRankPerturbation[] = [
+          { seed: seedFrom("onnx-test", [1]), sign: 1 },
+          { seed: seedFrom("onnx-test", [1]), sign: -1 },
+          { seed: seedFrom("onnx-test", [2]), sign: 1 },
+        ];
+        const eps = 0.05;
+        const m = await OnnxTransformer.create(ck.config, ck.weights, { threads: 1, perturbation: { rank } });
+        try {
+          const got = await m.perturbedLosses(tokenBatch(seqs), perturbations, eps);
+          const moved = new Float32Array(ck.weights.length);
+          for (const [p, q] of perturbations.entries()) {
+            perturbLowRankJs(moved, ck.weights, ck.model.layout, q.seed, eps, rank, q.sign);
+            const weights = toTensors(ck.model.layout, moved);
+            const group = tokenBatch(seqs.slice(2 * p, 2 * p + 2));
+            const want = meanNextTokenLoss(ck.model, weights, group).loss;
+            tf.dispose(weights);
+            const base = toTensors(ck.model.layout, ck.weights);
+            const unmoved = meanNextTokenLoss(ck.model, base, group).loss;
+            tf.dispose(base);
+            assert.ok(relErr(got[p], want) <= 1e-5, `perturbation ${p}: onnx ${got[p]} vs materialised ${want}`);
+            assert.ok(Math.abs(want - unmoved) > 1e-3, `perturbation ${p} moves the loss: ${unmoved} -> ${want}`);
+          }
+        } finally {
+          await m.release();
+        }
+      });
+    }
+  }
+});
+
 describe("onnx transformer: refusals", () => {
   it("fixed initializers refuse new weights; a wrong weight count and zero threads are refused", async () => {
     const ck = await readHfCheckpoint(`${LM_FIXTURES}gpt2-tiny`);
@@ -134,5 +182,18 @@ describe("onnx transformer: refusals", () => {
       OnnxTransformer.create(ck.config, ck.weights, { threads: 0 }),
       (e: unknown) => e instanceof OnnxSessionError && e.code === "ONNX_SESSION_FAILED",
     );
+    const perturbed = await OnnxTransformer.create(ck.config, ck.weights, { threads: 1, perturbation: { rank: 1 } });
+    const plain = await OnnxTransformer.create(ck.config, ck.weights, { threads: 1 });
+    const batch = tokenBatch(referenceCases("gpt2-tiny")[0].input_ids);
+    const one = [{ seed: seedFrom("onnx-test", [1]), sign: 1 as const }];
+    try {
+      await assert.rejects(perturbed.nextTokenLosses(batch), (e: unknown) => e instanceof OnnxGraphError && e.code === "ONNX_UNSUPPORTED");
+      await assert.rejects(plain.perturbedLosses(batch, one, 0.1), (e: unknown) => e instanceof OnnxGraphError && e.code === "ONNX_UNSUPPORTED");
+      // 3 sequences do not split into 2 groups.
+      await assert.rejects(perturbed.perturbedLosses(batch, [...one, ...one], 0.1), RangeError);
+    } finally {
+      await perturbed.release();
+      await plain.release();
+    }
   });
 });
