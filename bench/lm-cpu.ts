@@ -142,9 +142,10 @@ alternates with the plain 2-thread pass, and each wasm forward is followed by a 
 | onnxruntime, 1 thread, weights as initializers | ${fmt(median(msFixed))} | ${fmt(tFixed)} | |
 | tfjs-wasm | ${fmt(median(msWasm))} | ${fmt(tWasm)} | ${fmt(perCpuS(cpuMsWasm))} |
 
-2 threads against 1: ${fmt(t2 / t1)}x (the 2-thread session got ${fmt(cpuMs2 / median(ms2))} cores' worth of CPU per forward, so
-this says little about an idle machine). onnxruntime on 2 threads against tfjs-wasm, neighbouring forwards:
-${fmt(wasmRatio)}x (the 2-thread onnx forwards beside wasm took ${fmt(median(msTwoBeside))} ms). Mean losses: onnx ${lossOnnx.toFixed(6)},
+2 threads against 1: ${fmt(t2 / t1)}x, the 2-thread session getting ${fmt(cpuMs2 / median(ms2))} cores' worth of CPU per forward
+(when other work holds a core it gets about one, and 2 threads run no faster than 1). onnxruntime on 2 threads against tfjs-wasm, neighbouring forwards:
+${fmt(wasmRatio)}x. How much the load moved during the run shows in the plain 2-thread pass itself: ${fmt(t2)} tokens/s
+beside the 1-thread pass, ${fmt(tps(msPlainBeside))} beside the perturbed pass, ${fmt(tps(msTwoBeside))} beside wasm. Mean losses: onnx ${lossOnnx.toFixed(6)},
 wasm ${lossWasm.toFixed(6)} (relative difference ${lossDiff.toExponential(2)}).
 
 The perturbed pass (low-rank directions as graph inputs, rows grouped by perturbation: x W + (x A)(s B^T); host factors
