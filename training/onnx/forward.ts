@@ -3,11 +3,9 @@
  * training/next-token-loss.ts computes on tfjs (the same predicted rows, the same per-sequence
  * split and mean), from the canonical Float32Array in layout order.
  */
-import type { TransformerConfig } from "../hf/config.js";
-import { attentionBiasValues, checkedPositions, type TokenBatch, ropeValues } from "../models/transformer.js";
-import { buildTransformer } from "../models/transformer.js";
+import { OPT_POSITION_OFFSET, type TransformerConfig } from "../hf/config.js";
+import { attentionBiasValues, buildTransformer, checkedPositions, ropeValues, type TokenBatch } from "../models/transformer.js";
 import { meanOfLosses, perSequence, predictedRows } from "../next-token-loss.js";
-import { OPT_POSITION_OFFSET } from "../hf/config.js";
 import type { ParamLayout } from "../params.js";
 import { INPUT, OUTPUT, OnnxGraphError, type PerturbationInput, positionTable, transformerGraph, type WeightPlacement } from "./graph.js";
 import { type LowRankPerturbation, perturbationValues } from "./perturbations.js";
@@ -42,6 +40,11 @@ export interface BuildStats {
   readonly modelBytes: number;
 }
 
+/**
+ * One transformer on one onnxruntime session: plain (`nextTokenLosses`, `meanNextTokenLoss`,
+ * `logits`) or, built with a perturbation rank, perturbed (`perturbedLosses`). Calls are
+ * asynchronous (onnxruntime-node's `run` returns a promise).
+ */
 export class OnnxTransformer {
   private weightFeeds: Record<string, Tensor> = {};
   /** The canonical weights of the last setWeights (vectors' perturbed values are made from them). */
@@ -183,9 +186,8 @@ export class OnnxTransformer {
   /** Logits [size * length, vocab] at every position (a model built with `logits: true`). */
   async logits(batch: TokenBatch): Promise<Float32Array> {
     this.requirePlain("logits");
-    const all = { ...batch, mask: new Uint8Array(batch.mask.length).fill(1) };
-    // Every position is a row: the row set comes from a full mask, the attention from the real one.
-    const { out } = await this.run(batch, [OUTPUT.logits], predictedRowsAll(all));
+    // Every position is a row (padding included, as the tfjs forward's logits are); attention still masks padding.
+    const { out } = await this.run(batch, [OUTPUT.logits], everyRow(batch));
     return out[OUTPUT.logits];
   }
 
@@ -242,7 +244,7 @@ export class OnnxTransformer {
 }
 
 /** Every position of a batch as a row (targets unused: 0). */
-function predictedRowsAll(batch: TokenBatch): { rows: number[]; targets: number[]; counts: number[] } {
+function everyRow(batch: TokenBatch): { rows: number[]; targets: number[]; counts: number[] } {
   const rows = Array.from({ length: batch.size * batch.length }, (_, i) => i);
   return { rows, targets: rows.map(() => 0), counts: new Array<number>(batch.size).fill(batch.length) };
 }
