@@ -10,7 +10,7 @@ import { LM_FIXTURE_MODELS, LM_FIXTURES, referenceErrors } from "../test/helpers
 import { useBackend } from "../training/engine.js";
 import { parseHfConfig } from "../training/hf/config.js";
 import { initWeights } from "../training/models/model.js";
-import { buildTransformer, tokenBatch } from "../training/models/transformer.js";
+import { buildTransformer, type LanguageModel, type TokenBatch, tokenBatch } from "../training/models/transformer.js";
 import { meanNextTokenLoss } from "../training/next-token-loss.js";
 import { toTensors } from "../training/params.js";
 import { fillUniform24 } from "../training/rng/noise.js";
@@ -19,24 +19,33 @@ import { fmt, type Section } from "./report.js";
 
 /** GPT-2 small (124M): the config.json transformers writes for "gpt2", less what the forward ignores. */
 const GPT2_SMALL = { model_type: "gpt2", vocab_size: 50257, n_positions: 1024, n_embd: 768, n_layer: 12, n_head: 12 };
-const BATCH = 16;
-const LENGTH = 64;
+export const BATCH = 16;
+export const LENGTH = 64;
 /** Timed forwards after one warm-up: each takes seconds on 2 cores. */
 const REPS = 2;
 
 const mib = (bytes: number) => bytes / 2 ** 20;
 
+/** The GPT-2-small-shaped model of the language-model benchmarks, its random weights (seed 1) and layout. */
+export function gpt2Small(): { model: LanguageModel; weights: Float32Array } {
+  const model = buildTransformer(parseHfConfig(GPT2_SMALL));
+  return { model, weights: initWeights(model.layout, 1) };
+}
+
+/** The benchmarks' batch: BATCH x LENGTH token ids drawn uniformly from GPT-2's vocabulary. */
+export function benchBatch(): TokenBatch {
+  const u = new Float32Array(BATCH * LENGTH);
+  fillUniform24(streamOf(seedFrom("seedswarm/bench/lm", [1]), Purpose.Init, 0), u);
+  return tokenBatch(Array.from({ length: BATCH }, (_, b) => Array.from(u.subarray(b * LENGTH, (b + 1) * LENGTH), (x) => Math.floor(x * 50257))));
+}
+
 export async function lmSection(): Promise<Section> {
   await useBackend("wasm");
   const rssStart = process.memoryUsage().rss;
-  const model = buildTransformer(parseHfConfig(GPT2_SMALL));
+  const { model, weights } = gpt2Small();
   const params = model.layout.size;
-  const weights = initWeights(model.layout, 1);
   const tensors = toTensors(model.layout, weights);
-  const u = new Float32Array(BATCH * LENGTH);
-  fillUniform24(streamOf(seedFrom("seedswarm/bench/lm", [1]), Purpose.Init, 0), u);
-  const ids = Array.from({ length: BATCH }, (_, b) => Array.from(u.subarray(b * LENGTH, (b + 1) * LENGTH), (x) => Math.floor(x * 50257)));
-  const batch = tokenBatch(ids);
+  const batch = benchBatch();
   meanNextTokenLoss(model, tensors, batch);
   const times: number[] = [];
   let cpuMs = 0;

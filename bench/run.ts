@@ -20,6 +20,7 @@ import {
 import { lmUpdateSection } from "./lm-update.js";
 import { lmDemoSection } from "./lm-demo.js";
 import { lmSection } from "./lm.js";
+import { lmCpuSection } from "./lm-cpu.js";
 import { lowrankSection } from "./lowrank.js";
 import { type Section, writeReport } from "./report.js";
 import { speedupSection, stragglerSection } from "./speedup.js";
@@ -42,6 +43,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   "market-nodes": marketplaceNodesSection,
   docker: dockerSection,
   lm: lmSection,
+  "lm-cpu": lmCpuSection,
   "lm-demo": lmDemoSection,
   binary: binarySection,
   verify: verifySection,

@@ -6,8 +6,8 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { type LanguageModel, type TokenBatch, tokenBatch } from "./models/transformer.js";
 
-/** Per-sequence next-token losses: entry t of sequence b is -log p(token t+1 | tokens <= t), over real tokens only. */
-export function nextTokenLosses(model: LanguageModel, weights: readonly tf.Tensor[], batch: TokenBatch): Float32Array[] {
+/** The rows a batch predicts from (token and next token both real), their targets, and how many per sequence. */
+export function predictedRows(batch: TokenBatch): { rows: number[]; targets: number[]; counts: number[] } {
   const T = batch.length;
   const rows: number[] = [];
   const targets: number[] = [];
@@ -22,15 +22,11 @@ export function nextTokenLosses(model: LanguageModel, weights: readonly tf.Tenso
       }
     }
   }
-  const flat =
-    rows.length === 0
-      ? new Float32Array(0)
-      : (tf.tidy(() => {
-          const h = tf.gather(model.hidden(weights, batch), tf.tensor1d(rows, "int32")) as tf.Tensor2D;
-          const logits = model.head(weights, h);
-          const picked = tf.gatherND(logits, tf.tensor2d(targets.flatMap((y, r) => [r, y]), [rows.length, 2], "int32"));
-          return tf.sub(tf.logSumExp(logits, 1), picked);
-        }).dataSync() as Float32Array);
+  return { rows, targets, counts };
+}
+
+/** The losses of `predictedRows`, in row order, split into one array per sequence. */
+export function perSequence(flat: Float32Array, counts: readonly number[]): Float32Array[] {
   const out: Float32Array[] = [];
   let at = 0;
   for (const n of counts) {
@@ -40,19 +36,39 @@ export function nextTokenLosses(model: LanguageModel, weights: readonly tf.Tenso
   return out;
 }
 
+/** Per-sequence next-token losses: entry t of sequence b is -log p(token t+1 | tokens <= t), over real tokens only. */
+export function nextTokenLosses(model: LanguageModel, weights: readonly tf.Tensor[], batch: TokenBatch): Float32Array[] {
+  const { rows, targets, counts } = predictedRows(batch);
+  const flat =
+    rows.length === 0
+      ? new Float32Array(0)
+      : (tf.tidy(() => {
+          const h = tf.gather(model.hidden(weights, batch), tf.tensor1d(rows, "int32")) as tf.Tensor2D;
+          const logits = model.head(weights, h);
+          const picked = tf.gatherND(logits, tf.tensor2d(targets.flatMap((y, r) => [r, y]), [rows.length, 2], "int32"));
+          return tf.sub(tf.logSumExp(logits, 1), picked);
+        }).dataSync() as Float32Array);
+  return perSequence(flat, counts);
+}
+
+/** The mean of per-sequence next-token losses over every predicted position, and how many there were. */
+export function meanOfLosses(losses: readonly Float32Array[]): { loss: number; tokens: number } {
+  let sum = 0;
+  let tokens = 0;
+  for (const seq of losses) {
+    for (const l of seq) sum += l;
+    tokens += seq.length;
+  }
+  return { loss: tokens === 0 ? Number.NaN : sum / tokens, tokens };
+}
+
 /** Mean next-token loss over every predicted position of a batch, and how many there were. */
 export function meanNextTokenLoss(
   model: LanguageModel,
   weights: readonly tf.Tensor[],
   batch: TokenBatch,
 ): { loss: number; tokens: number } {
-  let sum = 0;
-  let tokens = 0;
-  for (const seq of nextTokenLosses(model, weights, batch)) {
-    for (const l of seq) sum += l;
-    tokens += seq.length;
-  }
-  return { loss: tokens === 0 ? Number.NaN : sum / tokens, tokens };
+  return meanOfLosses(nextTokenLosses(model, weights, batch));
 }
 
 /** Splits a token stream into consecutive windows of at most `length` tokens (the last may be shorter; a 1-token tail predicts nothing and is dropped). */

@@ -35,7 +35,7 @@ function lastLogits(model: string, name: string): Float32Array {
 }
 
 /** Per-sequence next-token losses and logits [b][t][v] of a batch. */
-export function lossesAndLogits(ck: HfCheckpoint, weights: tf.Tensor[], batch: TokenBatch): { losses: Float32Array[]; logits: Float32Array } {
+export function lossesAndLogits(ck: HfCheckpoint, weights: tf.Tensor[], batch: TokenBatch): FixtureOutputs {
   const losses = nextTokenLosses(ck.model, weights, batch);
   const logits = tf.tidy(() => ck.model.forward(weights, batch)).dataSync() as Float32Array;
   return { losses, logits };
@@ -50,34 +50,56 @@ export interface ReferenceErrors {
   readonly lengthsMatch: boolean;
 }
 
-/** A fixture checkpoint's outputs against transformers' for every reference case. */
-export function referenceErrors(name: string, ck: HfCheckpoint): ReferenceErrors {
-  const weights = toTensors(ck.model.layout, ck.weights);
-  const V = ck.config.vocabSize;
-  let logitErr = 0;
-  let lossErr = 0;
-  let lengthsMatch = true;
-  try {
-    for (const c of referenceCases(name)) {
-      const T = c.input_ids[0].length;
-      const { losses, logits } = lossesAndLogits(ck, weights, tokenBatch(c.input_ids));
-      const last = lastLogits(name, c.name);
-      c.input_ids.forEach((_, b) => {
-        for (let t = 0; t < T; t++) {
-          c.probe_ids.forEach((id, j) => {
-            logitErr = Math.max(logitErr, Math.abs(logits[(b * T + t) * V + id] - c.probe_logits[b][t][j]));
-          });
-        }
-        for (let v = 0; v < V; v++) logitErr = Math.max(logitErr, Math.abs(logits[(b * T + T - 1) * V + v] - last[b * V + v]));
-        lengthsMatch &&= losses[b].length === c.next_token_nll[b].length;
-        losses[b].forEach((l, t) => {
-          const want = c.next_token_nll[b][t];
-          lossErr = Math.max(lossErr, Math.abs(l - want) / Math.abs(want));
-        });
+/** Per-sequence losses and logits [b][t][v] of a batch, from any forward. */
+export interface FixtureOutputs {
+  readonly losses: Float32Array[];
+  readonly logits: Float32Array;
+}
+
+/** One forward's outputs against transformers' for a reference case; folds into `into`. */
+function compareCase(name: string, c: ReferenceCase, V: number, out: FixtureOutputs, into: ReferenceErrors): ReferenceErrors {
+  let { logitErr, lossErr, lengthsMatch } = into;
+  const T = c.input_ids[0].length;
+  const { losses, logits } = out;
+  const last = lastLogits(name, c.name);
+  c.input_ids.forEach((_, b) => {
+    for (let t = 0; t < T; t++) {
+      c.probe_ids.forEach((id, j) => {
+        logitErr = Math.max(logitErr, Math.abs(logits[(b * T + t) * V + id] - c.probe_logits[b][t][j]));
       });
     }
+    for (let v = 0; v < V; v++) logitErr = Math.max(logitErr, Math.abs(logits[(b * T + T - 1) * V + v] - last[b * V + v]));
+    lengthsMatch &&= losses[b].length === c.next_token_nll[b].length;
+    losses[b].forEach((l, t) => {
+      const want = c.next_token_nll[b][t];
+      lossErr = Math.max(lossErr, Math.abs(l - want) / Math.abs(want));
+    });
+  });
+  return { logitErr, lossErr, lengthsMatch };
+}
+
+const NO_ERRORS: ReferenceErrors = { logitErr: 0, lossErr: 0, lengthsMatch: true };
+
+/** A fixture checkpoint's outputs (tfjs, the active backend) against transformers' for every reference case. */
+export function referenceErrors(name: string, ck: HfCheckpoint): ReferenceErrors {
+  const weights = toTensors(ck.model.layout, ck.weights);
+  try {
+    return referenceCases(name).reduce(
+      (acc, c) => compareCase(name, c, ck.config.vocabSize, lossesAndLogits(ck, weights, tokenBatch(c.input_ids)), acc),
+      NO_ERRORS,
+    );
   } finally {
     tf.dispose(weights);
   }
-  return { logitErr, lossErr, lengthsMatch };
+}
+
+/** The same comparison for a forward that answers asynchronously (onnxruntime). */
+export async function referenceErrorsOf(
+  name: string,
+  vocab: number,
+  forward: (batch: TokenBatch) => Promise<FixtureOutputs>,
+): Promise<ReferenceErrors> {
+  let acc = NO_ERRORS;
+  for (const c of referenceCases(name)) acc = compareCase(name, c, vocab, await forward(tokenBatch(c.input_ids)), acc);
+  return acc;
 }

@@ -51,7 +51,7 @@ export function tokenBatch(sequences: readonly (readonly number[])[], length?: n
 }
 
 /** Position of each token: the number of real tokens before it (0 for padding). */
-function positionsOf(batch: TokenBatch): Int32Array {
+export function positionsOf(batch: TokenBatch): Int32Array {
   const pos = new Int32Array(batch.size * batch.length);
   for (let b = 0; b < batch.size; b++) {
     let n = 0;
@@ -63,21 +63,25 @@ function positionsOf(batch: TokenBatch): Int32Array {
   return pos;
 }
 
-/** Additive attention bias [size, 1, length, length]: causal and padded keys masked. */
-function attentionBias(batch: TokenBatch): tf.Tensor4D {
+/** Additive attention bias [size, 1, length, length], row-major: causal and padded keys masked. */
+export function attentionBiasValues(batch: TokenBatch): Float32Array {
   const T = batch.length;
   const bias = new Float32Array(batch.size * T * T);
   for (let b = 0; b < batch.size; b++)
     for (let q = 0; q < T; q++)
       for (let k = 0; k < T; k++) if (k > q || !batch.mask[b * T + k]) bias[(b * T + q) * T + k] = MASKED;
-  return tf.tensor4d(bias, [batch.size, 1, T, T]);
+  return bias;
+}
+
+function attentionBias(batch: TokenBatch): tf.Tensor4D {
+  return tf.tensor4d(attentionBiasValues(batch), [batch.size, 1, batch.length, batch.length]);
 }
 
 /**
- * RoPE cos and sin [size, 1, length, headDim] as transformers computes them in float32:
- * inv_freq_i = 1 / theta^(2i / d), angle = position * inv_freq, halves repeated.
+ * RoPE cos and sin [size, 1, length, headDim], row-major, as transformers computes them in
+ * float32: inv_freq_i = 1 / theta^(2i / d), angle = position * inv_freq, halves repeated.
  */
-function ropeTables(positions: Int32Array, batch: TokenBatch, headDim: number, theta: number): [tf.Tensor4D, tf.Tensor4D] {
+export function ropeValues(positions: Int32Array, headDim: number, theta: number): [Float32Array, Float32Array] {
   const f = Math.fround;
   const half = headDim / 2;
   const inv = Array.from({ length: half }, (_, i) => f(1 / f(theta ** f((2 * i) / headDim))));
@@ -90,6 +94,11 @@ function ropeTables(positions: Int32Array, batch: TokenBatch, headDim: number, t
       sin[r * headDim + i] = sin[r * headDim + i + half] = Math.sin(a);
     }
   });
+  return [cos, sin];
+}
+
+function ropeTables(positions: Int32Array, batch: TokenBatch, headDim: number, theta: number): [tf.Tensor4D, tf.Tensor4D] {
+  const [cos, sin] = ropeValues(positions, headDim, theta);
   const shape: [number, number, number, number] = [batch.size, 1, batch.length, headDim];
   return [tf.tensor4d(cos, shape), tf.tensor4d(sin, shape)];
 }
@@ -134,6 +143,19 @@ function rotateHalf(x: tf.Tensor): tf.Tensor {
   const half = (x.shape[3] as number) / 2;
   const [x1, x2] = tf.split(x, [half, half], 3);
   return tf.concat([tf.neg(x2), x1], 3);
+}
+
+/** The positions of a batch, after checking its ids against the vocabulary and its lengths against the position table. */
+export function checkedPositions(c: TransformerConfig, batch: TokenBatch): Int32Array {
+  for (const id of batch.ids) {
+    if (!(id >= 0 && id < c.vocabSize)) throw new RangeError(`token id ${id} is outside the vocabulary (${c.vocabSize})`);
+  }
+  const positions = positionsOf(batch);
+  const maxPos = positions.reduce((a, b) => Math.max(a, b), 0);
+  if (c.architecture !== "llama" && maxPos >= c.maxPositions) {
+    throw new RangeError(`a sequence of ${maxPos + 1} tokens is longer than the model's ${c.maxPositions} positions`);
+  }
+  return positions;
 }
 
 /** The layout entries of a config, in the fixed canonical order. */
@@ -208,7 +230,7 @@ function entriesOf(c: TransformerConfig): LayoutEntry[] {
 }
 
 /** The name of the token embedding, which a tied head reuses. */
-function embeddingName(c: TransformerConfig): string {
+export function embeddingName(c: TransformerConfig): string {
   return c.architecture === "gpt2"
     ? "transformer.wte.weight"
     : c.architecture === "opt"
@@ -232,14 +254,7 @@ export function buildTransformer(config: TransformerConfig): LanguageModel {
     const B = batch.size;
     const T = batch.length;
     const N = B * T;
-    for (const id of batch.ids) {
-      if (!(id >= 0 && id < c.vocabSize)) throw new RangeError(`token id ${id} is outside the vocabulary (${c.vocabSize})`);
-    }
-    const positions = positionsOf(batch);
-    const maxPos = positions.reduce((a, b) => Math.max(a, b), 0);
-    if (c.architecture !== "llama" && maxPos >= c.maxPositions) {
-      throw new RangeError(`a sequence of ${maxPos + 1} tokens is longer than the model's ${c.maxPositions} positions`);
-    }
+    const positions = checkedPositions(c, batch);
     const bias = attentionBias(batch);
     const [cos, sin] = c.architecture === "llama" ? ropeTables(positions, batch, c.headDim, c.ropeTheta) : [null, null];
 
