@@ -19,7 +19,9 @@
  * blames, and the rounds reject through `reject`.
  */
 import { equalBytes, toHex } from "../../protocol/bytes.js";
+import type { CommitMessage } from "../../protocol/codec.js";
 import { MAX_COMMIT_ENTRIES } from "../../protocol/limits.js";
+import { peerIdString } from "../../protocol/signing.js";
 import { compareAuthors } from "../../training/algorithms/algorithm.js";
 import { checksum as checksumOf, type Weights } from "../../training/params.js";
 import type { Logger } from "../observe/logger.js";
@@ -149,6 +151,37 @@ export class CommitChecks {
     this.exclusionRefusals.add(toHex(h));
     if (this.exclusionRefusals.size > ROUND_CAPS.rejectedCommits) this.exclusionRefusals.delete(this.exclusionRefusals.values().next().value as string);
     this.reject(received, reason, h);
+  }
+
+  /**
+   * Why a gossiped commit whose proposer signature verified breaks the admission rules, where
+   * this node knows them (null otherwise); asked before its entries' signatures. Known: for our
+   * round on our tip (`at`), for a rival of the commit just applied (on what that chained to), and,
+   * a round ahead, that it holds at most twice the newcomer slots of authors outside our window
+   * (its members are ours and the newcomers of the commit between). A broken rank, seat or
+   * newcomer cap against a whole window is charged, as the rounds would.
+   */
+  gossipProblem(
+    m: CommitMessage,
+    proposer: string,
+    at: { readonly head: number; readonly hash: Uint8Array; readonly admission: Admission; readonly before: { readonly hash: Uint8Array; readonly admission: Admission } | null },
+  ): string | null {
+    const authors = m.entries.map((e) => peerIdString(e.author));
+    if (m.iteration === at.head + 1 && at.admission.complete) {
+      const strangers = authors.filter((a) => !at.admission.members.has(a)).length;
+      return strangers > 2 * NEWCOMER_SLOTS ? `holds ${strangers} authors outside the window; a commit a round ahead holds at most ${2 * NEWCOMER_SLOTS}` : null;
+    }
+    const admission =
+      m.iteration === at.head && equalBytes(m.prevHash, at.hash)
+        ? at.admission
+        : m.iteration === at.head - 1 && at.before && equalBytes(m.prevHash, at.before.hash)
+          ? at.before.admission
+          : null;
+    if (!admission) return null;
+    const claim = { iteration: m.iteration, prevHash: m.prevHash, rank: m.rank, proposer, entries: authors.map((id) => ({ author: { id } })) };
+    const problem = this.admissionProblem(claim, admission);
+    if (problem?.charge) this.charge(claim, problem.reason);
+    return problem?.reason ?? null;
   }
 
   /** Reports a commit's proposer for a broken rule without holding the commit (gossip's pre-check: its proposer signature verified). */

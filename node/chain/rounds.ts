@@ -27,13 +27,11 @@
  */
 import { equalBytes, toHex } from "../../protocol/bytes.js";
 import type { CommitMessage } from "../../protocol/codec.js";
-import { peerIdString } from "../../protocol/signing.js";
 import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { TrainingRun } from "../../training/run-context.js";
 import type { Logger } from "../observe/logger.js";
-import { NEWCOMER_SLOTS } from "./admission.js";
 import { chained, type Commit, type EncodedCommit, type SignedContribution } from "./commit.js";
 import type { Audits } from "./audits.js";
 import { ChainTip } from "./chain-tip.js";
@@ -146,27 +144,8 @@ export class Rounds {
   isExcluded(peer: string): boolean { return this.checks.isExcluded(peer); }
   /** Whether `author` is a member of the chain at our head (admission.ts): an author of its last commits; gossip's budgets spare members. */
   isMember(author: string): boolean { return this.tip.admission.members.has(author); }
-  /** Why a commit for our round (or a rival of our last, or one a round ahead) breaks its admission, where it is known here (gossip asks before its entries' signatures); null otherwise. */
-  commitProblem(m: CommitMessage, proposer: string): string | null {
-    const a = this.tip.admission;
-    if (m.iteration === this.head + 1 && a.complete) {
-      // A round ahead, its admission unknown here: its members are ours and the newcomers of the
-      // commit between, so it holds at most twice the newcomer slots of authors outside ours.
-      let strangers = 0;
-      for (const e of m.entries) if (!a.members.has(peerIdString(e.author))) strangers++;
-      return strangers > 2 * NEWCOMER_SLOTS ? `holds ${strangers} authors outside the window; a commit a round ahead holds at most ${2 * NEWCOMER_SLOTS}` : null;
-    }
-    // Our round, on our tip; or a rival of the commit just applied (a one-step fork), on what it chained to.
-    const before = this.tip.before;
-    const admission =
-      m.iteration === this.head && equalBytes(m.prevHash, this.tip.hash) ? a : m.iteration === this.head - 1 && before && equalBytes(m.prevHash, before.hash) ? before.admission : null;
-    if (!admission) return null;
-    const claim = { iteration: m.iteration, prevHash: m.prevHash, rank: m.rank, proposer, entries: m.entries.map((e) => ({ author: { id: peerIdString(e.author) } })) };
-    const problem = this.checks.admissionProblem(claim, admission);
-    // Signed by its proposer, against a whole window: an offence, charged as the rounds would.
-    if (problem?.charge) this.checks.charge(claim, problem.reason);
-    return problem?.reason ?? null;
-  }
+  /** Why a commit breaks its admission where this node knows it (CommitChecks.gossipProblem; gossip asks before its entries' signatures). */
+  commitProblem(m: CommitMessage, proposer: string): string | null { return this.checks.gossipProblem(m, proposer, { head: this.head, hash: this.tip.hash, admission: this.tip.admission, before: this.tip.before }); }
   /** The chain behind an adopted snapshot (sync/chain-behind.ts): kept before its anchor; the authors it excluded, out. */
   addChainBehind(commits: readonly EncodedCommit[], excluded: readonly string[]): void {
     this.history.prepend(commits);
