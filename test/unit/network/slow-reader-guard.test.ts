@@ -115,7 +115,12 @@ describe("finding 3a: a paused gossipsub subscriber between real hosts", () => {
   it("a paused peer below the cap is disconnected by the guard within about 10 s", async () => {
     const victim = await host();
     const paused = await pausedSubscriber(victim);
-    for (let i = 0; i < 6; i++) await victim.services.pubsub.publish(topic, new Uint8Array(MiB / 2).fill(i));
+    // Published until more than 1 MiB waits for it (the socket's own buffers take the first few
+    // on a quiet machine, and a busy one forms the mesh later), at most 12 MiB: below the cap.
+    for (let i = 0; i < 24 && heldFor(victim, paused) <= MiB; i++) {
+      await victim.services.pubsub.publish(topic, new Uint8Array(MiB / 2).fill(i));
+      await sleep(i < 6 ? 0 : 100);
+    }
     await sleep(500);
     assert.ok(heldFor(victim, paused) > MiB, "bytes wait for the paused peer");
     // The connection that holds them (the peer may be dialled again later: a fresh connection
