@@ -111,9 +111,10 @@ export class LateAuthors {
    */
   note(author: string, iteration: number, head: number, last: readonly string[], now: number): "late" | "refused" | "no" {
     if (iteration < head - LATE_WINDOW || last.includes(author)) return "no";
-    if (!this.isMember(author, head)) {
-      // A newcomer is waited for once it was late for two iterations close together: a joiner
-      // contributes every round, a fresh key sent once (attack 9) never is.
+    if (!this.isMember(author, head) && iteration < head - 1) {
+      // A newcomer late by more than a round is waited for once it was late for two iterations
+      // close together: a joiner contributes every round, a fresh key sent once (attack 9) never
+      // is. One late for the round just applied (a joiner a little behind) is, on the budget.
       const s = this.sightings.get(author);
       const near = s !== undefined && Math.abs(iteration - s.max) <= SIGHTING_GAP;
       const seen = near ? { min: Math.min(s.min, iteration), max: Math.max(s.max, iteration) } : { min: iteration, max: iteration };

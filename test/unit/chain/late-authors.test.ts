@@ -75,7 +75,7 @@ describe("LateAuthors (node/chain/late-authors.ts)", () => {
     assert.deepEqual(late.recent(1).sort(), members);
     for (let t = 1; t <= 40; t++) late.afterCommit(t, new Set(members), [], 0);
     // Fresh keys that send once are never waited for, and cost no budget.
-    assert.deepEqual(new Set([...Array(20).keys()].map((i) => late.note(`once-${i}`, 40, 41, members, 0))), new Set(["no"]));
+    assert.deepEqual(new Set([...Array(20).keys()].map((i) => late.note(`once-${i}`, 39, 41, members, 0))), new Set(["no"]));
     // A crowd of keys late twice: MAX_LATE_NEWCOMERS are waited for at once, the rest refused.
     for (let i = 0; i < 20; i++) late.note(`sybil-${i}`, 39, 41, members, 0);
     const verdicts = [...Array(20).keys()].map((i) => late.note(`sybil-${i}`, 40, 41, members, 0));
