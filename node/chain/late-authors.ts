@@ -14,8 +14,10 @@
  *
  * Newcomers are free identities (issue 11, attack 9: old contributions from fresh keys): each one
  * made late costs the next two rounds up to 0.5 x roundTimeout, for one signature. So a newcomer
- * is made late only once it was late for two iterations close together (a joiner contributes
- * every round; a fresh key that sends once never is), and the rounds
+ * is made late only once it was late for two iterations within LATE_WINDOW (a joiner contributes
+ * again; a fresh key that sends once never is; a joiner chasing a chain's starter skips the
+ * rounds it catches up on, so its sightings may be 6-12 iterations apart: CI, e2e byzantine,
+ * 2026-12-02, where a gap of 4 kept every joiner out), and the rounds
  * that waited for a newcomer in vain (it is not in their commit) draw on a budget: it holds
  * NEWCOMER_BURST_ROUNDS such rounds and refills one per NEWCOMER_REFILL_TIMEOUTS round timeouts, so
  * vain waits on newcomers take at most a tenth of the time once a burst is spent. While it is
@@ -27,7 +29,7 @@
  */
 
 /** How many iterations back a late contribution still makes its author expected. */
-const LATE_WINDOW = 64;
+export const LATE_WINDOW = 64;
 /** Commits back within which an included author is a member, not waited for as late. */
 export const PACE_WINDOW = 128;
 /** The most members whose last arrival is kept (least recently heard evicted). */
@@ -42,8 +44,6 @@ export const NEWCOMER_REFILL_TIMEOUTS = 5;
 export const MAX_LATE_NEWCOMERS = 8;
 /** Newcomers' late sightings kept (least recently heard evicted; the newcomer gate lets at most a few dozen an iteration through). */
 const SIGHTINGS_KEPT = 1024;
-/** Iterations apart that a newcomer's two late contributions may be and still make it late. */
-const SIGHTING_GAP = 4;
 
 export class LateAuthors {
   private readonly late = new Map<string, number>();
@@ -55,7 +55,7 @@ export class LateAuthors {
   private readonly arrivals = new Map<string, { t: number; ms: number }>();
   /** Iteration -> when its round began here (performance.now()). */
   private readonly starts = new Map<number, number>();
-  /** Newcomer -> the iterations of its late contributions seen, oldest and newest, close together (see `note`). */
+  /** Newcomer -> the iterations of its late contributions seen, oldest and newest, within LATE_WINDOW (see `note`). */
   private readonly sightings = new Map<string, { min: number; max: number }>();
   /** The late authors that were newcomers when made late (a subset of `late`'s keys). */
   private readonly lateNewcomers = new Set<string>();
@@ -113,10 +113,10 @@ export class LateAuthors {
     if (iteration < head - LATE_WINDOW || last.includes(author)) return "no";
     if (!this.isMember(author, head) && iteration < head - 1) {
       // A newcomer late by more than a round is waited for once it was late for two iterations
-      // close together: a joiner contributes every round, a fresh key sent once (attack 9) never
-      // is. One late for the round just applied (a joiner a little behind) is, on the budget.
+      // within the window: a joiner contributes again, a fresh key sent once (attack 9) never
+      // does. One late for the round just applied (a joiner a little behind) is, on the budget.
       const s = this.sightings.get(author);
-      const near = s !== undefined && Math.abs(iteration - s.max) <= SIGHTING_GAP;
+      const near = s !== undefined && Math.abs(iteration - s.max) <= LATE_WINDOW;
       const seen = near ? { min: Math.min(s.min, iteration), max: Math.max(s.max, iteration) } : { min: iteration, max: iteration };
       this.sightings.delete(author);
       this.sightings.set(author, seen);

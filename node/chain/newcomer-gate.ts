@@ -12,17 +12,23 @@
  *
  * Late contributions of newcomers (to iterations already applied) are how a joiner gets waited
  * for (late-authors.ts): they pass the same gate up to LATE_BACK iterations behind the head, and
- * never farther, so a crowd that answers late buys at most the budget per iteration too.
+ * never farther. Each iteration's budget is spent once, fresh or late, so a crowd that answers
+ * late buys at most the budget per iteration too. LATE_BACK is as long as LateAuthors' own window:
+ * a node that starts a chain commits its first iterations alone, at its own pace, and the nodes
+ * that joined it chase it by a network hop per commit; a shorter window (8) ignored their
+ * contributions once they had fallen 9 behind, so none was ever waited for and the starter stayed
+ * the only author (CI, e2e byzantine and swarm, 2026-12-02).
  */
 import { sha256Hex } from "../../protocol/bytes.js";
 import { NEWCOMER_SLOTS } from "./admission.js";
+import { LATE_WINDOW } from "./late-authors.js";
 
 /** Verified newcomers kept per iteration: a few times the slots, so a proposer still has a choice. */
 export const NEWCOMER_HOLD = 4 * NEWCOMER_SLOTS;
 /** Newcomer signature checks per iteration at most, whatever order a crowd sends in. */
 export const NEWCOMER_VERIFY_BUDGET = 4 * NEWCOMER_HOLD;
 /** Iterations behind the one just applied whose newcomers' late contributions are still checked. */
-export const LATE_BACK = 8;
+export const LATE_BACK = LATE_WINDOW;
 /** Iterations ahead of the head the gate keeps lists for (later ones pass ungated, the inbox bounds them). */
 const AHEAD = 8;
 

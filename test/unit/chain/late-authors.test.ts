@@ -116,4 +116,14 @@ describe("LateAuthors (node/chain/late-authors.ts)", () => {
     late.note("next", head - 2, head, [...members, "joiner"], later);
     assert.equal(late.note("next", head - 1, head, [...members, "joiner"], later), "late", "the budget's last round");
   });
+
+  it("a joiner chasing a chain's fast starter, late at iterations it skipped between (2, then 8, with the head at 17), is waited for", () => {
+    const late = new LateAuthors(GAP);
+    for (let t = 0; t <= 16; t++) late.afterCommit(t, new Set(["starter"]), [], 0);
+    assert.equal(late.note("chaser", 2, 17, ["starter"], 0), "no", "one sighting");
+    assert.equal(late.note("chaser", 8, 17, ["starter"], 0), "late", "a second one, 6 iterations on");
+    assert.deepEqual(late.recent(17), ["chaser"]);
+    assert.equal(late.note("other", 20, 30, ["starter"], 0), "no");
+    assert.equal(late.note("other", 20 + 65, 90, ["starter"], 0), "no", "sightings farther apart than the late window are two first ones");
+  });
 });
