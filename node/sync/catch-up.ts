@@ -3,6 +3,7 @@
  * far behind, then the commits after it), replay commits, and adopt a downloaded snapshot as our
  * state with the commit that produced it as the chain's anchor.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
 import { MAX_COMMITS_PER_RESPONSE } from "../../protocol/limits.js";
@@ -20,15 +21,9 @@ import { PENALTY } from "../chain/penalties.js";
 import { ANCHOR_QUORUM, joinerReference, type ReplyWanted, verifiedReply } from "./anchor-run.js";
 import { PullHints } from "./pull-hints.js";
 import { chainBehind, excludedBy, holdersFirst, linkedTo } from "./chain-behind.js";
-import { defaultSyncOptions, fetchChecksum, fetchCommits } from "./protocols.js";
-import {
-  chunkLayout,
-  fetchVerifiedSnapshot,
-  MAX_SNAPSHOT_HOLDERS,
-  type SnapshotFetchParts,
-  type SnapshotReference,
-  type VerifiedSnapshot,
-} from "./snapshot-fetch.js";
+import { defaultSyncOptions, fetchCommits } from "./protocols.js";
+import { askPeersHead, HEADS_GRACE_MS } from "./peers-head.js";
+import { chunkLayout, fetchVerifiedSnapshot, MAX_SNAPSHOT_HOLDERS, type SnapshotFetchParts, type SnapshotReference, type VerifiedSnapshot } from "./snapshot-fetch.js";
 import type { SnapshotPlanner } from "./snapshot-plan.js";
 
 /**
@@ -36,20 +31,12 @@ import type { SnapshotPlanner } from "./snapshot-plan.js";
  * it while it hears its peers' heads) before the connected peers are asked without it.
  */
 const PLAN_TIMEOUT_MS = 3000;
-/**
- * A joiner hears every connected peer's head, but once one answered it waits this much longer
- * for the rest, not its whole join wait: a silent peer (a Sybil that never answers) held every
- * join for joinWaitMs (security review, finding 15); with a majority rule, one silent peer beside
- * one honest one still did (the verify-flood bench lost 8.6 s at its start).
- */
-const HEADS_GRACE_MS = 2000;
 /** Catch-ups a joiner tries, JOIN_RETRY_MS apart, before it starts from its own state. */
 const JOIN_CATCH_UP_ATTEMPTS = 4;
 const JOIN_RETRY_MS = 2000;
 /** Snapshot periods past the plausible head a joiner still asks about (a claim further is one peer's word). */
 const SNAPSHOT_SLACK_PERIODS = 4;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What catching up and repairing work with. */
 export interface SyncParts {
@@ -446,58 +433,15 @@ export class CatchUp {
     detach(read(), this.s.log, "chain behind the snapshot");
   }
 
-  /**
-   * The peers' head (-1 when none answers) and a peer at it: see `plausibleHead`. Each ask ends
-   * after `timeoutMs`; once one answered, the rest get HEADS_GRACE_MS (a silent peer held every
-   * catch-up for the whole request timeout; waiting for a majority let one silent peer beside one
-   * honest one, or a crowd of them, hold a join for its whole wait).
-   */
-  async peersHead(peers: PeerId[], timeoutMs = defaultSyncOptions.requestTimeoutMs): Promise<{ head: number; peer?: PeerId; answered: number }> {
-    const claims: { head: number; peer: PeerId }[] = [];
-    let answered = 0;
-    await new Promise<void>((done) => {
-      let settled = 0;
-      let grace: ReturnType<typeof setTimeout> | undefined;
-      if (peers.length === 0) return done();
-      for (const peer of peers) {
-        fetchChecksum(this.s.libp2p, peer, this.s.runId, undefined, Math.max(1, timeoutMs))
-          .then((h) => {
-            answered++;
-            if (h.known) claims.push({ head: h.iteration, peer });
-          }, () => {})
-          .finally(() => {
-            if (++settled === peers.length) {
-              clearTimeout(grace);
-              done();
-            } else if (answered > 0 && grace === undefined) grace = setTimeout(done, HEADS_GRACE_MS);
-          });
-      }
-    });
-    return { ...plausibleHead([...claims], this.head), answered };
+  /** The peers' head past ours and a peer at it (peers-head.ts). */
+  peersHead(peers: PeerId[], timeoutMs = defaultSyncOptions.requestTimeoutMs): Promise<{ head: number; peer?: PeerId; answered: number }> {
+    return askPeersHead(this.s.libp2p, this.s.runId, peers, this.head, timeoutMs);
   }
 
   /** Dials the authors of the last applied commit that we are not connected to. */
   async dialAuthors(): Promise<void> {
     const last = this.s.rounds.lastApplied();
     if (!last) return;
-    await this.s.peers.dialAuthors(
-      last.commit.entries.map((e) => e.author.id),
-      this.s.self,
-    );
+    await this.s.peers.dialAuthors(last.commit.entries.map((e) => e.author.id), this.s.self);
   }
-}
-
-/**
- * The head we catch up to, from the heads peers claim past ours (`above`): the highest that a
- * second distinct peer claims too (the second highest of them), or the only one. A claim is free:
- * one peer's 2^53 forced the snapshot path, and then its anchor (security review, findings 8 and
- * 15). Capped so, one liar among peers ahead moves the target no further than an honest claim,
- * and what one peer alone is further ahead comes later by its verified commits (gossip, pullFrom),
- * never by its word. Claims at or behind ours say nothing about how far ahead the swarm is: a
- * joiner starting beside another must not take its 0 for the swarm's head.
- */
-export function plausibleHead<P>(claims: readonly { head: number; peer: P }[], above = -1): { head: number; peer?: P } {
-  const sorted = claims.filter((c) => c.head > above).sort((a, b) => b.head - a.head);
-  const at = sorted[Math.min(1, sorted.length - 1)];
-  return at ? { head: at.head, peer: at.peer } : { head: -1 };
 }

@@ -19,7 +19,8 @@ import { defaultNetworkOptions } from "../../../node/network/network-options.js"
 import { Gossip } from "../../../node/network/gossip.js";
 import { Peers } from "../../../node/network/peers.js";
 import { createLogger } from "../../../node/observe/logger.js";
-import { CatchUp, plausibleHead } from "../../../node/sync/catch-up.js";
+import { CatchUp } from "../../../node/sync/catch-up.js";
+import { plausibleHead } from "../../../node/sync/peers-head.js";
 import { serveSync } from "../../../node/sync/protocols.js";
 import { specOfRun } from "../../../node/sync/spec-of-run.js";
 import { PROTOCOLS } from "../../../protocol/topics.js";
