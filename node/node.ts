@@ -18,6 +18,7 @@
  * still waiting (DHT queries, the join wait) when it stops.
  */
 import "./polyfills.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { fromHex } from "../protocol/bytes.js";
 import { SeedswarmError } from "../protocol/errors.js";
@@ -44,12 +45,7 @@ import { type HttpServer, startHttpServer } from "./observe/http-server.js";
 import { type FaultReporter, faultReporter } from "./observe/faults.js";
 import { detach, type Logger } from "./observe/logger.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
-import {
-  defaultRunMonitorOptions,
-  type NodeState,
-  RunMonitor,
-  stallMsFor,
-} from "./observe/run-monitor.js";
+import { defaultRunMonitorOptions, type NodeState, RunMonitor, stallMsFor } from "./observe/run-monitor.js";
 import { faultHooks } from "./ops/fault-hooks.js";
 import { knownPeersPath } from "./store/data-dir.js";
 import { readKnownPeers } from "./store/known-peers.js";
@@ -70,7 +66,6 @@ export { defaultNodeOptions, type NodeOptions } from "./node-options.js";
 
 export class NodeError extends SeedswarmError<"NODE_BAD_OPTIONS" | "NODE_NOT_MEMBER"> {}
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface NodeResult {
   readonly iteration: number;
@@ -178,9 +173,7 @@ export class SwarmDaemon {
       this.metrics?.libp2p,
       () => this.faults.isolated(this.replica?.iteration ?? 0),
     );
-    this.peers = new Peers(this.libp2p, runId, topics.commit, bootstrap, log, this.abort.signal, (p) =>
-      this.membership.admits(p),
-    );
+    this.peers = new Peers(this.libp2p, runId, topics.commit, bootstrap, log, this.abort.signal, (p) => this.membership.admits(p));
     this.detach(this.peers.dialProviders(), "provider dials");
     if (!opts.spec) await open(await specOfRun(this.libp2p, opts.dataDir, runId, opts.joinWaitMs, this.log));
     const blame = (peer: string, reason: string, cost: number) => this.penalise(peer, cost, reason);
@@ -190,10 +183,7 @@ export class SwarmDaemon {
     this.replica = loaded.replica;
     this.self = loaded.self;
     this.commitLog = loaded.commitLog;
-    log.info(
-      { peerId: this.self.id, runId, addrs: this.libp2p.getMultiaddrs().map(String), iteration: this.head },
-      "node started",
-    );
+    log.info({ peerId: this.self.id, runId, addrs: this.libp2p.getMultiaddrs().map(String), iteration: this.head }, "node started");
 
     this.gossip = new Gossip(
       this.libp2p,
@@ -220,9 +210,7 @@ export class SwarmDaemon {
       this.run,
       this.replica,
       {
-        publishContribution: async (m) => {
-          await this.gossip.publishContribution(m);
-        },
+        publishContribution: async (m) => void (await this.gossip.publishContribution(m)),
         publishCommit: async (encoded) => {
           this.metrics?.commitsProposed.inc();
           await this.gossip.publishCommit(encoded);
