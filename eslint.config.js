@@ -17,6 +17,13 @@ export default tseslint.config(
       "no-restricted-properties": ["error", { object: "Math", property: "random", message: "use the Philox streams in training/rng" }],
     },
   },
+  // The walls between rooms (docs/architecture.md, "Rooms"): data flows cli -> node -> (protocol, training).
+  { files: ["protocol/**"], rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["**/training/**", "**/node/**", "**/cli/**", "**/bench/**", "**/test/**"], message: "protocol/ is wire schemas and codecs: it imports no other room" }] }] } },
+  { files: ["training/**"], rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["**/node/**", "**/cli/**", "**/bench/**", "**/test/**", "@libp2p/*", "libp2p", "@chainsafe/*"], message: "training/ has no networking and never imports the daemon" }] }] } },
+  { files: ["node/**"], rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["**/cli/**", "**/bench/**", "**/test/**"], message: "node/ is below the CLI and imports no tests or benchmarks" }] }] } },
+  { files: ["cli/**"], rules: { "no-restricted-imports": ["error", { patterns: [{ group: ["**/bench/**", "**/test/**"], message: "the CLI imports no tests or benchmarks" }] }] } },
+  // One thing per file: none over 450 lines (protocol/messages.ts, generated, is ignored above).
+  { files: ["**/*.ts"], rules: { "max-lines": ["error", { max: 450 }] } },
   { files: ["cli/**", "bench/**", "test/**"], rules: { "no-console": "off" } },
   { files: ["test/**"], rules: { "no-restricted-properties": "off" } },
 );
