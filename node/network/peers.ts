@@ -3,6 +3,7 @@
  * while we know nobody), the chain's recent authors by peer id, and which connected peers take
  * part (in a member run, only the spec's members count).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { PeerId } from "@libp2p/interface";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { multiaddr } from "@multiformats/multiaddr";
@@ -93,7 +94,7 @@ export class Peers {
         pause = Math.min(1000, 2 * pause);
         this.dialBootstrap().catch(() => {});
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
   }
 

@@ -6,6 +6,7 @@
  * the snapshot at iteration 0 by the RunSpec itself, whose `model.weightsHash` is the checksum of
  * the initial state. Runs before the rounds exist, so nothing is built on a state not yet known.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { SeedswarmError } from "../../protocol/errors.js";
 import type { Weights } from "../../training/params.js";
 import { chained, type EncodedCommit, ZERO_HASH } from "../chain/commit.js";
@@ -19,7 +20,6 @@ import { fetchVerifiedSnapshot, type SnapshotFetchParts, type VerifiedSnapshot }
 /** Snapshot downloads tried before giving up, however short the join wait. */
 const MIN_ATTEMPTS = 3;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class InitialStateError extends SeedswarmError<"STATE_NO_PEERS" | "STATE_UNVERIFIED"> {}
 

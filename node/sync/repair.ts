@@ -8,6 +8,7 @@
  * honest nodes on different valid forks settle by the fork choice, one step back (a lost commit)
  * or deeper (from a snapshot both chains share).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { randomInt } from "node:crypto";
 import type { PeerId } from "@libp2p/interface";
 import { equalBytes, toHex } from "../../protocol/bytes.js";
@@ -164,7 +165,7 @@ export class Repair {
       // Moved onto a chain that also reached the end: check that one too.
       const settled = outcome === "agreed" || (outcome === "moved" && this.head < iteration);
       if (settled || Date.now() + pauseMs > until || signal.aborted) return outcome;
-      await new Promise((r) => setTimeout(r, pauseMs));
+      await sleep(pauseMs);
     }
   }
 

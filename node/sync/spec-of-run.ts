@@ -2,6 +2,7 @@
  * The spec of a run joined by id (`seedswarm node --run <runId>`): from our checkpoint of it, or
  * from the first peer that serves it (checked to hash to the runId).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { existsSync } from "node:fs";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { type RunSpec, runIdOf } from "../../protocol/run-spec.js";
@@ -13,7 +14,6 @@ import { defaultSyncOptions, fetchRunSpec } from "./protocols.js";
 
 export class SpecOfRunError extends SeedswarmError<"NODE_NO_SPEC"> {}
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Peers asked for the spec at once: a burst of connections asks a few, then the next few. */
 const SPEC_ASKS = 4;
 
