@@ -58,6 +58,8 @@ export class ProposerSchedule {
   private roundStart = 0;
   /** Whether this node starts the chain (Rounds.start): it may commit the first iteration alone. */
   private startsChain = false;
+  /** Whether it started it with peers connected (the ones it waited for): see `mayProposeEarly`. */
+  private startsWithPeers = false;
   /** When this round's quorum (or all expected) was first seen in, ms into the round; whether a re-check is set. */
   private quorum: { t: number; at: number; recheckSet: boolean } | null = null;
 
@@ -80,8 +82,9 @@ export class ProposerSchedule {
    * Whether this node starts a new chain: the one that waited for its --min-peers quorum, or found
    * nobody (catch-up.ts `join`); the other nodes wait for its first commit before contributing.
    */
-  setStartsChain(starts: boolean): void {
+  setStartsChain(starts: boolean, withPeers = false): void {
     this.startsChain = starts;
+    this.startsWithPeers = starts && withPeers;
   }
 
   /** A contribution of `author` to iteration t arrived now (its lag feeds the quorum rule). */
@@ -141,6 +144,11 @@ export class ProposerSchedule {
       return have.size === 1 && have.has(this.opts.self);
     }
     if (this.proposers(t)[0] !== this.opts.self) return false;
+    // The round after a genesis committed with peers connected: they contribute from now on (they
+    // waited for that commit), so the ticks give them 0.5 x roundTimeout to be in it once. Committing
+    // at once left them chasing a starter that commits alone every few ms, never waited for (CI:
+    // the starter stayed the only author of every commit); from here on they are expected.
+    if (t === 1 && this.startsWithPeers) return false;
     const have = held();
     const late = this.late.recent(t);
     const expected = this.expected(late);

@@ -230,9 +230,9 @@ export class Rounds {
     return this.peersHead > this.head;
   }
 
-  /** Begins the round at the current head: contributes and proposes from now on (`startsChain`: see ProposerSchedule). */
-  start(startsChain = false): void {
-    this.schedule.setStartsChain(startsChain);
+  /** Begins the round at the current head: contributes and proposes from now on (`startsChain`, `withPeers`: see ProposerSchedule). */
+  start(startsChain = false, withPeers = false): void {
+    this.schedule.setStartsChain(startsChain, withPeers);
     this.stopped = false;
     this.active = true;
     this.stall.start();

@@ -123,7 +123,8 @@ export class CatchUp {
     // peers wait too may race others: it keeps the first round's ticks.
     const noChain = () => this.head === 0 && rounds.lastApplied() === undefined;
     let startsChain = false;
-    if (peers.connected().length > 0) {
+    const withPeers = peers.connected().length > 0;
+    if (withPeers) {
       // A catch-up that failed (no anchor a quorum vouches for: two honest peers on a fork that
       // has not healed yet, or a liar among them) is tried again before this node would start a
       // chain of its own beside the swarm's (finding 8 made a lone peer's anchor not enough).
@@ -142,7 +143,7 @@ export class CatchUp {
       startsChain = noChain();
     }
     this.joinPlan = null;
-    rounds.start(startsChain);
+    rounds.start(startsChain, withPeers);
   }
 
   /**
