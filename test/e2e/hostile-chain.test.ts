@@ -41,9 +41,10 @@ const JOINED_AT = Date.now();
 describe("hostile chain", () => {
   it("usurped ranks, altered entries, fabricated authors and lying fallbacks change nothing", async () => {
     // Long enough that the attacker, which joins after the honest pair has started, forges for
-    // many rounds: the honest chain starts at once (its starter does not wait for a tick) and its
-    // rounds take milliseconds.
-    const stopAt = 120;
+    // many rounds: the honest pair's rounds take milliseconds (both are authors from iteration 1
+    // on; 120 iterations were enough only while the joiner was left chasing the starter and the
+    // rounds waited for it).
+    const stopAt = 300;
     const nodes = await startSwarm(2, ["--iterations", "100000", "--stop-at", String(stopAt), "--log-level", "debug"]);
     const spec = parseRunSpec({ ...PRESETS["tiny-spsa"], iterations: 100000 });
     const runId = runIdOf(spec);
@@ -106,6 +107,10 @@ describe("hostile chain", () => {
     const commitsAt = new Map<number, { c: CommitMessage; hash: Uint8Array }>();
     const forgedFor = new Set<number>();
     const tryForge = (t: number) => {
+      // Not in the chain's first rounds: at t = 1 the starter waits for its joiner (a newcomer
+      // still), so rank n + 1 is no rank the attacker holds there; charged for it, the attacker
+      // was graylisted after one round of forgeries.
+      if (t < 3) return;
       const prev = commitsAt.get(t - 1);
       if (!prev || forgedFor.has(t) || !heard.has(`${t}/${toHex(prev.hash)}`)) return;
       forgedFor.add(t);
@@ -142,7 +147,9 @@ describe("hostile chain", () => {
       const results = nodes.map((n) => n.result());
       assert.equal(results[0].checksum, results[1].checksum, "honest nodes bit-identical");
       assert.equal(results[0].iteration, stopAt, "the run reached its end under attack");
-      assert.ok(sent > 20, `attack ran (${sent} forged commits)`);
+      // At least one round of the four forgeries: the attacker's charges graylist it within a few
+      // rounds (gossipsub's score), and a pair whose rounds take milliseconds then tells it nothing more.
+      assert.ok(sent >= 4, `attack ran (${sent} forged commits)`);
       for (const n of nodes) {
         const commits = n.commits() as { iteration: number; proposer?: string; entries: { author: string }[] }[];
         assert.ok(commits.every((c) => c.proposer !== attacker.id), "no commit of the attacker applied");
