@@ -7,7 +7,8 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { GpuLmForward, type LmPerturbation } from "../training/gpu/lm-forward.js";
+import type { LowRankPerturbation } from "../training/algorithms/lowrank.js";
+import { GpuLmForward } from "../training/gpu/lm-forward.js";
 import type { WebGpu } from "../training/gpu/webgpu.js";
 import { parseHfConfig } from "../training/hf/config.js";
 import { initWeights } from "../training/models/model.js";
@@ -70,7 +71,7 @@ export async function lmPassFigures(dev: WebGpu, withTorch = true): Promise<LmPa
   const lm = new GpuLmForward(dev, model.config, model.layout, rank);
   lm.upload(initWeights(model.layout, 1));
   const batch = tokenBatch(Array.from({ length: P * S }, (_, b) => Array.from({ length }, (_, t) => (b * 7919 + t * 104729) % vocab)));
-  const perts = (i: number): LmPerturbation[] =>
+  const perts = (i: number): LowRankPerturbation[] =>
     Array.from({ length: P }, (_, p) => ({ seed: seedFrom("bench/gpu-lm", [i, p >> 1]), sign: p % 2 === 0 ? 1 : -1 }));
   await lm.losses(batch, perts(0), 1e-3); // shader compilation
   const tuning = dev.software ? null : await lm.tune();

@@ -122,7 +122,7 @@ export async function gpuSection(): Promise<Section> {
 - \`tfjs_webgpu_enqueue_ms_per_forward\`, \`tfjs_webgpu_forward_ms\`, \`tfjs_webgpu_tokens_per_s\`: the same model's unperturbed forward through tfjs-webgpu 4.22, for comparison; batch ${batchSize} x ${length} tokens (its dispatch count does not depend on the batch${dev.software ? "; 2 sequences so that lavapipe finishes" : ""}); vocabulary ${vocab}; mean of ${reps}.
 - \`mixed_backend_swarm_identical\`: a wasm node, a cpu node and a node whose canonical update runs in WGSL on this adapter (\`SEEDSWARM_UPDATE_KERNELS=webgpu\`, forward passes on wasm), real processes, 50 iterations of tiny-spsa: ${swarm.compared} checksum pairs compared, ${swarm.disagreed} differ (${fmt(swarm.seconds)} s).
 - \`gpu_lm_fixture_max_rel_err\`: the pass on this adapter against transformers' next-token losses of the gpt2-tiny, opt-tiny and llama-tiny fixtures, every tiling (${fixtures.runs} runs, ${fixtures.positions} positions): the largest relative error.
-- Not measured here: a node training with its forward passes on the device (\`SEEDSWARM_LM_FORWARD=webgpu\`; docs/architecture.md, "GPU").`,
+- Not measured here: a node training with its forward passes on the device (\`--lm-forward webgpu\`; docs/architecture.md, "GPU").`,
     figures: Object.fromEntries(
       Object.entries({
       gpu_update_bit_identical: check.identical ? 1 : 0,

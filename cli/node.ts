@@ -26,6 +26,7 @@ import { isRunId } from "../protocol/run-id.js";
 import { runIdOf } from "../protocol/run-spec.js";
 import { repeatable } from "./config.js";
 import { checkHttpExposure, parseHostPort } from "./http-options.js";
+import { type LmForwardFlags, lmForwardOf, lmForwardOption, threadsOption } from "./engine-options.js";
 import { httpUrl, intIn, numberIn, peerMultiaddr, tcpMultiaddr } from "./parse.js";
 import { defaultDataDir, iterationsOption, memberOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
@@ -35,7 +36,7 @@ function runIdArg(raw: string): string {
   return raw;
 }
 
-interface NodeFlags {
+interface NodeFlags extends LmForwardFlags {
   run?: string;
   preset: string;
   spec?: string;
@@ -142,6 +143,8 @@ export function nodeCommand(program: Command): void {
         .choices(["auto", ...BACKENDS])
         .default(d.backend),
     )
+    .addOption(lmForwardOption())
+    .addOption(threadsOption())
     .option(
       "--check-every <n>",
       "verify the checksum with a random peer every n iterations",
@@ -250,6 +253,7 @@ Examples:
           dataFile: flags.dataFile,
           idxDir: flags.idxDir,
           backend: flags.backend,
+          lmForward: lmForwardOf(flags),
           network,
           checkEvery: flags.checkEvery,
           // Capped at the run length by the daemon once it knows the spec.

@@ -4,10 +4,11 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { checkWritableDir } from "../node/ops/preflight.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/observe/logger.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
+import { type LmForwardFlags, lmForwardOf, lmForwardOption, threadsOption } from "./engine-options.js";
 import { intIn } from "./parse.js";
 import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
-interface SwarmFlags {
+interface SwarmFlags extends LmForwardFlags {
   nodes: number;
   preset: string;
   spec?: string;
@@ -40,6 +41,8 @@ export function swarmCommand(program: Command): void {
       "comma-separated backend per node (node i takes the i-th, overriding --backend; e.g. cpu,wasm,wasm)",
       backendList,
     )
+    .addOption(lmForwardOption())
+    .addOption(threadsOption("this machine's cores shared among the nodes"))
     .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
     .option("--eval-limit <n>", "each node's test accuracy subset: the first n test examples (default: the node's, 1,000)", intIn(1, 1e9))
     .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint every node starts from (the spec names its weights by hash)")
@@ -82,6 +85,8 @@ Examples:
           nodes: flags.nodes,
           dataDir: flags.dataDir,
           backend: flags.backend,
+          // The nodes share this machine: each takes its share of the cores unless told.
+          lmForward: lmForwardOf(flags, 1 / flags.nodes),
           nodeBackends: flags.nodeBackends ?? [],
           stopAt: Math.min(flags.stopAt ?? spec.iterations, spec.iterations),
           specArgs,

@@ -4,10 +4,11 @@ import { defaultLocalTrainOptions } from "../node/local/local-train-options.js";
 import { checkWritableDir } from "../node/ops/preflight.js";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../node/observe/logger.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
+import { type LmForwardFlags, lmForwardOf, lmForwardOption, threadsOption } from "./engine-options.js";
 import { intIn } from "./parse.js";
 import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
-interface TrainFlags {
+interface TrainFlags extends LmForwardFlags {
   preset: string;
   spec?: string;
   iterations?: number;
@@ -63,6 +64,8 @@ export function trainCommand(program: Command): void {
     .option("--model-dir <dir>", "transformer runs: the Hugging Face checkpoint (config.json + model.safetensors) whose weights the spec names by hash")
     .option("--data-file <file>", "transformer runs: the JSONL/CSV text file the spec names by hash")
     .option("--idx-dir <dir>", "IDX image runs: the directory of the four IDX files the spec names by hash")
+    .addOption(lmForwardOption())
+    .addOption(threadsOption())
     .option("--fresh", "ignore an existing checkpoint and start from iteration 0", false)
     .addOption(new Option("--log-level <level>", "log level").choices(LOG_LEVELS).default("info"))
     .addHelpText(
@@ -92,6 +95,7 @@ Examples:
           spec,
           dataDir: flags.dataDir,
           backend: flags.backend,
+          lmForward: lmForwardOf(flags),
           authors: flags.authors,
           stopAt: flags.stopAt,
           evalEvery: flags.evalEvery,

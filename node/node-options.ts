@@ -1,6 +1,6 @@
 /** What a swarm daemon is told, and the defaults (the daemon itself is node.ts). */
 import type { RunSpec } from "../protocol/run-spec.js";
-import type { BackendChoice } from "../training/backends.js";
+import { type BackendChoice, defaultLmForward, type LmForwardOptions } from "../training/backends.js";
 import type { HttpOptions } from "./observe/http-server.js";
 import { defaultNetworkOptions, type NetworkOptions } from "./network/network-options.js";
 
@@ -17,6 +17,8 @@ export interface NodeOptions {
   /** A transformer run's text file (its bytes must hash to the spec's). */
   readonly dataFile?: string;
   readonly backend: BackendChoice;
+  /** What measures a transformer run's contributions and audits, on how many cores. */
+  readonly lmForward?: LmForwardOptions;
   readonly network: NetworkOptions;
   /** Verify the checksum with a random peer every this many iterations. */
   readonly checkEvery: number;
@@ -49,6 +51,7 @@ export const DEFAULT_AUDIT_BUDGET = 0.1;
 
 export const defaultNodeOptions = {
   backend: "auto",
+  lmForward: defaultLmForward,
   network: defaultNetworkOptions,
   // The brief's C: one random-peer comparison per 10 iterations costs one small request.
   checkEvery: 10,

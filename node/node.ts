@@ -154,7 +154,7 @@ export class SwarmDaemon {
       this.membership = membership;
       this.spec = spec;
       await useBackend(opts.backend, log);
-      this.run = await openTrainingRun(spec, opts, log);
+      this.run = await openTrainingRun(spec, opts, log, opts.lmForward);
     };
     if (opts.spec) await open(opts.spec);
     // Resumed before libp2p starts when the spec is known: a peer never hears us at a head we are

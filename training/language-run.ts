@@ -8,12 +8,13 @@ import type * as tf from "@tensorflow/tfjs-core";
 import { SeedswarmError } from "../protocol/errors.js";
 import { type TextDatasetSpec } from "../protocol/dataset-spec.js";
 import { type TransformerModelSpec } from "../protocol/model-spec.js";
-import { algorithmOf, type RunSpec, runIdOf } from "../protocol/run-spec.js";
+import { type RunSpec, runIdOf } from "../protocol/run-spec.js";
 import { Spsa } from "./algorithms/spsa.js";
-import { GpuLmPairs } from "./gpu/lm-pairs.js";
 import { type TextDataset, textDataset } from "./data/text-dataset.js";
 import type { TextTokenizer } from "./data/tokenizer.js";
 import type { TransformerConfig } from "./hf/config.js";
+import { defaultLmForward, type LmForwardOptions } from "./backends.js";
+import { openLmForward } from "./lm-forward.js";
 import { buildTransformer, type LanguageModel, tokenBatch } from "./models/transformer.js";
 import { meanNextTokenLoss, windowsOf } from "./next-token-loss.js";
 import { checksum } from "./params.js";
@@ -23,7 +24,7 @@ import { promptClassificationTask, scorePrompts, tokenizePromptTask } from "./ta
 import type { Task } from "./tasks/task.js";
 import type { HeldOutScore, TrainingRun } from "./run-context.js";
 
-export type LanguageRunErrorCode = "LM_WEIGHTS_MISMATCH" | "LM_DATA_MISMATCH" | "LM_ARCHITECTURE_MISMATCH" | "LM_DATA_UNUSABLE" | "LM_FORWARD_UNSUPPORTED";
+export type LanguageRunErrorCode = "LM_WEIGHTS_MISMATCH" | "LM_DATA_MISMATCH" | "LM_ARCHITECTURE_MISMATCH" | "LM_DATA_UNUSABLE";
 
 export class LanguageRunError extends SeedswarmError<LanguageRunErrorCode> {}
 
@@ -52,23 +53,6 @@ export interface LanguageRun extends TrainingRun {
   readonly algorithm: Spsa;
 }
 
-/**
- * The device pass for a causal LM's low-rank SPSA pairs (gpu/lm-pairs.ts) where
- * `SEEDSWARM_LM_FORWARD=webgpu` asks for it; null (the default, `host`): tfjs on the tensor
- * backend. A request it cannot serve is an error naming why, never a silent fallback.
- */
-function devicePairs(cfg: Extract<RunSpec["algorithm"], { kind: "spsa" }>, sequences: number[][] | null, model: LanguageModel): GpuLmPairs | null {
-  const wanted = process.env.SEEDSWARM_LM_FORWARD ?? "host";
-  if (wanted === "host") return null;
-  const refuse = (why: string): never => {
-    throw new LanguageRunError("LM_FORWARD_UNSUPPORTED", `SEEDSWARM_LM_FORWARD=${wanted}: ${why}`, { forward: wanted });
-  };
-  if (wanted !== "webgpu") refuse("choose webgpu or host");
-  if (cfg.perturbation?.kind !== "lowrank") refuse("the device pass measures low-rank directions: the run's algorithm.perturbation must be lowrank");
-  if (!sequences) refuse("the device pass measures next-token losses: the run's task must be causal-lm");
-  return new GpuLmPairs(model, sequences as number[][], (cfg.perturbation as { rank: number }).rank);
-}
-
 /** Sequences per forward pass of a held-out evaluation: bounds its memory. */
 const EVAL_BATCH = 16;
 
@@ -90,10 +74,12 @@ function heldOutLm(model: LanguageModel, weights: readonly tf.Tensor[], windows:
 
 /**
  * Checks the source against the spec and builds the model, task, algorithm and held-out score.
+ * `options` choose the engine of the SPSA pairs (lm-forward.ts).
  * @throws LanguageRunError naming both hashes when the weights or the data are not the spec's,
- *   the architectures when they differ, and the file when it yields no usable example.
+ *   the architectures when they differ, and the file when it yields no usable example;
+ *   LmForwardError when the engine asked for cannot serve the run.
  */
-export function openLanguageRun(spec: RunSpec, source: LanguageRunSource): LanguageRun {
+export function openLanguageRun(spec: RunSpec, source: LanguageRunSource, options: LmForwardOptions = defaultLmForward): LanguageRun {
   if (spec.model.kind !== "transformer" || spec.dataset.kind !== "text") {
     throw new LanguageRunError("LM_ARCHITECTURE_MISMATCH", `run ${spec.name} is a ${spec.model.kind} run, not a transformer run`, { kind: spec.model.kind });
   }
@@ -163,8 +149,8 @@ export function openLanguageRun(spec: RunSpec, source: LanguageRunSource): Langu
       return { loss: loss / n, accuracy: hits / n, examples: n };
     };
   }
-  const pairs = devicePairs(algorithmOf(spec, "spsa"), lmSequences, model);
-  const algorithm = new Spsa(runId, spec, model, task, pairs);
+  const forward = openLmForward(spec, lmSequences, model, options);
+  const algorithm = new Spsa(runId, spec, model, task, forward.pairs);
   return {
     runId,
     spec,
@@ -175,7 +161,7 @@ export function openLanguageRun(spec: RunSpec, source: LanguageRunSource): Langu
     algorithm,
     params: model.layout.size,
     heldOut,
-    ...(pairs ? { forwardOn: pairs.description } : {}),
+    forward: { engine: forward.description, reason: forward.reason },
     initialReplica: () => (source.weights ? new Replica(runId, model, source.weights.slice(), 0) : null),
     replicaAt: (weights, iteration) => new Replica(runId, model, weights, iteration),
   };

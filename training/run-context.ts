@@ -83,8 +83,8 @@ export interface TrainingRun {
   initialReplica(): Replica | null;
   /** A replica holding `weights` (taken, not copied) after `iteration` iterations: a checkpoint's or a snapshot's state. */
   replicaAt(weights: Weights, iteration: number): Replica;
-  /** Where contributions' forward passes run when not on the tensor backend (e.g. "webgpu (NVIDIA ...)"). */
-  readonly forwardOn?: string;
+  /** What measures a transformer run's contributions (training/lm-forward.ts) and why it was chosen; absent for image runs. */
+  readonly forward?: { readonly engine: string; readonly reason: string };
   /** Held-out loss (and accuracy where the task classifies) of backend weights, over at most `limit` examples. */
   heldOut(weights: readonly tf.Tensor[], limit?: number): HeldOutScore;
 }

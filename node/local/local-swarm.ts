@@ -8,6 +8,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunSpec } from "../../protocol/run-spec.js";
 import type { BackendChoice } from "../../training/engine.js";
+import type { LmForwardOptions } from "../../training/backends.js";
 import { checkpointPath } from "../store/data-dir.js";
 import { loadOrCreateIdentity } from "../store/identity.js";
 import { freePort } from "../network/free-port.js";
@@ -19,6 +20,8 @@ export interface LocalSwarmOptions {
   readonly nodes: number;
   readonly dataDir: string;
   readonly backend: BackendChoice;
+  /** Every node's language-model forward engine and its cores (default: each node's own). */
+  readonly lmForward?: LmForwardOptions;
   /** Node i runs on nodeBackends[i] where given (a straggler on the pure-JS backend), else on `backend`. */
   readonly nodeBackends?: readonly BackendChoice[];
   readonly stopAt: number;
@@ -79,6 +82,7 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
       "--no-mdns",
       "--backend",
       opts.nodeBackends?.[index] ?? opts.backend,
+      ...(opts.lmForward ? ["--lm-forward", opts.lmForward.forward, "--threads", String(opts.lmForward.threads)] : []),
       "--stop-at",
       String(opts.stopAt),
       ...(opts.evalLimit === undefined ? [] : ["--eval-limit", String(opts.evalLimit)]),
@@ -177,7 +181,8 @@ export async function runLocalSwarm(opts: LocalSwarmOptions, log: Logger): Promi
     import("../store/training-run.js"),
   ]);
   await useBackend(opts.backend, log);
-  const run = await openTrainingRun(opts.spec, opts.sources ?? {});
+  // Only the final evaluation runs here: tfjs, no engine worker to start for it.
+  const run = await openTrainingRun(opts.spec, opts.sources ?? {}, undefined, { forward: "tfjs", threads: 1 });
   const cps = await Promise.all(members.map((m) => loadCheckpoint(checkpointPath(join(base, `node-${m.index}`), run.runId))));
   const checksums = cps.map((c) => c.checksum);
   const agree = new Set(checksums).size === 1 && new Set(cps.map((c) => c.iteration)).size === 1;

@@ -1,11 +1,13 @@
 /** What `seedswarm train` is told, and the defaults (the trainer itself is local-trainer.ts). */
 import type { RunSpec } from "../../protocol/run-spec.js";
-import type { BackendChoice } from "../../training/backends.js";
+import { type BackendChoice, defaultLmForward, type LmForwardOptions } from "../../training/backends.js";
 
 export interface LocalTrainOptions {
   readonly spec: RunSpec;
   readonly dataDir: string;
   readonly backend: BackendChoice;
+  /** What measures a transformer run's contributions, on how many cores. */
+  readonly lmForward?: LmForwardOptions;
   /** Simulated authors per iteration: 1 is plain single-node MeZO. */
   readonly authors: number;
   /** Stop after this many applied iterations (default: the spec's length). */
@@ -30,6 +32,7 @@ export interface LocalTrainOptions {
 
 export const defaultLocalTrainOptions = {
   backend: "auto",
+  lmForward: defaultLmForward,
   /** One author reproduces single-node training; more simulate a swarm. */
   authors: 1,
   /** Often enough to see the curve, rare enough to cost < 5% of the run on MNIST. */

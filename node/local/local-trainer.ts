@@ -67,7 +67,7 @@ export async function trainLocally(
   log: Logger,
 ): Promise<LocalTrainResult> {
   const backend = await useBackend(opts.backend, log);
-  const run = await openTrainingRun(opts.spec, opts, log);
+  const run = await openTrainingRun(opts.spec, opts, log, opts.lmForward);
   const total = Math.min(opts.stopAt ?? opts.spec.iterations, opts.spec.iterations);
   const path = checkpointPath(opts.dataDir, run.runId);
   const resumed = opts.resume && existsSync(path) ? await loadCheckpoint(path) : null;

@@ -7,6 +7,7 @@
  */
 import { SeedswarmError } from "../../protocol/errors.js";
 import type { RunSpec } from "../../protocol/run-spec.js";
+import { defaultLmForward, type LmForwardOptions } from "../../training/backends.js";
 import { openLanguageRun } from "../../training/language-run.js";
 import { imageTrainingRun, loadDataset, openRun, type TrainingRun } from "../../training/run-context.js";
 import type { Logger } from "../observe/logger.js";
@@ -22,7 +23,8 @@ export interface RunSources {
   readonly dataFile?: string;
 }
 
-export async function openTrainingRun(spec: RunSpec, sources: RunSources, log?: Logger): Promise<TrainingRun> {
+/** Opens the run; a transformer run's contributions are measured by the engine `lmForward` names (training/lm-forward.ts). */
+export async function openTrainingRun(spec: RunSpec, sources: RunSources, log?: Logger, lmForward: LmForwardOptions = defaultLmForward): Promise<TrainingRun> {
   if (spec.model.kind !== "transformer") return imageTrainingRun(await openRun(spec, await loadDataset(spec, sources.idxDir)));
   if (!sources.modelDir || !sources.dataFile) {
     throw new RunSourceError(
@@ -31,7 +33,7 @@ export async function openTrainingRun(spec: RunSpec, sources: RunSources, log?: 
       { run: spec.name },
     );
   }
-  const run = openLanguageRun(spec, await readLanguageRunSource(sources.modelDir, sources.dataFile));
-  if (run.forwardOn) log?.info({ forward: run.forwardOn }, "contributions' forward passes on the device");
+  const run = openLanguageRun(spec, await readLanguageRunSource(sources.modelDir, sources.dataFile), lmForward);
+  if (run.forward) log?.info(run.forward, "contributions' forward passes");
   return run;
 }

@@ -1,6 +1,6 @@
 /**
  * A language-model swarm whose nodes measure on different hardware, as real processes: one node
- * measures its contributions with the WebGPU pass (SEEDSWARM_LM_FORWARD=webgpu, lavapipe here),
+ * measures its contributions with the WebGPU pass (--lm-forward webgpu, lavapipe here),
  * the other with tfjs on wasm. Low-rank tiny-lm (a tiny Llama checkpoint): both end bit-identical,
  * the device node's contributions are in the chain, and it says where its passes ran.
  */
@@ -37,15 +37,15 @@ describe("language-model swarm with a node measuring on a WebGPU device", { skip
     await writeFile(file, JSON.stringify(spec));
     const args = ["--spec", file, "--model-dir", MODEL_DIR, "--data-file", DATA_FILE];
     // The device node starts first: opening the device in its worker takes the longest.
-    const nodes = await startSwarm(2, args, [{ SEEDSWARM_LM_FORWARD: "webgpu" }, {}]);
+    const nodes = await startSwarm(2, args, [{ SEEDSWARM_LM_FORWARD: "webgpu" }, { SEEDSWARM_LM_FORWARD: "tfjs" }]);
     const exits = await Promise.all(nodes.map((n) => n.exit));
     for (const [i, e] of exits.entries()) assert.equal(e.code, 0, `node ${i}: ${nodes[i].stderr}`);
     const results = nodes.map((n) => n.result());
     assert.deepEqual(new Set(results.map((r) => r.iteration)), new Set([ITERATIONS]));
     assert.equal(new Set(results.map((r) => r.checksum)).size, 1, "both nodes end bit-identical");
-    const said = nodes[0].lines.find((l) => l.msg === "contributions' forward passes on the device");
-    assert.match(String(said?.forward), /^webgpu \(llvmpipe/);
-    assert.equal(nodes[1].lines.find((l) => l.msg === "contributions' forward passes on the device"), undefined);
+    const said = (i: number) => nodes[i].lines.find((l) => l.msg === "contributions' forward passes");
+    assert.match(String(said(0)?.engine), /^webgpu \(llvmpipe/);
+    assert.match(String(said(1)?.engine), /^tfjs \(wasm\)/);
     const commits = nodes[1].commits();
     const byDevice = commits.filter((c) => c.entries.some((e) => e.author === results[0].peerId)).length;
     assert.ok(byDevice >= ITERATIONS / 2, `the device node authored entries in ${byDevice} of ${commits.length} commits`);

@@ -17,6 +17,12 @@ import { rademacherBits } from "../rng/noise.js";
 import type { ParamLayout, TensorLayout } from "../params.js";
 import { applyTensorJs, type ClassPlan, perturbTensorJs } from "./spsa-update.js";
 
+/** One perturbation of a pass: the weights moved by sign * eps along the seed's low-rank direction. */
+export interface LowRankPerturbation {
+  readonly seed: Seed;
+  readonly sign: 1 | -1;
+}
+
 /** The matrix a tensor moves as (rows x cols), or null for a vector, which moves full-rank. */
 export function matrixShape(t: TensorLayout): { rows: number; cols: number } | null {
   if (t.shape.length < 2) return null;

@@ -12,7 +12,7 @@ import type { ParamLayout, TensorLayout } from "../params.js";
 import type { Seed } from "../rng/seeds.js";
 import { inKernelRange } from "./spsa-gpu.js";
 import type { UpdateRequest } from "./update-worker.js";
-import { callWorker } from "./worker-call.js";
+import { callWorker } from "../worker-call.js";
 import { GpuError } from "./webgpu.js";
 
 /** Longest wait for one call: opening a device, or one update of a large model on a software driver. */

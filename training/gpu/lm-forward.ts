@@ -22,9 +22,9 @@ import { attentionWgsl, EMBED_WGSL, ROPE_WGSL, LAYERNORM_WGSL, LOSS_WGSL, NLL_WG
 import { timeDispatch } from "./device-timer.js";
 import { type BlockOps, encodeBlock, type LinearOptions } from "./lm-blocks.js";
 import type { Plan, Slot, Step } from "./lm-plan.js";
-import { type LmPerturbation, namesOf, passInputs, ropeTable } from "./lm-inputs.js";
+import type { LowRankPerturbation } from "../algorithms/lowrank.js";
+import { namesOf, passInputs, ropeTable } from "./lm-inputs.js";
 
-export type { LmPerturbation } from "./lm-inputs.js";
 import { GpuError, type WebGpu } from "./webgpu.js";
 
 export interface LmLosses {
@@ -307,7 +307,7 @@ export class GpuLmForward {
    * weights + sign_p * eps * direction(seed_p). Returns when the work is queued; the promise
    * settles with the losses once the device has them. One pass in flight at a time.
    */
-  losses(batch: TokenBatch, perts: readonly LmPerturbation[], eps: number, options: { nll?: boolean } = {}): Promise<LmLosses> {
+  losses(batch: TokenBatch, perts: readonly LowRankPerturbation[], eps: number, options: { nll?: boolean } = {}): Promise<LmLosses> {
     const P = perts.length;
     const inputs = passInputs(this.config, this.rank, batch, perts, eps);
     // WebGPU reports a bad call or a failed allocation asynchronously, never by throwing: the

@@ -3,17 +3,11 @@
  * the host: token ids with their positions, next-token targets, the key mask, the perturbations'
  * scales and seeds, and the tensors a pass reads by role per architecture.
  */
+import type { LowRankPerturbation } from "../algorithms/lowrank.js";
 import { lowRankScale } from "../algorithms/lowrank.js";
 import { OPT_POSITION_OFFSET, type TransformerConfig } from "../hf/config.js";
 import type { TokenBatch } from "../models/transformer.js";
-import type { Seed } from "../rng/seeds.js";
 import { GpuError } from "./webgpu.js";
-
-/** One perturbation: weights + sign * eps * (the seed's low-rank direction). */
-export interface LmPerturbation {
-  readonly seed: Seed;
-  readonly sign: 1 | -1;
-}
 
 export interface PassInputs {
   /** [id, position] per token row: positions count real tokens only. */
@@ -28,7 +22,7 @@ export interface PassInputs {
 }
 
 /** The inputs of a pass over `batch` (P equal groups of sequences), checked first. @throws GpuError GPU_OUT_OF_RANGE */
-export function passInputs(c: TransformerConfig, rank: number, batch: TokenBatch, perts: readonly LmPerturbation[], eps: number): PassInputs {
+export function passInputs(c: TransformerConfig, rank: number, batch: TokenBatch, perts: readonly LowRankPerturbation[], eps: number): PassInputs {
   const P = perts.length;
   if (P === 0 || batch.size % P !== 0) throw new GpuError("GPU_OUT_OF_RANGE", `${batch.size} sequences do not split into ${P} perturbation groups`, { size: batch.size, perturbations: P });
   if (batch.length > c.maxPositions) throw new GpuError("GPU_OUT_OF_RANGE", `sequences of ${batch.length} tokens are longer than the model's ${c.maxPositions} positions`, { length: batch.length });

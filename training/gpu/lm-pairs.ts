@@ -3,7 +3,7 @@
  * of an iteration (minibatch j drawn from seed j, as causal-lm.ts draws it, at +eps and -eps along
  * seed j's direction) in ONE pass of lm-forward.ts, run by a worker thread (lm-worker.ts) while
  * this thread waits, because SPSA's contribute is synchronous. Chosen with
- * `SEEDSWARM_LM_FORWARD=webgpu` (language-run.ts); the bytes it yields may differ from a host
+ * `--lm-forward webgpu` (language-run.ts); the bytes it yields may differ from a host
  * pass's in the last code where a loss difference sits on a rounding edge, which audits tolerate.
  *
  * The weights go to the device when the replica's state key changes (after each applied
@@ -11,12 +11,12 @@
  */
 import { Worker } from "node:worker_threads";
 import type { PairLosses } from "../algorithms/pair-batch.js";
-import { sampleIndices } from "../data/dataset.js";
 import type { LanguageModel } from "../models/transformer.js";
 import type { Seed } from "../rng/seeds.js";
+import { pairBatch } from "../tasks/causal-lm.js";
 import type { LmRequest } from "./lm-worker.js";
 import { GpuError } from "./webgpu.js";
-import { callWorker } from "./worker-call.js";
+import { callWorker } from "../worker-call.js";
 
 /** Longest wait for one call: opening the device, or a pass of a large model on a software driver. */
 const CALL_TIMEOUT_MS = 600_000;
@@ -61,30 +61,12 @@ export class GpuLmPairs {
   losses(weights: Float32Array, seeds: readonly Seed[], size: number, eps: number, rank: number, stateKey?: string): PairLosses {
     if (rank !== this.rank) throw new GpuError("GPU_OUT_OF_RANGE", `the device pass was opened for rank ${this.rank}, asked for ${rank}`, { rank });
     const k = seeds.length;
-    // Group 2j is pair j at +eps, 2j + 1 at -eps: the same sequences, right-padded to one length.
-    const groups = seeds.map((seed) => Array.from(sampleIndices(this.sequences.length, seed, size), (i) => this.sequences[i]));
-    const length = Math.max(2, ...groups.flat().map((s) => s.length));
-    const rows = 2 * k * size;
-    const ids = new Int32Array(rows * length);
-    const mask = new Uint8Array(rows * length);
-    groups.forEach((seqs, j) =>
-      [0, 1].forEach((half) =>
-        seqs.forEach((s, b) => {
-          const at = ((2 * j + half) * size + b) * length;
-          ids.set(s, at);
-          mask.fill(1, at, at + s.length);
-        }),
-      ),
-    );
+    const { batch, perturbations: perts } = pairBatch(this.sequences, seeds, size);
     const upload = stateKey === undefined || stateKey !== this.uploaded;
     if (upload) new Float32Array(this.data).set(weights);
     // Forgotten until the worker answers: a failed call must not leave a key for weights it never took.
     this.uploaded = undefined;
-    const perts = seeds.flatMap((seed) => [
-      { seed, sign: 1 as const },
-      { seed, sign: -1 as const },
-    ]);
-    this.call({ op: "losses", upload, ids, mask, size: 2 * k * size, length, perts, eps });
+    this.call({ op: "losses", upload, ids: batch.ids, mask: batch.mask, size: batch.size, length: batch.length, perts, eps });
     this.uploaded = stateKey;
     const out = new Float32Array(this.data, 0, 2 * k);
     return { plus: Array.from({ length: k }, (_, j) => out[2 * j]), minus: Array.from({ length: k }, (_, j) => out[2 * j + 1]) };

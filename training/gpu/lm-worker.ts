@@ -7,15 +7,15 @@
 import { parentPort } from "node:worker_threads";
 import type { TransformerConfig } from "../hf/config.js";
 import type { ParamLayout } from "../params.js";
-import type { Seed } from "../rng/seeds.js";
+import type { LowRankPerturbation } from "../algorithms/lowrank.js";
 import { GpuLmForward } from "./lm-forward.js";
 import { openWebGpu } from "./webgpu.js";
-import { DONE, FAILED, reply } from "./worker-call.js";
+import { DONE, FAILED, reply } from "../worker-call.js";
 
 /** What the main thread sends; the weights (float32) are in `data`, the losses come back there. */
 export type LmRequest = { control: SharedArrayBuffer; data: SharedArrayBuffer } & (
   | { op: "open"; config: TransformerConfig; layout: ParamLayout; rank: number }
-  | { op: "losses"; upload: boolean; ids: Int32Array; mask: Uint8Array; size: number; length: number; perts: { seed: Seed; sign: 1 | -1 }[]; eps: number }
+  | { op: "losses"; upload: boolean; ids: Int32Array; mask: Uint8Array; size: number; length: number; perts: LowRankPerturbation[]; eps: number }
 );
 
 let lm: GpuLmForward | undefined;

@@ -9,7 +9,7 @@ import type { ClassPlan } from "../algorithms/spsa-update.js";
 import type { ParamLayout } from "../params.js";
 import { GpuSpsa } from "./spsa-gpu.js";
 import { openWebGpu } from "./webgpu.js";
-import { DONE, FAILED, reply } from "./worker-call.js";
+import { DONE, FAILED, reply } from "../worker-call.js";
 
 /** What the main thread sends; weights are in `data` (float32), results go back there. */
 export type UpdateRequest = { control: SharedArrayBuffer; data: SharedArrayBuffer } & (

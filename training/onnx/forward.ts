@@ -8,7 +8,8 @@ import { attentionBiasValues, buildTransformer, checkedPositions, ropeValues, ty
 import { meanOfLosses, perSequence, predictedRows } from "../next-token-loss.js";
 import type { ParamLayout } from "../params.js";
 import { INPUT, OUTPUT, OnnxGraphError, type PerturbationInput, positionTable, transformerGraph, type WeightPlacement } from "./graph.js";
-import { type LowRankPerturbation, perturbationValues } from "./perturbations.js";
+import type { LowRankPerturbation } from "../algorithms/lowrank.js";
+import { perturbationValues } from "./perturbations.js";
 import { encodeModel } from "./proto.js";
 import {
   floatTensor,

@@ -5,4 +5,4 @@
 export { type BuildStats, OnnxTransformer, type OnnxTransformerOptions } from "./forward.js";
 export { OnnxGraphError, type OnnxGraphErrorCode, type WeightPlacement } from "./graph.js";
 export { defaultSessionOptions, OnnxSessionError, type SessionOptions } from "./session.js";
-export type { LowRankPerturbation } from "./perturbations.js";
+export { OnnxLmPairs } from "./lm-pairs.js";

@@ -5,17 +5,10 @@
  * signs of lowRankFactors and s = f(sign * f(eps * f(1 / sqrt(r)))); each vector takes its
  * full-rank perturbed values (perturbTensorJs), computed here, not in the graph.
  */
-import { lowRankFactors, lowRankScale, matrixShape } from "../algorithms/lowrank.js";
+import { type LowRankPerturbation, lowRankFactors, lowRankScale, matrixShape } from "../algorithms/lowrank.js";
 import { perturbTensorJs } from "../algorithms/spsa-update.js";
 import type { ParamLayout } from "../params.js";
-import type { Seed } from "../rng/seeds.js";
 import type { PerturbationInput } from "./graph.js";
-
-/** One perturbation of a pass: the seed's low-rank direction, taken with this sign. */
-export interface LowRankPerturbation {
-  readonly seed: Seed;
-  readonly sign: 1 | -1;
-}
 
 /** The values and dims of every factor input, stacked over `perturbations` in order. */
 export function perturbationValues(

@@ -211,7 +211,7 @@ describe("bad configuration: usage errors (exit 2) naming the file key or variab
     [
       "unknown preset in a variable",
       () => cli(["train", "--print-config"], { SEEDSWARM_PRESET: "huge" }),
-      /environment variable SEEDSWARM_PRESET: Allowed choices are mnist-mlp-spsa, .*tiny-spsa-lowrank, .*tiny-lm, lm-demo-spam, lm-demo-email\./,
+      /environment variable SEEDSWARM_PRESET: Allowed choices are mnist-mlp-spsa, .*tiny-spsa-lowrank, .*tiny-lm, tiny-lm-lowrank, lm-demo-spam, lm-demo-email\./,
     ],
     [
       "bad boolean in a variable",

@@ -4,7 +4,8 @@ import * as tf from "@tensorflow/tfjs";
 import { readHfCheckpoint } from "../../../node/store/hf-checkpoint.js";
 import { perturbLowRankJs } from "../../../training/algorithms/lowrank.js";
 import { useBackend } from "../../../training/engine.js";
-import { GpuLmForward, type LmPerturbation } from "../../../training/gpu/lm-forward.js";
+import type { LowRankPerturbation } from "../../../training/algorithms/lowrank.js";
+import { GpuLmForward } from "../../../training/gpu/lm-forward.js";
 import { TILES } from "../../../training/gpu/lm-matmul-wgsl.js";
 import { openWebGpu } from "../../../training/gpu/webgpu.js";
 import { tokenBatch } from "../../../training/models/transformer.js";
@@ -20,7 +21,7 @@ const skip = problem ?? false;
 const GPT2 = `${LM_FIXTURES}gpt2-tiny`;
 
 /** The mean next-token loss of `seqs` at weights + sign * eps * the seed's rank-r direction, by tfjs on the cpu backend. */
-async function cpuLoss(ck: Awaited<ReturnType<typeof readHfCheckpoint>>, seqs: number[][], p: LmPerturbation | null, eps: number, rank: number, length: number): Promise<number> {
+async function cpuLoss(ck: Awaited<ReturnType<typeof readHfCheckpoint>>, seqs: number[][], p: LowRankPerturbation | null, eps: number, rank: number, length: number): Promise<number> {
   await useBackend("cpu");
   const w = ck.weights.slice();
   if (p) perturbLowRankJs(w, ck.weights, ck.model.layout, p.seed, eps, rank, p.sign);
@@ -56,7 +57,7 @@ describe("GPT-2 forward passes on a WebGPU device (lavapipe)", { skip }, () => {
       const lm = new GpuLmForward(await openWebGpu(), ck.config, ck.model.layout, rank);
       lm.upload(ck.weights);
       const eps = 0.05;
-      const perts: LmPerturbation[] = [0, 1].flatMap((j) => [1, -1].map((sign) => ({ seed: seedFrom("test/gpu-lm", [rank, j]), sign: sign as 1 | -1 })));
+      const perts: LowRankPerturbation[] = [0, 1].flatMap((j) => [1, -1].map((sign) => ({ seed: seedFrom("test/gpu-lm", [rank, j]), sign: sign as 1 | -1 })));
       // Group p has its own (right-padded) sequences: pair j measured on seed j's minibatch.
       const groups = perts.map((_, p) => seqs(p >> 1));
       const out = await lm.losses(tokenBatch(groups.flat(), 12), perts, eps);

@@ -1,7 +1,7 @@
 /**
  * SPSA contributions of a causal language model with the pairs measured on a WebGPU device
  * (lavapipe) through the worker: the same bytes as the host's tfjs passes (within one code where a
- * loss difference sits on a rounding edge), and SEEDSWARM_LM_FORWARD's refusals.
+ * loss difference sits on a rounding edge), and --lm-forward webgpu's refusals.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -12,7 +12,8 @@ import { parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
 import { Spsa } from "../../../training/algorithms/spsa.js";
 import { useBackend } from "../../../training/engine.js";
 import { GpuLmPairs } from "../../../training/gpu/lm-pairs.js";
-import { LanguageRunError, openLanguageRun } from "../../../training/language-run.js";
+import { openLanguageRun } from "../../../training/language-run.js";
+import { LmForwardError } from "../../../training/lm-forward.js";
 import { Replica } from "../../../training/replica.js";
 import { causalLmTask } from "../../../training/tasks/causal-lm.js";
 import { LM_FIXTURES } from "../../helpers/lm-fixtures.js";
@@ -72,21 +73,20 @@ describe("low-rank SPSA pairs of a language model on a WebGPU device", { skip: p
     }
   });
 
-  it("SEEDSWARM_LM_FORWARD=webgpu: a tiny-lm run (Llama) contributes through the device the bytes the host gives; what it cannot measure is refused by name", async () => {
+  it("--lm-forward webgpu: a tiny-lm run (Llama) contributes through the device the bytes tfjs gives; what it cannot measure is refused by name", async () => {
     await useBackend("cpu");
     const source = await readLanguageRunSource(`${LM_FIXTURES}llama-tiny`, `${LM_FIXTURES}tiny-text/text.jsonl`);
-    const before = process.env.SEEDSWARM_LM_FORWARD;
     const lowrank = parseRunSpec({ ...PRESETS["tiny-lm"], algorithm: { ...PRESETS["tiny-lm"].algorithm, perturbation: { kind: "lowrank", rank: 1 } } });
-    try {
-      process.env.SEEDSWARM_LM_FORWARD = "cuda";
-      assert.throws(() => openLanguageRun(parseRunSpec(PRESETS["tiny-lm"]), source), (e: unknown) => e instanceof LanguageRunError && e.code === "LM_FORWARD_UNSUPPORTED" && /choose webgpu or host/.test(e.message));
-      process.env.SEEDSWARM_LM_FORWARD = "webgpu";
-      assert.throws(() => openLanguageRun(parseRunSpec(PRESETS["tiny-lm"]), source), /perturbation must be lowrank/);
-      const device = openLanguageRun(lowrank, source);
-      assert.match(device.forwardOn ?? "", /^webgpu \(llvmpipe/);
-      delete process.env.SEEDSWARM_LM_FORWARD;
-      const host = openLanguageRun(lowrank, source);
-      assert.equal(host.forwardOn, undefined);
+    const webgpu = { forward: "webgpu", threads: 1 } as const;
+    {
+      assert.throws(
+        () => openLanguageRun(parseRunSpec(PRESETS["tiny-lm"]), source, webgpu),
+        (e: unknown) => e instanceof LmForwardError && e.code === "LM_FORWARD_UNSUPPORTED" && /--lm-forward webgpu: .*perturbation must be lowrank/.test(e.message),
+      );
+      const device = openLanguageRun(lowrank, source, webgpu);
+      assert.match(device.forward?.engine ?? "", /^webgpu \(llvmpipe/);
+      const host = openLanguageRun(lowrank, source, { forward: "tfjs", threads: 1 });
+      assert.match(host.forward?.engine ?? "", /^tfjs \(cpu\)/);
       const author = { id: "author-b", joinedAt: 2 };
       const replica = host.initialReplica() as Replica;
       const want = new Int8Array(host.algorithm.contribute(replica, author).buffer);
@@ -94,9 +94,6 @@ describe("low-rank SPSA pairs of a language model on a WebGPU device", { skip: p
       assert.ok(want.some((b) => b !== 0), "the host's bytes are not all zero");
       want.forEach((b, j) => assert.ok(Math.abs(got[j] - b) <= 1, `byte ${j}: device ${got[j]}, host ${b}`));
       replica.dispose();
-    } finally {
-      if (before === undefined) delete process.env.SEEDSWARM_LM_FORWARD;
-      else process.env.SEEDSWARM_LM_FORWARD = before;
     }
   });
 });

@@ -11,9 +11,8 @@ import { readHfCheckpoint } from "../../../node/store/hf-checkpoint.js";
 import { useBackend } from "../../../training/engine.js";
 import { type TokenBatch, tokenBatch } from "../../../training/models/transformer.js";
 import { meanNextTokenLoss } from "../../../training/next-token-loss.js";
-import { perturbLowRankJs } from "../../../training/algorithms/lowrank.js";
+import { type LowRankPerturbation, perturbLowRankJs } from "../../../training/algorithms/lowrank.js";
 import {
-  type LowRankPerturbation,
   OnnxGraphError,
   OnnxSessionError,
   OnnxTransformer,

@@ -1,7 +1,9 @@
 /**
- * The handshake between a thread that must stay synchronous and a worker that owns the WebGPU
- * device (update-worker.ts, lm-worker.ts): the caller posts a request and waits on `control`
- * (Atomics) while the worker's event loop awaits the device, then reads the reply there.
+ * The handshake between a thread that must stay synchronous (SPSA's contribute and apply) and a
+ * worker that owns an asynchronous engine (the WebGPU device: gpu/update-worker.ts,
+ * gpu/lm-worker.ts; an onnxruntime session: onnx/pairs-worker.ts): the caller posts a request and
+ * waits on `control` (Atomics) while the worker's event loop awaits the engine, then reads the
+ * reply there.
  */
 import type { Worker } from "node:worker_threads";
 
@@ -20,11 +22,11 @@ export function reply(control: SharedArrayBuffer, state: number, text: string): 
   Atomics.notify(head, 0);
 }
 
-/** Caller side: posts `message` (with `control`) and blocks until the reply; `ok` false when the worker failed, null when it did not answer in time. */
-export function callWorker(worker: Worker, control: SharedArrayBuffer, message: object, timeoutMs: number): { ok: boolean; text: string } | null {
+/** Caller side: posts `message` (with `control`; `transfer`'s buffers moved, not copied) and blocks until the reply; `ok` false when the worker failed, null when it did not answer in time. */
+export function callWorker(worker: Worker, control: SharedArrayBuffer, message: object, timeoutMs: number, transfer: ArrayBuffer[] = []): { ok: boolean; text: string } | null {
   const head = new Int32Array(control, 0, 2);
   Atomics.store(head, 0, PENDING);
-  worker.postMessage({ ...message, control });
+  worker.postMessage({ ...message, control }, transfer);
   if (Atomics.wait(head, 0, PENDING, timeoutMs) === "timed-out") return null;
   const text = new TextDecoder().decode(new Uint8Array(control, 8, head[1]).slice());
   return { ok: Atomics.load(head, 0) === DONE, text };
