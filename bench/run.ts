@@ -21,6 +21,7 @@ import { lmUpdateSection } from "./lm-update.js";
 import { lmDemoSection } from "./lm-demo.js";
 import { lmSection } from "./lm.js";
 import { lmCpuSection } from "./lm-cpu.js";
+import { lmEngineSection } from "./lm-engine.js";
 import { lowrankSection } from "./lowrank.js";
 import { type Section, writeReport } from "./report.js";
 import { speedupSection, stragglerSection } from "./speedup.js";
@@ -44,6 +45,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   docker: dockerSection,
   lm: lmSection,
   "lm-cpu": lmCpuSection,
+  "lm-engine": lmEngineSection,
   "lm-demo": lmDemoSection,
   binary: binarySection,
   verify: verifySection,

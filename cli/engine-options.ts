@@ -12,13 +12,10 @@ export interface LmForwardFlags {
   threads?: number;
 }
 
-export const lmForwardOption = () =>
-  new Option(
-    "--lm-forward <engine>",
-    "what measures a transformer run's contributions: auto (onnx where the run is low-rank causal-lm, else tfjs), tfjs, onnx (onnxruntime CPU), webgpu",
-  )
-    .choices(LM_FORWARDS)
-    .default("auto");
+export const lmForwardOption = (
+  help = "what measures a transformer run's contributions: auto (onnx where the run is low-rank causal-lm, else tfjs), tfjs, onnx (onnxruntime CPU), webgpu",
+  choices: readonly LmForwardChoice[] = LM_FORWARDS,
+) => new Option("--lm-forward <engine>", help).choices(choices).default("auto");
 
 /** 1 to this machine's cores: more threads than cores only makes them take turns. */
 export const threadsOption = (defaultHelp = "all of this machine's") =>

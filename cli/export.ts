@@ -6,6 +6,7 @@ import { createLogger } from "../node/observe/logger.js";
 import { checkWritableDir } from "../node/ops/preflight.js";
 import { runIdOf } from "../protocol/run-spec.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
+import { type LmForwardFlags, lmForwardOf, lmForwardOption, threadsOption } from "./engine-options.js";
 import { intIn } from "./parse.js";
 import { defaultDataDir, iterationsOption, presetOption, resolveSpec, specOption } from "./spec-options.js";
 
@@ -85,7 +86,7 @@ Hugging Face tensor names, loadable by transformers' from_pretrained):
     });
 }
 
-interface EvalFlags {
+interface EvalFlags extends LmForwardFlags {
   model?: string;
   limit?: number;
   backend: BackendChoice;
@@ -108,6 +109,7 @@ async function evalLanguageModel(flags: EvalFlags & { checkpoint?: string }): Pr
   await useBackend(flags.backend, createLogger({ level: "warn" }));
   const options = {
     batchSize: flags.batchSize,
+    engine: lmForwardOf(flags),
     ...(flags.context === undefined ? {} : { context: flags.context }),
     // A seedswarm checkpoint of a transformer run: its weights, the directory's config and tokenizer.
     ...(flags.checkpoint === undefined ? {} : { checkpoint: flags.checkpoint }),
@@ -133,6 +135,8 @@ export function evalCommand(program: Command): void {
     .option("--token-ids <file>", "with --model-dir: a JSON array of token-id arrays; print each one's per-position next-token losses")
     .option("--context <n>", "with --text-file: tokens per window (default: the model's positions, at most 1024)", intIn(2, 1 << 20))
     .option("--batch-size <n>", "with --model-dir: sequences per forward pass", intIn(1, 4096), 8)
+    .addOption(lmForwardOption("with --model-dir: what runs the forward: auto or onnx (onnxruntime CPU), tfjs (the --backend)", ["auto", "tfjs", "onnx"]))
+    .addOption(threadsOption())
     .option("--limit <n>", "test examples to use (default: all)", intIn(1, 1e9))
     .addOption(new Option("--backend <name>", "tensor backend").choices(["auto", ...BACKENDS]).default("auto"))
     .addHelpText(

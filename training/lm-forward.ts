@@ -11,7 +11,8 @@ import type { PairLossSource } from "./algorithms/pair-batch.js";
 import type { LmForwardOptions } from "./backends.js";
 import { GpuLmPairs } from "./gpu/lm-pairs.js";
 import type { LanguageModel } from "./models/transformer.js";
-import { OnnxLmPairs } from "./onnx/index.js";
+// Not the face (onnx/index.ts): that loads onnxruntime, which only the engine's worker needs.
+import { OnnxLmPairs } from "./onnx/lm-pairs.js";
 
 export class LmForwardError extends SeedswarmError<"LM_FORWARD_UNSUPPORTED"> {}
 

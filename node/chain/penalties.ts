@@ -29,19 +29,42 @@ export const PENALTY = {
   disconnectAt: -100,
 } as const;
 
-/** Peers remembered with a penalty: bounded, the oldest charge forgotten first. */
+/**
+ * Peers remembered with a penalty. Bounded: past KEEP + SLACK the mildest are forgotten down to
+ * KEEP (ties: the least recently charged first), never the worst, so a crowd of fresh identities
+ * charged once each cannot flush a peer charged again and again back to 0 (security review,
+ * finding 14: with the oldest forgotten first, 10,000 cheap usurps from fresh keys did). Pruning
+ * sorts KEEP + SLACK entries once per SLACK charges: O(log n) per charge.
+ */
 const KEEP = 10_000;
+const SLACK = 2_500;
 
 export class Penalties {
+  /** Score per peer, in order of last charge (oldest first). */
   private readonly scores = new Map<string, number>();
+
+  constructor(private readonly keep = KEEP) {}
 
   /** Charges `peer` (a peer id string) and returns its score after the charge. */
   charge(peer: string, cost: number): number {
     const score = (this.scores.get(peer) ?? 0) - cost;
     this.scores.delete(peer);
     this.scores.set(peer, score);
-    if (this.scores.size > KEEP) this.scores.delete(this.scores.keys().next().value as string);
+    if (this.scores.size > this.keep + Math.ceil((this.keep * SLACK) / KEEP)) this.prune();
     return score;
+  }
+
+  /** Peers remembered: at most keep + its slack. */
+  get size(): number {
+    return this.scores.size;
+  }
+
+  private prune(): void {
+    // Map order is recency; a stable sort by score keeps it among equal scores.
+    const ranked = [...this.scores.entries()].map(([peer, score], recency) => ({ peer, score, recency }));
+    ranked.sort((a, b) => a.score - b.score || b.recency - a.recency);
+    const kept = new Set(ranked.slice(0, this.keep).map((r) => r.peer));
+    for (const peer of [...this.scores.keys()]) if (!kept.has(peer)) this.scores.delete(peer);
   }
 
   /** The peer's score: 0 for a peer never charged, negative after a charge. */

@@ -50,8 +50,12 @@ export const ROUND_CAPS = {
   pendingCommits: 4 * FUTURE_ITERATIONS,
   /** Bytes of all pending commits held (their encoded bytes plus a fixed cost each). */
   pendingCommitBytes: 32 * 1024 * 1024,
-  /** Hashes of commits rejected as lies or usurpations, so a replay is refused without applying. */
-  rejectedCommits: 256,
+  /**
+   * Hashes of commits rejected as lies or usurpations, so a replay is refused without applying
+   * (oldest forgotten first; ~120 bytes each). 256 let a replay of older lies cost an apply again
+   * (security review, finding 14).
+   */
+  rejectedCommits: 4096,
   /** Authors remembered as excluded (each cost its owner a real, audited contribution). */
   bannedAuthors: 10_000,
 } as const;

@@ -1,15 +1,18 @@
 /**
  * `seedswarm eval --model-dir`: scores text or token ids with a Hugging Face checkpoint, so a
  * forward pass can be compared with any other implementation (transformers, llama.cpp, ...).
- * Needs an active tf backend.
+ * Scored on onnxruntime's CPU provider (`engine.forward` "onnx", or "auto") or on the active tf
+ * backend ("tfjs"); the result names the engine and its tokens per second.
  */
 import { readFile } from "node:fs/promises";
 import * as tf from "@tensorflow/tfjs";
 import { SeedswarmError } from "../../protocol/errors.js";
+import type { LmForwardOptions } from "../../training/backends.js";
 import { scoreSequences, windowsOf } from "../../training/next-token-loss.js";
+import { OnnxTransformer } from "../../training/onnx/index.js";
 import { toTensors } from "../../training/params.js";
 import { clearProgress, reportProgress } from "../observe/progress.js";
-import { buildTransformer } from "../../training/models/transformer.js";
+import { buildTransformer, tokenBatch } from "../../training/models/transformer.js";
 import { loadCheckpoint } from "../store/checkpoint.js";
 import { type HfCheckpoint, readHfCheckpoint, readHfConfig, readTokenizer } from "../store/hf-checkpoint.js";
 
@@ -22,6 +25,8 @@ export interface LmEvalOptions {
   readonly context?: number;
   /** A seedswarm checkpoint of a transformer run whose weights to score (with the directory's config and tokenizer). */
   readonly checkpoint?: string;
+  /** What runs the forward: onnx (auto) or the tf backend (tfjs), on how many cores. */
+  readonly engine: LmForwardOptions;
 }
 
 interface Scored {
@@ -29,6 +34,10 @@ interface Scored {
   readonly architecture: string;
   /** Content hash of the canonical weights. */
   readonly checksum: string;
+  /** What ran the forward passes, e.g. "onnxruntime cpu (2 threads)" or "tfjs (wasm)". */
+  readonly engine: string;
+  /** Tokens through the model (padding included) per second of scoring, loading excluded. */
+  readonly tokensPerSecond: number;
 }
 
 export interface TextScore extends Scored {
@@ -73,18 +82,57 @@ async function load(modelDir: string, checkpointFile?: string): Promise<HfCheckp
   }
 }
 
-/** Scores sequences with the checkpoint's weights on the backend, showing per-batch progress. */
-function score(ck: HfCheckpoint, sequences: readonly (readonly number[])[], batchSize: number): Float32Array[] {
-  const weights = toTensors(ck.model.layout, ck.weights);
+type Scores = { losses: Float32Array[]; engine: string; tokensPerSecond: number };
+
+/** Scores sequences with the checkpoint's weights on the engine, showing per-batch progress. */
+async function score(ck: HfCheckpoint, sequences: readonly (readonly number[])[], batchSize: number, engine: LmForwardOptions): Promise<Scores> {
+  if (engine.forward === "webgpu") throw new LmEvalError("LM_EVAL_INPUT", "--lm-forward webgpu: eval scores on onnx (auto) or tfjs", { forward: engine.forward });
+  const progress = (done: number, total: number) => reportProgress("scoring sequences", done, total);
+  let tokens = 0;
+  for (let s = 0; s < sequences.length; s += batchSize) tokens += tokenBatch(sequences.slice(s, s + batchSize)).ids.length;
+  const t0 = performance.now();
+  const rate = () => (tokens * 1000) / Math.max(1e-3, performance.now() - t0);
+  const onTfjs = (note = ""): Scores => {
+    const weights = toTensors(ck.model.layout, ck.weights);
+    try {
+      return { losses: scoreSequences(ck.model, weights, sequences, batchSize, progress), engine: `tfjs (${tf.getBackend()})${note}`, tokensPerSecond: rate() };
+    } finally {
+      tf.dispose(weights);
+    }
+  };
   try {
-    return scoreSequences(ck.model, weights, sequences, batchSize, (done, total) => reportProgress("scoring sequences", done, total));
+    if (engine.forward === "tfjs") return onTfjs();
+    let onnx: OnnxTransformer;
+    try {
+      onnx = await OnnxTransformer.create(ck.config, ck.weights, { threads: engine.threads });
+    } catch (err) {
+      // Only auto falls back, and says so; onnx asked for by name fails with the cause.
+      if (engine.forward === "onnx") throw new LmEvalError("LM_EVAL_INPUT", `--lm-forward onnx: ${(err as Error).message}`, { forward: "onnx" });
+      return onTfjs(`; auto: onnx failed to open (${(err as Error).message})`);
+    }
+    try {
+      const losses: Float32Array[] = [];
+      for (let s = 0; s < sequences.length; s += batchSize) {
+        losses.push(...(await onnx.nextTokenLosses(tokenBatch(sequences.slice(s, s + batchSize)))));
+        progress(Math.min(s + batchSize, sequences.length), sequences.length);
+      }
+      const threads = `${engine.threads} thread${engine.threads === 1 ? "" : "s"}`;
+      return { losses, engine: `onnxruntime cpu (${threads})`, tokensPerSecond: rate() };
+    } finally {
+      await onnx.release();
+    }
   } finally {
     clearProgress();
-    tf.dispose(weights);
   }
 }
 
-const described = (ck: HfCheckpoint): Scored => ({ modelDir: ck.dir, architecture: ck.config.architecture, checksum: ck.checksum });
+const described = (ck: HfCheckpoint, scores: Scores): Scored => ({
+  modelDir: ck.dir,
+  architecture: ck.config.architecture,
+  checksum: ck.checksum,
+  engine: scores.engine,
+  tokensPerSecond: scores.tokensPerSecond,
+});
 
 /** Mean next-token loss and perplexity of a text file, in consecutive windows of `context` tokens. */
 export async function scoreTextFile(modelDir: string, textFile: string, options: LmEvalOptions): Promise<TextScore> {
@@ -99,7 +147,8 @@ export async function scoreTextFile(modelDir: string, textFile: string, options:
   if (windows.length === 0) {
     throw new LmEvalError("LM_EVAL_INPUT", `${textFile} has ${ids.length} token(s): nothing to predict`, { file: textFile });
   }
-  const losses = score(ck, windows, options.batchSize);
+  const scores = await score(ck, windows, options.batchSize, options.engine);
+  const losses = scores.losses;
   let sum = 0;
   let tokens = 0;
   for (const l of losses) {
@@ -107,7 +156,7 @@ export async function scoreTextFile(modelDir: string, textFile: string, options:
     tokens += l.length;
   }
   const loss = sum / tokens;
-  return { ...described(ck), tokenizer: tokenizer.name, tokens, windows: windows.length, loss, perplexity: Math.exp(loss) };
+  return { ...described(ck, scores), tokenizer: tokenizer.name, tokens, windows: windows.length, loss, perplexity: Math.exp(loss) };
 }
 
 /** Parses a JSON file of token-id arrays, each checked against the vocabulary and positions. */
@@ -136,6 +185,6 @@ export async function scoreTokenIdsFile(modelDir: string, idsFile: string, optio
   const ck = await load(modelDir, options.checkpoint);
   const maxLength = ck.config.architecture === "llama" ? Number.MAX_SAFE_INTEGER : ck.config.maxPositions;
   const sequences = await readTokenIds(idsFile, ck.config.vocabSize, maxLength);
-  const losses = score(ck, sequences, options.batchSize);
-  return { ...described(ck), losses: losses.map((l) => Array.from(l)) };
+  const scores = await score(ck, sequences, options.batchSize, options.engine);
+  return { ...described(ck, scores), losses: scores.losses.map((l) => Array.from(l)) };
 }

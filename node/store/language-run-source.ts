@@ -6,12 +6,39 @@
  * then takes the initial state from a peer's verified snapshot.
  */
 import { readFile } from "node:fs/promises";
+import { freemem } from "node:os";
+import { SeedswarmError } from "../../protocol/errors.js";
+import { transformerParameterCount } from "../../training/hf/config.js";
 import type { LanguageRunSource } from "../../training/language-run.js";
 import { hasWeightFiles, readHfCheckpoint, readHfConfig, type ReadOptions, readTokenizer } from "./hf-checkpoint.js";
 
-export async function readLanguageRunSource(modelDir: string, dataFile: string, options: ReadOptions = {}): Promise<LanguageRunSource> {
+export class ModelTooLargeError extends SeedswarmError<"LM_TOO_LARGE"> {}
+
+/**
+ * Float32 copies of the weights a training node holds at least: the canonical replica, the tensor
+ * backend's copy, and the forward engine's (onnx worker's, or XNNPACK's packed matrices on wasm).
+ */
+export const WEIGHT_COPIES = 3;
+
+/**
+ * Reads the run's files. Before any weight is read, checks that the model fits: `available`
+ * (default: the memory the OS reports free) must hold WEIGHT_COPIES float32 copies of it.
+ * @throws ModelTooLargeError LM_TOO_LARGE naming the bytes needed and available
+ */
+export async function readLanguageRunSource(modelDir: string, dataFile: string, options: ReadOptions & { available?: number } = {}): Promise<LanguageRunSource> {
+  const config = await readHfConfig(modelDir);
+  const params = transformerParameterCount(config);
+  const needed = WEIGHT_COPIES * 4 * params;
+  const available = options.available ?? freemem();
+  if (needed > available) {
+    const gib = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
+    throw new ModelTooLargeError(
+      "LM_TOO_LARGE",
+      `${modelDir}: ${params.toLocaleString("en-US")} parameters need ${needed} bytes (${gib(needed)}: ${WEIGHT_COPIES} float32 copies: the replica, the tensor backend's, the forward engine's); this machine has ${available} bytes (${gib(available)}) available`,
+      { needed, available, params },
+    );
+  }
   const ck = hasWeightFiles(modelDir) ? await readHfCheckpoint(modelDir, options) : null;
-  const config = ck?.config ?? (await readHfConfig(modelDir));
   return {
     config,
     weights: ck?.weights ?? null,

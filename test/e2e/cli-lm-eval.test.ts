@@ -1,6 +1,6 @@
 /**
  * `seedswarm eval --model-dir` as a real process: per-position next-token losses of token ids
- * equal transformers' reference, a text file's mean loss and perplexity agree with the losses of
+ * equal transformers' reference on both engines (onnx, tfjs), a text file's mean loss and perplexity agree with the losses of
  * its token ids, the directory also comes from the SEEDSWARM_MODEL_DIR layer, and misuse fails
  * with the usage exit code.
  */
@@ -19,7 +19,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const json = (out: string) => JSON.parse(out.trim().split("\n").pop() ?? "");
 
 describe("seedswarm eval --model-dir (real processes)", () => {
-  it("--token-ids prints each sequence's next-token losses, within 1e-5 of transformers", async () => {
+  it("--token-ids prints each sequence's next-token losses, within 1e-5 of transformers, on onnx (auto) and on tfjs, naming the engine and its speed", async () => {
     const cases = (JSON.parse(readFileSync(`${LM_FIXTURES}opt-tiny/reference.json`, "utf8")) as {
       cases: { input_ids: number[][]; next_token_nll: number[][] }[];
     }).cases;
@@ -27,16 +27,24 @@ describe("seedswarm eval --model-dir (real processes)", () => {
     const want = cases.flatMap((c) => c.next_token_nll);
     const file = join(work, "ids.json");
     writeFileSync(file, JSON.stringify(ids));
-    const r = await runCli(["eval", "--model-dir", `${LM_FIXTURES}opt-tiny`, "--token-ids", file, "--backend", "wasm", "--batch-size", "3"]);
-    assert.equal(r.code, 0, r.stderr);
-    const out = json(r.stdout);
-    assert.equal(out.architecture, "opt");
-    assert.match(out.checksum, /^[0-9a-f]{64}$/);
-    assert.equal(out.losses.length, ids.length);
-    out.losses.forEach((seq: number[], b: number) => {
-      assert.equal(seq.length, want[b].length);
-      seq.forEach((l, t) => assert.ok(Math.abs(l - want[b][t]) <= 1e-5 * want[b][t], `sequence ${b} position ${t}: ${l} vs ${want[b][t]}`));
-    });
+    const args = ["eval", "--model-dir", `${LM_FIXTURES}opt-tiny`, "--token-ids", file, "--backend", "wasm", "--batch-size", "3"];
+    const runs = await Promise.all([runCli([...args, "--threads", "1"]), runCli([...args, "--lm-forward", "tfjs"])]);
+    for (const [r, engine] of [
+      [runs[0], /^onnxruntime cpu \(1 thread\)$/],
+      [runs[1], /^tfjs \(wasm\)$/],
+    ] as const) {
+      assert.equal(r.code, 0, r.stderr);
+      const out = json(r.stdout);
+      assert.equal(out.architecture, "opt");
+      assert.match(out.checksum, /^[0-9a-f]{64}$/);
+      assert.match(out.engine, engine);
+      assert.ok(out.tokensPerSecond > 0, `tokens per second: ${out.tokensPerSecond}`);
+      assert.equal(out.losses.length, ids.length);
+      out.losses.forEach((seq: number[], b: number) => {
+        assert.equal(seq.length, want[b].length);
+        seq.forEach((l, t) => assert.ok(Math.abs(l - want[b][t]) <= 1e-5 * want[b][t], `${out.engine}, sequence ${b} position ${t}: ${l} vs ${want[b][t]}`));
+      });
+    }
   });
 
   it("--text-file prints the mean loss and perplexity of the text's tokens (model dir from SEEDSWARM_MODEL_DIR)", async () => {
@@ -100,5 +108,8 @@ describe("seedswarm eval --model-dir (real processes)", () => {
     const outOfVocab = await runCli(["eval", "--model-dir", `${LM_FIXTURES}gpt2-tiny`, "--token-ids", badIds, "--backend", "cpu"]);
     assert.equal(outOfVocab.code, 1);
     assert.match(outOfVocab.stderr, /sequence 0 holds 5000, not an id below 1024.*LM_EVAL_INPUT/);
+    const tooManyThreads = await runCli(["eval", "--model-dir", `${LM_FIXTURES}gpt2-tiny`, "--token-ids", badIds, "--threads", "100000"]);
+    assert.equal(tooManyThreads.code, 2);
+    assert.match(tooManyThreads.stderr, /--threads <n>' argument '100000' is invalid\. expected an integer from 1 to \d+/);
   });
 });

@@ -18,7 +18,7 @@ import { pairBatch } from "../tasks/causal-lm.js";
 import { callWorker } from "../worker-call.js";
 import { OnnxGraphError } from "./graph.js";
 import type { OnnxPairsRequest } from "./pairs-worker.js";
-import { OnnxSessionError } from "./session.js";
+import { OnnxSessionError } from "./errors.js";
 
 /** Longest wait for one call: building the session of a large model, or one pass of it on one core. */
 const CALL_TIMEOUT_MS = 900_000;
@@ -47,8 +47,10 @@ export class OnnxLmPairs implements PairLossSource {
     // A worker that dies outside a request (its modules failed to load, say) answers nothing more:
     // kept, so that the next call fails at once with the cause instead of waiting out its timeout.
     this.worker.on("error", (err: Error) => (this.died = err));
-    // Zeros until the first call brings the weights (the graph takes them as inputs).
-    const built = this.call({ op: "open", config: model.config, weights: new Float32Array(model.layout.size), rank, threads }, "open");
+    // Zeros until the first call brings the weights (the graph takes them as inputs); moved, not
+    // cloned (structured clone refuses buffers of a 355M model) and untouched, so no RSS yet.
+    const zeros = new Float32Array(model.layout.size);
+    const built = this.call({ op: "open", config: model.config, weights: zeros.buffer, rank, threads }, "open", [zeros.buffer]);
     this.description = `onnxruntime cpu (${threads} thread${threads === 1 ? "" : "s"}, rank ${rank}; ${built})`;
   }
 
@@ -72,12 +74,12 @@ export class OnnxLmPairs implements PairLossSource {
     if (rank !== this.rank) throw new OnnxGraphError("ONNX_UNSUPPORTED", `the session was built for rank ${this.rank}, asked for ${rank}`, { rank });
     const k = seeds.length;
     const { batch, perturbations } = pairBatch(this.sequences, seeds, size);
-    const fresh = stateKey === undefined || stateKey !== this.copied ? weights.slice() : null;
+    const fresh = stateKey === undefined || stateKey !== this.copied ? (weights.slice().buffer as ArrayBuffer) : null;
     // Forgotten until the worker answers: a failed call must not leave a key for weights it never took.
     this.copied = undefined;
     if (this.out.byteLength < 16 * k) this.out = new SharedArrayBuffer(16 * k);
     const req = { op: "losses", weights: fresh, ids: batch.ids, mask: batch.mask, size: batch.size, length: batch.length, perts: perturbations, eps, out: this.out } as const;
-    this.call(req, "losses", fresh ? [fresh.buffer as ArrayBuffer] : []);
+    this.call(req, "losses", fresh ? [fresh] : []);
     this.copied = stateKey;
     const out = new Float64Array(this.out, 0, 2 * k);
     return { plus: Array.from({ length: k }, (_, j) => out[2 * j]), minus: Array.from({ length: k }, (_, j) => out[2 * j + 1]) };

@@ -3,9 +3,9 @@
  * the onnxruntime-node package; nothing is downloaded).
  */
 import * as ort from "onnxruntime-node";
-import { SeedswarmError } from "../../protocol/errors.js";
+import { OnnxSessionError } from "./errors.js";
 
-export class OnnxSessionError extends SeedswarmError<"ONNX_SESSION_FAILED" | "ONNX_RUN_FAILED"> {}
+export { OnnxSessionError };
 
 export interface SessionOptions {
   /** Threads of onnxruntime's intra-op pool: the cores a forward may use. */

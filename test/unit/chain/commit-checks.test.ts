@@ -4,6 +4,7 @@ import { admissionAt, NEWCOMER_SLOTS, startAdmission, type WindowCommit } from "
 import { AppliedHistory } from "../../../node/chain/applied-history.js";
 import { type CheckEvent, CommitChecks, type CheckOptions } from "../../../node/chain/commit-checks.js";
 import { chained } from "../../../node/chain/commit.js";
+import { ROUND_CAPS } from "../../../node/chain/round-inbox.js";
 import { createLogger } from "../../../node/observe/logger.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
@@ -103,6 +104,29 @@ describe("CommitChecks: admission by the verified chain, not by claimed join tim
     assert.equal(events.filter((e) => e.kind === "rejected").length, 1, "the rounds' check charges it");
     const fair = signedCommit(censor, { runId, iteration: 40, checksum: new Uint8Array(32), rank: admission.order.length - 1, prevHash: new Uint8Array(32).fill(7) }, [{ key: censor, payload: payload() }]);
     assert.equal(checks.admissionProblem(fair.commit, admission), null, "at its own rank it fits");
+  });
+});
+
+describe("CommitChecks: refused commits are remembered (finding 14)", () => {
+  it("a lying commit stays refused after the 4,095 refused since; the oldest of 4,097 is forgotten", async () => {
+    const [liar] = await testKeys(1);
+    const { checks } = checksOf();
+    const lie = (i: number) => signedCommit(liar, { runId, iteration: 40 + i, checksum: new Uint8Array(32).fill(i % 251), rank: 0, prevHash: new Uint8Array(32).fill(7) }, []);
+    const first = lie(0);
+    checks.reject(first, "lie");
+    const hashes = [chained(first).hash];
+    for (let i = 1; i < ROUND_CAPS.rejectedCommits; i++) {
+      const h = new Uint8Array(32);
+      new DataView(h.buffer).setUint32(0, i);
+      checks.reject(first, "lie", h);
+      hashes.push(h);
+    }
+    assert.equal(ROUND_CAPS.rejectedCommits, 4096);
+    assert.ok(checks.refused(hashes[0]), "the first lie is still refused");
+    assert.ok(hashes.every((h) => checks.refused(h)));
+    checks.reject(first, "lie", new Uint8Array(32).fill(255));
+    assert.equal(checks.refused(hashes[0]), false, "bounded: the oldest goes");
+    assert.ok(checks.refused(hashes[1]));
   });
 });
 

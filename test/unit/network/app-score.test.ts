@@ -51,4 +51,33 @@ describe("penalties in gossipsub's peer score (P5)", () => {
       await Promise.all([honest.stop(), other.stop()]);
     }
   });
+
+  it("a crowd of fresh identities charged once each cannot flush a real peer charged three times (finding 14)", async () => {
+    const penalties = new Penalties();
+    const honest = await createSwarmNode({ ...opts, appSpecificScore: penalties.appSpecificScore }, await generateKeyPair("Ed25519"), log);
+    const hostile = await createSwarmNode(opts, await generateKeyPair("Ed25519"), log);
+    try {
+      honest.services.pubsub.subscribe(TOPIC);
+      hostile.services.pubsub.subscribe(TOPIC);
+      await hostile.dial(honest.getMultiaddrs()[0], { signal: AbortSignal.timeout(5000) });
+      const peer = hostile.peerId.toString();
+      for (let i = 0; i < 3; i++) penalties.charge(peer, PENALTY.usurp);
+      // 25,000 usurping commits from fresh keys (one signature each): more than the table holds.
+      for (let i = 0; i < 25_000; i++) penalties.charge(`fresh-${i}`, PENALTY.usurp);
+      assert.equal(penalties.score(peer), -3 * PENALTY.usurp, "the real peer's charges are remembered");
+      assert.ok(penalties.shunned(peer));
+      assert.ok(penalties.size <= 12_500, `${penalties.size} peers remembered`);
+      let score = 0;
+      for (let i = 0; i < 40 && score > -80; i++) {
+        await sleep(50);
+        score = honest.services.pubsub.getScore(peer);
+      }
+      assert.ok(score < -80, `still graylisted after the crowd: ${score}`);
+      // Within one score the least recently charged go first: the newest fresh keys stay.
+      assert.equal(penalties.score("fresh-24999"), -PENALTY.usurp);
+      assert.equal(penalties.score("fresh-0"), 0);
+    } finally {
+      await Promise.all([honest.stop(), hostile.stop()]);
+    }
+  });
 });
