@@ -238,3 +238,86 @@ export function perturbRange(
     }
   }
 }
+
+/**
+ * The low-rank canonical update of a block of one weight matrix: rows x cols floats at w (row
+ * stride `stride` floats) get, per entry, the float32 sum from -0 over the classes of
+ * f(S_c * C_c), S_c = sum over the class's k of av[i][k] * bt[k][j], then w += that sum.
+ * av: rows x K (row stride K), bt: K x cols (row stride `btStride`), classes: 16-byte records
+ * (first k i32, count i32, C_c f32, unused). The caller guarantees that every partial sum is an
+ * integer below 2^24 (lowrank.ts exactInFloat32), so the f32 sums are exact in any order and the
+ * result is the JavaScript loops' bits: the same f32 multiplies and adds, IEEE-rounded, no FMA.
+ */
+export function lowRankBlock(
+  w: usize, rows: i32, cols: i32, stride: i32,
+  av: usize, K: i32, bt: usize, btStride: i32, classes: usize, nClasses: i32,
+): void {
+  const wide = cols & ~15;
+  const narrow = cols & ~3;
+  for (let i: i32 = 0; i < rows; i++) {
+    const wr = w + (<usize>(i * stride) << 2);
+    const ar = av + (<usize>(i * K) << 2);
+    let j: i32 = 0;
+    for (; j < wide; j += 16) {
+      let d0 = f32x4.splat(-0.0);
+      let d1 = d0;
+      let d2 = d0;
+      let d3 = d0;
+      for (let c: i32 = 0; c < nClasses; c++) {
+        const rec = classes + (<usize>c << 4);
+        const k0 = load<i32>(rec);
+        const k1 = k0 + load<i32>(rec, 4);
+        let s0 = f32x4.splat(0);
+        let s1 = s0;
+        let s2 = s0;
+        let s3 = s0;
+        for (let k = k0; k < k1; k++) {
+          const a = f32x4.splat(load<f32>(ar + (<usize>k << 2)));
+          const b = bt + (<usize>(k * btStride + j) << 2);
+          s0 = f32x4.add(s0, f32x4.mul(a, v128.load(b)));
+          s1 = f32x4.add(s1, f32x4.mul(a, v128.load(b, 16)));
+          s2 = f32x4.add(s2, f32x4.mul(a, v128.load(b, 32)));
+          s3 = f32x4.add(s3, f32x4.mul(a, v128.load(b, 48)));
+        }
+        const coef = f32x4.splat(load<f32>(rec, 8));
+        d0 = f32x4.add(d0, f32x4.mul(s0, coef));
+        d1 = f32x4.add(d1, f32x4.mul(s1, coef));
+        d2 = f32x4.add(d2, f32x4.mul(s2, coef));
+        d3 = f32x4.add(d3, f32x4.mul(s3, coef));
+      }
+      const p = wr + (<usize>j << 2);
+      v128.store(p, f32x4.add(v128.load(p), d0));
+      v128.store(p, f32x4.add(v128.load(p, 16), d1), 16);
+      v128.store(p, f32x4.add(v128.load(p, 32), d2), 32);
+      v128.store(p, f32x4.add(v128.load(p, 48), d3), 48);
+    }
+    for (; j < narrow; j += 4) {
+      let d = f32x4.splat(-0.0);
+      for (let c: i32 = 0; c < nClasses; c++) {
+        const rec = classes + (<usize>c << 4);
+        const k0 = load<i32>(rec);
+        const k1 = k0 + load<i32>(rec, 4);
+        let s = f32x4.splat(0);
+        for (let k = k0; k < k1; k++) {
+          s = f32x4.add(s, f32x4.mul(f32x4.splat(load<f32>(ar + (<usize>k << 2))), v128.load(bt + (<usize>(k * btStride + j) << 2))));
+        }
+        d = f32x4.add(d, f32x4.mul(s, f32x4.splat(load<f32>(rec, 8))));
+      }
+      const p = wr + (<usize>j << 2);
+      v128.store(p, f32x4.add(v128.load(p), d));
+    }
+    for (; j < cols; j++) {
+      let d: f32 = -0.0;
+      for (let c: i32 = 0; c < nClasses; c++) {
+        const rec = classes + (<usize>c << 4);
+        const k0 = load<i32>(rec);
+        const k1 = k0 + load<i32>(rec, 4);
+        let s: f32 = 0;
+        for (let k = k0; k < k1; k++) s += load<f32>(ar + (<usize>k << 2)) * load<f32>(bt + (<usize>(k * btStride + j) << 2));
+        d += s * load<f32>(rec, 8);
+      }
+      const p = wr + (<usize>j << 2);
+      store<f32>(p, load<f32>(p) + d);
+    }
+  }
+}

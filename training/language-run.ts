@@ -150,7 +150,7 @@ export function openLanguageRun(spec: RunSpec, source: LanguageRunSource, option
     };
   }
   const forward = openLmForward(spec, lmSequences, model, options);
-  const algorithm = new Spsa(runId, spec, model, task, forward.pairs);
+  const algorithm = new Spsa(runId, spec, model, task, { pairs: forward.pairs });
   return {
     runId,
     spec,

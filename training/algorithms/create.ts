@@ -24,7 +24,7 @@ export function createAlgorithm(
         spec,
         model,
         imageClassificationTask(model, train),
-        batchedPairs(spec.algorithm, model, train),
+        { pairs: batchedPairs(spec.algorithm, model, train) },
       );
     case "marketplace":
       return new Marketplace(runId, spec, model, train);

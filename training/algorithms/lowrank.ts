@@ -97,22 +97,82 @@ export function perturbLowRankJs(
 const GROUP_ELEMENTS = 1 << 20;
 
 /**
+ * A pass's factors for one matrix: S_c = AV[:, class c's columns] BT[class c's rows, :] for each
+ * class c, AV [rows, K] the steps' v * A side by side (class by class), BT [K, cols] their B^T
+ * stacked; K = steps * rank.
+ */
+export interface MatrixFactors {
+  readonly av: Float32Array;
+  readonly bt: Float32Array;
+  readonly K: number;
+  /** Per class, ascending r: its first column of AV, how many, its constant (times f(1 / sqrt(rank))). */
+  readonly classes: readonly { readonly start: number; readonly count: number; readonly coef: number }[];
+}
+
+/**
+ * Adds a matrix's canonical delta in place somewhere faster than applyMatrix's loops: per entry,
+ * the float32 sum from -0 over the classes of f(S_c * coef_c), then w + that. Bit-identical to
+ * the loops whenever every partial sum of S_c is an integer float32 holds (|S| < 2^24,
+ * `exactInFloat32`), whatever the order of the products (algorithms/spsa-kernels.ts, WebAssembly).
+ */
+export interface MatrixUpdate {
+  applyMatrix(weights: Float32Array, offset: number, rows: number, cols: number, f: MatrixFactors): void;
+}
+
+/**
+ * True when float32 arithmetic gives a class's sums exactly: every partial sum of v * a * b terms
+ * is an integer of magnitude <= sum |v| * rank < 2^24; and the constant keeps f(S * coef) and the
+ * delta's sums far above float32's subnormals (so a kernel that flushes them changes nothing).
+ */
+export function exactInFloat32(plan: ClassPlan, rank: number): boolean {
+  let bound = 0;
+  for (const s of plan.steps) bound += Math.abs(s.v);
+  return bound * rank < 2 ** 24 && Math.abs(plan.coef) >= 2 ** -100;
+}
+
+/** The pass's factors for tensor `ti` of shape rows x cols (the seeds' lowRankFactors). */
+export function matrixFactors(plans: readonly ClassPlan[], ti: number, rows: number, cols: number, rank: number): MatrixFactors {
+  const K = plans.reduce((n, p) => n + p.steps.length, 0) * rank;
+  const av = new Float32Array(rows * K);
+  const bt = new Float32Array(K * cols);
+  const a = new Int8Array(rows * rank);
+  const b = new Int8Array(cols * rank);
+  const classes: { start: number; count: number; coef: number }[] = [];
+  let col = 0;
+  for (const p of plans) {
+    classes.push({ start: col, count: p.steps.length * rank, coef: p.coef });
+    for (const step of p.steps) {
+      lowRankFactors(step.seed, ti, rows, cols, rank, a, b);
+      for (let i = 0; i < rows; i++) for (let r = 0; r < rank; r++) av[i * K + col + r] = step.v * a[i * rank + r];
+      for (let r = 0; r < rank; r++) for (let j = 0; j < cols; j++) bt[(col + r) * cols + j] = b[j * rank + r];
+      col += rank;
+    }
+  }
+  return { av, bt, K, classes };
+}
+
+/**
  * The canonical low-rank update of one pass (planUpdate's plans) on `weights` in place: vectors
- * by the full-rank rule, matrices by the integer sums of A B^T terms (module comment).
+ * by the full-rank rule, matrices by the integer sums of A B^T terms (module comment); with
+ * `deltas`, each matrix whose classes are all `exactInFloat32` has its delta computed there (the
+ * same bits), the rest here.
  */
 export function applyLowRankJs(
   weights: Float32Array,
   layout: ParamLayout,
   plans: readonly ClassPlan[],
   rank: number,
+  fast: MatrixUpdate | null = null,
 ): void {
   if (plans.length === 0) return;
   const inv = lowRankScale(rank);
   const matrixPlans = plans.map((p) => ({ ...p, coef: Math.fround(p.coef * inv) }));
+  const elsewhere = fast !== null && matrixPlans.every((p) => exactInFloat32(p, rank));
   for (const [ti, t] of layout.tensors.entries()) {
     const mat = matrixShape(t);
-    if (mat) applyMatrix(weights, t, ti, mat.rows, mat.cols, matrixPlans, rank);
-    else applyTensorJs(weights, t, ti, plans);
+    if (!mat) applyTensorJs(weights, t, ti, plans);
+    else if (elsewhere) (fast as MatrixUpdate).applyMatrix(weights, t.offset, mat.rows, mat.cols, matrixFactors(matrixPlans, ti, mat.rows, mat.cols, rank));
+    else applyMatrix(weights, t, ti, mat.rows, mat.cols, matrixPlans, rank);
   }
 }
 

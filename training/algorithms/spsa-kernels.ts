@@ -12,6 +12,7 @@ import { SeedswarmError } from "../../protocol/errors.js";
 import type { ParamLayout, TensorLayout } from "../params.js";
 import type { StreamId } from "../rng/philox.js";
 import { Purpose, type Seed, streamOf } from "../rng/seeds.js";
+import type { MatrixFactors } from "./lowrank.js";
 import { type ClassPlan, MAX_STEPS, TILE } from "./spsa-update.js";
 
 export class KernelError extends SeedswarmError<"KERNELS_UNAVAILABLE" | "KERNELS_TOO_MANY_STEPS"> {}
@@ -36,7 +37,11 @@ interface Exports {
   philoxWords(out: number, blocks: number, firstBlock: number, c2: number, c3: number, k0: number, k1: number): void;
   applyRange(w: number, n: number, firstBlock: number, c2: number, steps: number, nSteps: number, classes: number, nClasses: number, bits: number, tail: number): void;
   perturbRange(out: number, w: number, n: number, firstBlock: number, c2: number, c3: number, k0: number, k1: number, e: number, bits: number, tail: number): void;
+  lowRankBlock(w: number, rows: number, cols: number, stride: number, av: number, K: number, bt: number, btStride: number, classes: number, nClasses: number): void;
 }
+
+/** Floats of scratch for the low-rank update's blocks (16 MiB of address space; pages are touched only when used). */
+const LOW_RANK_SCRATCH = 4 * 1024 * 1024;
 
 /** Parameters per streamed chunk (a multiple of TILE, so chunks start on Philox blocks). */
 const CHUNK = 64 * TILE;
@@ -75,6 +80,8 @@ export class SpsaKernels {
   private readonly bits: number;
   private readonly chunkW: number;
   private readonly chunkOut: number;
+  private readonly lowRankClasses: number;
+  private readonly lowRank: number;
   /** Floats in this instance's memory, for arrays that kernels update in place (no copies). */
   readonly arena: Float32Array;
 
@@ -97,6 +104,8 @@ export class SpsaKernels {
     this.bits = take(TILE_BYTES * MAX_STEPS);
     this.chunkW = take(4 * CHUNK);
     this.chunkOut = take(4 * CHUNK);
+    this.lowRankClasses = take(16 * 8);
+    this.lowRank = take(4 * LOW_RANK_SCRATCH);
     const arenaAt = take(4 * arenaFloats);
     const pages = Math.ceil(at / PAGE) - this.x.memory.buffer.byteLength / PAGE;
     if (pages > 0) this.x.memory.grow(pages);
@@ -146,6 +155,55 @@ export class SpsaKernels {
         if (own < 0) f32.set(weights.subarray(from, from + n), this.chunkW >> 2);
         this.x.applyRange(ptr, n, start / 128, c2, this.steps, nSteps, this.classes, plans.length, this.bits, this.tail);
         if (own < 0) weights.set(f32.subarray(this.chunkW >> 2, (this.chunkW >> 2) + n), from);
+      }
+    }
+  }
+
+  /**
+   * The low-rank canonical update of one matrix (lowrank.ts MatrixUpdate) in blocks of rows and,
+   * where its B^T would not fit the scratch, of columns: each block's weights, AV rows and B^T
+   * columns copied in, updated by the kernel (exact products, lowrank.ts exactInFloat32), copied out.
+   */
+  applyMatrix(weights: Float32Array, offset: number, rows: number, cols: number, fm: MatrixFactors): void {
+    const { av, bt, K, classes } = fm;
+    if (classes.length > 8) throw new RangeError(`${classes.length} classes, at most 8`);
+    const f32 = new Float32Array(this.x.memory.buffer);
+    const i32 = new Int32Array(this.x.memory.buffer);
+    classes.forEach((c, i) => {
+      const at = (this.lowRankClasses >> 2) + 4 * i;
+      i32[at] = c.start;
+      i32[at + 1] = c.count;
+      f32[at + 2] = c.coef;
+    });
+    const half = LOW_RANK_SCRATCH / 2;
+    const cb = K * cols <= half ? cols : Math.max(16, Math.floor(half / K / 16) * 16);
+    const rb = Math.max(1, Math.floor(half / (K + cb)));
+    const btAt = this.lowRank >> 2;
+    const avAt = btAt + K * cb;
+    const wAt = avAt + rb * K;
+    const own = this.inMemory(weights);
+    for (let j0 = 0; j0 < cols; j0 += cb) {
+      const cw = Math.min(cb, cols - j0);
+      for (let k = 0; k < K; k++) f32.set(bt.subarray(k * cols + j0, k * cols + j0 + cw), btAt + k * cw);
+      for (let i0 = 0; i0 < rows; i0 += rb) {
+        const rn = Math.min(rb, rows - i0);
+        f32.set(av.subarray(i0 * K, (i0 + rn) * K), avAt);
+        let ptr: number;
+        let stride: number;
+        if (own >= 0) {
+          ptr = own + 4 * (offset + i0 * cols + j0);
+          stride = cols;
+        } else {
+          if (cw === cols) f32.set(weights.subarray(offset + i0 * cols, offset + (i0 + rn) * cols), wAt);
+          else for (let i = 0; i < rn; i++) f32.set(weights.subarray(offset + (i0 + i) * cols + j0, offset + (i0 + i) * cols + j0 + cw), wAt + i * cw);
+          ptr = 4 * wAt;
+          stride = cw;
+        }
+        this.x.lowRankBlock(ptr, rn, cw, stride, 4 * avAt, K, 4 * btAt, cw, this.lowRankClasses, classes.length);
+        if (own < 0) {
+          if (cw === cols) weights.set(f32.subarray(wAt, wAt + rn * cols), offset + i0 * cols);
+          else for (let i = 0; i < rn; i++) weights.set(f32.subarray(wAt + i * cw, wAt + (i + 1) * cw), offset + (i0 + i) * cols + j0);
+        }
       }
     }
   }

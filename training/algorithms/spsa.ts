@@ -34,9 +34,9 @@ import { lrAt, lrScale } from "../schedule.js";
 import type { Task } from "../tasks/task.js";
 import type { Algorithm, Contribution } from "./algorithm.js";
 import { AUDIT_LOSS_TOLERANCE } from "./audit-tolerance.js";
-import { type UpdateKernels, updateKernels } from "./update-kernels.js";
+import { lowRankKernels, type UpdateKernels, updateKernels } from "./update-kernels.js";
 import { applyUpdateJs, perturbTensorJs, planPasses, type Step } from "./spsa-update.js";
-import { applyLowRankJs, perturbLowRankJs } from "./lowrank.js";
+import { applyLowRankJs, type MatrixUpdate, perturbLowRankJs } from "./lowrank.js";
 import type { PairLossSource } from "./pair-batch.js";
 import { batchesFullRank } from "./fullrank-forward.js";
 
@@ -46,6 +46,12 @@ export interface Measurement {
   readonly lossMinus: number;
   readonly gradient: number;
   readonly byte: number;
+}
+
+/** Where an Spsa measures and applies faster than its own tfjs passes and JS loops (null or absent: those). */
+export interface SpsaEngines {
+  /** Measures the k pairs in batched passes (its directions must be the run's); null: materialise each perturbation. */
+  readonly pairs?: PairLossSource | null;
 }
 
 /** The byte of a sign fitness +1: magnitude 1 (protocol/gradient-byte.ts). */
@@ -59,8 +65,11 @@ export class Spsa implements Algorithm {
   readonly maxCode: number;
   /** One tensor's perturbed values on backends that copy them (see perturbedTensors). */
   private scratch: Float32Array | null = null;
+  private readonly pairs: PairLossSource | null;
   /** The selected kernels (WebAssembly by default, or WGSL), or null: the JS reference runs. */
   readonly kernels: UpdateKernels | null = updateKernels();
+  /** The low-rank update's matrices in WebAssembly (bit-identical; null with the JS reference kernels). */
+  private readonly lowRank: MatrixUpdate | null = lowRankKernels();
   /** The measurements of the last `contribute` call. */
   lastMeasurements: Measurement[] = [];
 
@@ -79,9 +88,9 @@ export class Spsa implements Algorithm {
     private readonly spec: RunSpec,
     private readonly model: { readonly layout: ParamLayout },
     private readonly task: Task,
-    /** Measures the k pairs in batched passes (its directions must be the run's); null: materialise each perturbation. */
-    private readonly pairs: PairLossSource | null = null,
+    engines: SpsaEngines = {},
   ) {
+    this.pairs = engines.pairs ?? null;
     this.cfg = algorithmOf(spec, "spsa");
     this.maxPayloadBytes = this.cfg.perturbations;
     this.maxCode = this.cfg.clip === undefined ? 127 : gradientCodeBound(this.cfg.clip);
@@ -221,7 +230,7 @@ export class Spsa implements Algorithm {
     if (m === 0) return;
     const p = this.cfg.perturbation;
     for (const plans of planPasses(steps, m, lr)) {
-      if (p?.kind === "lowrank") applyLowRankJs(weights, this.model.layout, plans, p.rank);
+      if (p?.kind === "lowrank") applyLowRankJs(weights, this.model.layout, plans, p.rank, this.lowRank);
       else if (this.kernels) this.kernels.apply(weights, this.model.layout, plans);
       else applyUpdateJs(weights, this.model.layout, plans);
     }

@@ -6,6 +6,7 @@
 import type { ParamLayout, TensorLayout } from "../params.js";
 import type { Seed } from "../rng/seeds.js";
 import { sharedKernels } from "./spsa-kernels.js";
+import type { MatrixUpdate } from "./lowrank.js";
 import type { ClassPlan } from "./spsa-update.js";
 
 export interface UpdateKernels {
@@ -24,6 +25,14 @@ let selected: UpdateKernels | null | undefined;
 /** Selects the kernels of algorithms created from now on (null: the JavaScript reference). */
 export function useUpdateKernels(kernels: UpdateKernels | null): void {
   selected = kernels;
+}
+
+/**
+ * The kernels of the low-rank update's matrices (lowrank.ts MatrixUpdate): the WebAssembly ones
+ * whatever runs the full-rank update (WGSL has no low-rank kernel), none with the JS reference.
+ */
+export function lowRankKernels(): MatrixUpdate | null {
+  return selected === null ? null : sharedKernels();
 }
 
 /** The selected kernels; by default the WebAssembly ones, or null where they cannot load. */

@@ -37,7 +37,7 @@ describe("low-rank SPSA pairs of a language model on a WebGPU device", { skip: p
     try {
       assert.match(pairs.description, /^webgpu \(llvmpipe/);
       const host = new Spsa(runId, spec, ck.model, task);
-      const device = new Spsa(runId, spec, ck.model, task, pairs);
+      const device = new Spsa(runId, spec, ck.model, task, { pairs });
       const author = { id: "author-a", joinedAt: 1 };
       for (const iteration of [0, 7]) {
         const replica = new Replica(runId, ck.model, ck.weights.slice(), iteration);

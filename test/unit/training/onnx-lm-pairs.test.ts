@@ -42,7 +42,7 @@ describe("low-rank SPSA pairs of a language model on onnxruntime (CPU)", () => {
       try {
         assert.match(pairs.description, new RegExp(`^onnxruntime cpu \\(2 threads, rank ${rank}; graph \\d+ KiB`));
         const host = new Spsa(runId, spec, ck.model, task);
-        const onnx = new Spsa(runId, spec, ck.model, task, pairs);
+        const onnx = new Spsa(runId, spec, ck.model, task, { pairs });
         const author = { id: "author-a", joinedAt: 1 };
         let differ = 0;
         for (const iteration of [0, 7]) {
