@@ -29,6 +29,7 @@ import type { TrainingRun } from "../../training/run-context.js";
 import type { FaultReporter } from "../observe/faults.js";
 import type { Logger } from "../observe/logger.js";
 import type { ChainedCommit, Exclusion, SignedContribution } from "./commit.js";
+import { BoundedMap, BoundedSet } from "../ground/index.js";
 
 export interface AuditOptions {
   /** Share of this process's other CPU time audits may use; 0 turns them off. */
@@ -76,12 +77,12 @@ const AUDIT_DOMAIN = new TextEncoder().encode("seedswarm/audit/v1");
 const micros = (u: NodeJS.CpuUsage) => u.user + u.system;
 
 export class Audits {
-  private readonly verdicts = new Map<string, Verdict>();
+  private readonly verdicts = new BoundedMap<string, Verdict>(VERDICTS_KEPT);
   /** Frauds this node recomputed itself, by author: what it may record as exclusions. */
   private readonly proven = new Map<string, Exclusion>();
-  private readonly falseAuditors = new Set<string>();
+  private readonly falseAuditors = new BoundedSet<string>(FALSE_AUDITORS_KEPT);
   /** Proofs waiting for the commit they name, by iteration, then "auditor/accused". */
-  private readonly pending = new Map<string, { readonly p: ProofClaim; readonly auditor: string }>();
+  private readonly pending = new BoundedMap<string, { readonly p: ProofClaim; readonly auditor: string }>(PENDING_PROOFS_KEPT);
   private readonly cpuStart = process.cpuUsage();
   private auditMicros = 0;
   private lastAuditMicros = 0;
@@ -214,7 +215,6 @@ export class Audits {
     // out, it is no proof we can check soon; the nodes that can will record it.
     if (!offending && !retry && this.chain.checksumAt(p.iteration - 1) !== undefined) {
       this.pending.set(`${p.iteration}/${auditor}/${p.accused}`, { p, auditor });
-      if (this.pending.size > PENDING_PROOFS_KEPT) this.pending.delete(this.pending.keys().next().value as string);
       return "pending";
     }
     if (!offending || !equalBytes(offending.hash, p.commitHash)) return "ignored";
@@ -234,7 +234,6 @@ export class Audits {
     }
     if (verdict === "unknown") return "ignored";
     this.falseAuditors.add(auditor);
-    if (this.falseAuditors.size > FALSE_AUDITORS_KEPT) this.falseAuditors.delete(this.falseAuditors.values().next().value as string);
     this.opts.chargeFalseProof?.(auditor, `false fraud proof: ${p.accused}'s contribution to ${p.iteration} recomputes`, p.iteration);
     return "false";
   }
@@ -284,7 +283,6 @@ export class Audits {
     this.auditMicros += this.lastAuditMicros;
     const verdict: Verdict = problem === null ? "honest" : "fraud";
     this.verdicts.set(this.key(c, entry.author.id), verdict);
-    if (this.verdicts.size > VERDICTS_KEPT) this.verdicts.delete(this.verdicts.keys().next().value as string);
     if (verdict === "fraud") {
       this.counts.frauds++;
       if (ours && !this.proven.has(entry.author.id)) {

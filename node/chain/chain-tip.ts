@@ -33,6 +33,7 @@ import type { CommitChecks } from "./commit-checks.js";
 import { commitEquivocation, type Equivocation } from "./evidence.js";
 import type { RoundsEvent } from "./rounds-event.js";
 import type { StallWatch } from "./stall-watch.js";
+import { BoundedMap } from "../ground/index.js";
 
 /** What the tip tells the rounds. */
 export interface TipHooks {
@@ -52,7 +53,7 @@ export class ChainTip {
   /** Who may take part in the next iteration (admission.ts), from the commits before it. */
   private nextAdmission: Admission = startAdmission(0, true);
   /** Who each recent commit passed over, by hash hex (admission.ts), as checked here (bounded). */
-  private readonly passedOver = new Map<string, readonly string[]>();
+  private readonly passedOver = new BoundedMap<string, readonly string[]>(4 * PROPOSER_WINDOW);
   /** State before the last applied commit (see rollBack). */
   private prev: { weights: Weights; hash: Uint8Array; authors: string[]; admission: Admission } | null = null;
   /** Audits by recomputation of the commits we apply (none: no audits). */
@@ -286,7 +287,6 @@ export class ChainTip {
     const passed = passedOverBy(this.nextAdmission, commit);
     if (passed) {
       this.passedOver.set(toHex(hash), passed);
-      if (this.passedOver.size > 4 * PROPOSER_WINDOW) this.passedOver.delete(this.passedOver.keys().next().value as string);
     }
     this.checks.noteApplied(commit);
     this.lastHash = hash;

@@ -37,6 +37,7 @@ import {
   type SignedContribution,
 } from "./commit.js";
 import { ROUND_CAPS } from "./round-inbox.js";
+import { BoundedSet } from "../ground/index.js";
 
 /** What the checks need to know of the run and this node. */
 export interface CheckOptions {
@@ -66,21 +67,21 @@ export type CheckEvent =
 
 export class CommitChecks {
   /** Commits refused by the chain rules, by hash hex (bounded, oldest first). */
-  private readonly rejected = new Set<string>();
+  private readonly rejected = new BoundedSet<string>(ROUND_CAPS.rejectedCommits);
   /** The subset refused by the exclusion rules (bounded the same way). */
-  private readonly exclusionRefusals = new Set<string>();
+  private readonly exclusionRefusals = new BoundedSet<string>(ROUND_CAPS.rejectedCommits);
   /**
    * Authors whose exclusion this node recomputed and found to hold (bounded): with the history,
    * what its bans derive from (isExcluded).
    */
-  private readonly proven = new Set<string>();
+  private readonly proven = new BoundedSet<string>(ROUND_CAPS.bannedAuthors);
   /** The bans at the history's last commit: proven exclusions the applied chain still records. */
   private bans: { at: unknown; banned: ReadonlySet<string> } = { at: null, banned: new Set() };
   /**
    * Authors excluded by commits we hold no longer (behind a snapshot, or before a resumed log):
    * left out of our proposals like the history's, never banned on that word alone (bounded).
    */
-  private readonly inherited = new Set<string>();
+  private readonly inherited = new BoundedSet<string>(ROUND_CAPS.bannedAuthors);
   /** Audits by recomputation and the checks of exclusions (none: no exclusion recomputes here). */
   private audits: Audits | null = null;
   private readonly runId: string;
@@ -113,7 +114,6 @@ export class CommitChecks {
     for (const author of excluded) {
       if (author === this.opts.self) continue;
       this.inherited.add(author);
-      if (this.inherited.size > ROUND_CAPS.bannedAuthors) this.inherited.delete(this.inherited.values().next().value as string);
     }
   }
 
@@ -149,7 +149,6 @@ export class CommitChecks {
   private refuseForExclusions(received: EncodedCommit, reason: string): void {
     const h = chained(received).hash;
     this.exclusionRefusals.add(toHex(h));
-    if (this.exclusionRefusals.size > ROUND_CAPS.rejectedCommits) this.exclusionRefusals.delete(this.exclusionRefusals.values().next().value as string);
     this.reject(received, reason, h);
   }
 
@@ -194,7 +193,6 @@ export class CommitChecks {
     const { commit } = received;
     const h = toHex(hash ?? chained(received).hash);
     this.rejected.add(h);
-    if (this.rejected.size > ROUND_CAPS.rejectedCommits) this.rejected.delete(this.rejected.values().next().value as string);
     // Logged and counted by the daemon, with the charge (observe/faults.ts).
     this.onEvent({ kind: "rejected", iteration: commit.iteration, proposer: commit.proposer, rank: commit.rank, reason });
   }
@@ -355,7 +353,6 @@ export class CommitChecks {
         continue;
       }
       this.proven.add(x.author);
-      if (this.proven.size > ROUND_CAPS.bannedAuthors) this.proven.delete(this.proven.values().next().value as string);
       // Logged and counted by the daemon, with the charge (observe/faults.ts).
       this.onEvent({ kind: "excluded", author: x.author, offence: x.iteration, iteration: commit.iteration });
     }

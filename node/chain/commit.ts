@@ -7,6 +7,7 @@
 import { sha256Hex, toHex } from "../../protocol/bytes.js";
 import { commitHash } from "../../protocol/codec.js";
 import type { Contribution } from "../../training/algorithms/contribution.js";
+import { BoundedMap } from "../ground/index.js";
 
 /** A contribution with its author's signature (over the iteration and parent it was made for). */
 export interface SignedContribution extends Contribution {
@@ -94,8 +95,7 @@ export function betterBecause(a: Commit, b: Commit): string {
  * every contribution that arrives (is it our turn yet?), the rank check and the next round's tick
  * again, and each costs one SHA-256 per candidate. A few rounds' worth, keyed unambiguously (JSON).
  */
-const ORDERS = new Map<string, readonly string[]>();
-const ORDERS_KEEP = 16;
+const ORDERS = new BoundedMap<string, readonly string[]>(16);
 
 /** Rank order of candidates for proposing iteration t: ascending H(runId, t, peer). */
 export function proposerOrder(runId: string, iteration: number, candidates: Iterable<string>): string[] {
@@ -109,7 +109,6 @@ export function proposerOrder(runId: string, iteration: number, candidates: Iter
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, p]) => p);
   ORDERS.set(memo, order);
-  if (ORDERS.size > ORDERS_KEEP) ORDERS.delete(ORDERS.keys().next().value as string);
   return [...order];
 }
 

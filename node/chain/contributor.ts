@@ -11,6 +11,7 @@ import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { TrainingRun } from "../../training/run-context.js";
 import type { Signer } from "./signatures.js";
+import { BoundedSet } from "../ground/index.js";
 
 /** Slots (iteration, parent) remembered as signed by this node: more than a repair rewinds. */
 const SIGNED_SLOTS_KEPT = 4096;
@@ -20,7 +21,7 @@ export type Tamper = (honest: Uint8Array, other: () => Uint8Array) => Uint8Array
 
 export class Contributor {
   /** The slots this node signed a contribution for, recent ones, oldest first. */
-  private readonly signedSlots = new Set<string>();
+  private readonly signedSlots = new BoundedSet<string>(SIGNED_SLOTS_KEPT);
 
   constructor(
     private readonly self: Author,
@@ -39,7 +40,6 @@ export class Contributor {
     const slot = `${t}/${toHex(parentHash)}`;
     if (this.signedSlots.has(slot)) return null;
     this.signedSlots.add(slot);
-    if (this.signedSlots.size > SIGNED_SLOTS_KEPT) this.signedSlots.delete(this.signedSlots.values().next().value as string);
     const { algorithm } = this.run;
     const honest = algorithm.contribute(this.replica, this.self, t);
     const tamper = this.tamper;

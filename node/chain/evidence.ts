@@ -8,6 +8,7 @@
  */
 import { toHex } from "../../protocol/bytes.js";
 import type { Commit } from "./commit.js";
+import { BoundedMap } from "../ground/index.js";
 
 /** One signed message of a pair: what the signer signed and its signature. */
 export interface SignedPart {
@@ -45,16 +46,17 @@ export const EVIDENCE_KEEP = 256;
 
 /** The evidence held, oldest dropped first; one pair per (kind, signer, iteration, parent). */
 export class EvidenceStore {
-  private readonly byKey = new Map<string, Equivocation>();
+  private readonly byKey: BoundedMap<string, Equivocation>;
 
-  constructor(readonly max = EVIDENCE_KEEP) {}
+  constructor(readonly max = EVIDENCE_KEEP) {
+    this.byKey = new BoundedMap(max);
+  }
 
   /** Keeps the pair; false when a pair for the same slot is already held. */
   add(e: Equivocation): boolean {
     const key = `${e.kind}/${e.signer}/${e.iteration}/${toHex(e.parentHash)}`;
     if (this.byKey.has(key)) return false;
     this.byKey.set(key, e);
-    if (this.byKey.size > this.max) this.byKey.delete(this.byKey.keys().next().value as string);
     return true;
   }
 

@@ -27,6 +27,7 @@
  * e2e lm-join, 2026-11-28). Under such an attack a joiner may not be waited for, and gets in by its
  * pipelined contributions or the quorum rule's wait instead.
  */
+import { BoundedMap } from "../ground/index.js";
 
 /** How many iterations back a late contribution still makes its author expected. */
 export const LATE_WINDOW = 64;
@@ -52,11 +53,11 @@ export class LateAuthors {
   /** Member -> the head when it was last made late (bounded like `included`). */
   private readonly lateAsMember = new Map<string, number>();
   /** Author -> its newest contribution's iteration and ms after that round began here (least recently heard first). */
-  private readonly arrivals = new Map<string, { t: number; ms: number }>();
+  private readonly arrivals = new BoundedMap<string, { t: number; ms: number }>(ARRIVALS_KEPT);
   /** Iteration -> when its round began here (performance.now()). */
   private readonly starts = new Map<number, number>();
   /** Newcomer -> the iterations of its late contributions seen, oldest and newest, within LATE_WINDOW (see `note`). */
-  private readonly sightings = new Map<string, { min: number; max: number }>();
+  private readonly sightings = new BoundedMap<string, { min: number; max: number }>(SIGHTINGS_KEPT);
   /** The late authors that were newcomers when made late (a subset of `late`'s keys). */
   private readonly lateNewcomers = new Set<string>();
   /** Vain rounds on newcomers still allowed (see the file's comment), as of `budgetAt`. */
@@ -85,7 +86,6 @@ export class LateAuthors {
     const ms = start === undefined ? (t > Math.max(-1, ...this.starts.keys()) ? 0 : Infinity) : Math.max(0, now - start);
     this.arrivals.delete(author);
     this.arrivals.set(author, { t, ms });
-    if (this.arrivals.size > ARRIVALS_KEPT) this.arrivals.delete(this.arrivals.keys().next().value as string);
   }
 
   /**
@@ -120,7 +120,6 @@ export class LateAuthors {
       const seen = near ? { min: Math.min(s.min, iteration), max: Math.max(s.max, iteration) } : { min: iteration, max: iteration };
       this.sightings.delete(author);
       this.sightings.set(author, seen);
-      if (this.sightings.size > SIGHTINGS_KEPT) this.sightings.delete(this.sightings.keys().next().value as string);
       if (seen.max === seen.min) return "no";
     }
     return this.makeLate(author, head, now);

@@ -49,7 +49,9 @@ export class LeftOutWatch {
 
   /**
    * Commit `iteration` was applied, its round `ms` long; `ours`: whether it holds an entry of ours
-   * (null while we do not contribute). The report, when one is due.
+   * (null: it does not count, while we do not contribute or for a commit of our own, which holds
+   * our entry whether or not what we send arrives: a muted node committing at a fallback rank,
+   * then back on the others' chain, would start its streak again). The report, when one is due.
    */
   applied(iteration: number, ms: number, ours: boolean | null): LeftOut | null {
     this.roundMs = movingAverage(this.roundMs, ms);

@@ -433,15 +433,9 @@ export class Rounds {
   private applied(commit: Commit, sum: string): void {
     this.late.afterCommit(commit.iteration, new Set(this.tip.authors), this.inbox.authorsAt(commit.iteration), performance.now());
     const ms = this.schedule.elapsed();
-    this.onEvent({
-      kind: "applied",
-      iteration: this.replica.iteration,
-      checksum: sum,
-      contributions: commit.entries.length,
-      rank: commit.rank,
-      ms,
-    });
-    const out = this.leftOut.applied(commit.iteration, ms, this.isActive && this.opts.contribute ? commit.entries.some((e) => e.author.id === this.self.id) : null);
+    this.onEvent({ kind: "applied", iteration: this.replica.iteration, checksum: sum, contributions: commit.entries.length, rank: commit.rank, ms });
+    const counted = this.isActive && this.opts.contribute && commit.proposer !== this.self.id; // not our own: LeftOutWatch.applied
+    const out = this.leftOut.applied(commit.iteration, ms, counted ? commit.entries.some((e) => e.author.id === this.self.id) : null);
     if (out) this.onEvent({ kind: "left out", ...out });
     const stageAt = this.run.algorithm.stageAt?.bind(this.run.algorithm);
     if (stageAt && commit.iteration > 0 && stageAt(commit.iteration) !== stageAt(commit.iteration - 1))

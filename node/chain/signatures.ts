@@ -8,33 +8,8 @@ import type { PrivateKey } from "@libp2p/interface";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { SIGNATURE_BYTES } from "../../protocol/limits.js";
 import { SeedswarmError } from "../../protocol/errors.js";
+import { BoundedLru } from "../ground/index.js";
 import { ed25519KeyOfPeerId, ed25519PublicKey, type SignatureCheck, verifyEd25519 } from "../../protocol/signing.js";
-
-/** A Map that forgets its least recently used entry past `max`. */
-export class BoundedLru<K, V> {
-  private readonly map = new Map<K, V>();
-
-  constructor(readonly max: number) {}
-
-  get(key: K): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-
-  set(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
-  }
-
-  get size(): number {
-    return this.map.size;
-  }
-}
 
 export interface VerifierOptions {
   /** Signatures remembered as valid: a few rounds' worth of contributions of a large swarm. */

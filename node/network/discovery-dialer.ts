@@ -11,6 +11,7 @@
 import type { PeerId } from "@libp2p/interface";
 import type { Multiaddr } from "@multiformats/multiaddr";
 import type { Logger } from "../observe/logger.js";
+import { BoundedMap } from "../ground/index.js";
 
 export interface DiscoveryDialerOptions {
   readonly concurrency: number;
@@ -33,7 +34,7 @@ export class DiscoveryDialer {
   private readonly queue = new Map<string, { peer: PeerId; addrs: readonly Multiaddr[] }>();
   private readonly inFlight = new Set<string>();
   /** Peer id -> time of its last dial attempt (insertion order = age). */
-  private readonly attempted = new Map<string, number>();
+  private readonly attempted = new BoundedMap<string, number>(MAX_REMEMBERED);
   private stopped = false;
   readonly counts: Record<OfferOutcome | "dialled" | "failed", number> = {
     queued: 0, duplicate: 0, cooling: 0, full: 0, "no-address": 0, dialled: 0, failed: 0,
@@ -98,6 +99,5 @@ export class DiscoveryDialer {
   private remember(id: string): void {
     this.attempted.delete(id);
     this.attempted.set(id, this.now());
-    while (this.attempted.size > MAX_REMEMBERED) this.attempted.delete(this.attempted.keys().next().value!);
   }
 }

@@ -23,7 +23,8 @@ import { EXPERT_TIME_BOUNDS } from "../../protocol/experts.js";
 import { MAX_EXPERT_ENTRIES } from "../../protocol/limits.js";
 import { expertEntrySignedBytes } from "../../protocol/signing.js";
 import { decodeExpertRecord, type ExpertEntry } from "../../protocol/sync-codec.js";
-import { BoundedLru, SignatureVerifier } from "../chain/signatures.js";
+import { SignatureVerifier } from "../chain/signatures.js";
+import { BoundedLru } from "../ground/index.js";
 
 export interface ExpertCopyOptions {
   /** Entry verdicts remembered (both outcomes, ~100 bytes each). */

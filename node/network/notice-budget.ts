@@ -8,6 +8,7 @@
  *   always may), so fresh proposer keys re-wrapping pre-signed entries buy no 1,024x verifications.
  * Both tables are bounded (the oldest signer or iteration goes first).
  */
+import { BoundedMap } from "../ground/index.js";
 
 /** The budgets' figures; an honest node heartbeats at most every 500 ms and proves rarely. */
 export const NOTICE_BUDGET = {
@@ -51,7 +52,7 @@ class Bucket {
 }
 
 export class NoticeBudget {
-  private readonly signers = new Map<string, Bucket>();
+  private readonly signers = new BoundedMap<string, Bucket>(NOTICE_BUDGET.signersKept);
   private readonly newcomers: Bucket;
 
   /**
@@ -73,7 +74,6 @@ export class NoticeBudget {
       if (!take) return this.isMember(signer) || this.newcomers.has(now);
       mine = new Bucket(NOTICE_BUDGET.perSignerPerSecond, NOTICE_BUDGET.perSignerBurst, now);
       this.signers.set(signer, mine);
-      if (this.signers.size > NOTICE_BUDGET.signersKept) this.signers.delete(this.signers.keys().next().value as string);
     }
     const member = this.isMember(signer);
     if (!take) return mine.has(now) && (member || this.newcomers.has(now));

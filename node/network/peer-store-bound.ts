@@ -13,6 +13,7 @@
  */
 import type { Libp2p, PeerId } from "@libp2p/interface";
 import type { Logger } from "../observe/logger.js";
+import { BoundedMap } from "../ground/index.js";
 
 /** Peers the store may hold before a sweep deletes the least needed. */
 export const MAX_STORED_PEERS = 2048;
@@ -23,7 +24,7 @@ const KAD_PEER_TAG = "kad-peer";
 
 export class PeerStoreBound {
   /** Peers that disconnected, oldest first, with the order they left in. */
-  private readonly departed = new Map<string, number>();
+  private readonly departed: BoundedMap<string, number>;
   private departures = 0;
   private sinceSweep = 0;
   private sweeping: Promise<number> | null = null;
@@ -36,6 +37,8 @@ export class PeerStoreBound {
     private readonly log: Logger,
   ) {
     if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`peer store cap must be a positive integer, not ${cap}`);
+    // Bounded between sweeps too: a peer dropped here only loses its place, so it goes first.
+    this.departed = new BoundedMap(2 * cap);
   }
 
   start(): void {
@@ -59,8 +62,6 @@ export class PeerStoreBound {
     const id = evt.detail.toString();
     this.departed.delete(id);
     this.departed.set(id, this.departures++);
-    // Bounded between sweeps too: a peer dropped here only loses its place, so it goes first.
-    if (this.departed.size > 2 * this.cap) this.departed.delete(this.departed.keys().next().value as string);
     // A crowd leaving fills the store faster than the timer looks: sweep after a quarter of the cap.
     if (++this.sinceSweep >= Math.ceil(this.cap / 4)) void this.sweep();
   };

@@ -6,6 +6,7 @@
  */
 import { sha256Hex } from "../../protocol/bytes.js";
 import type { SeenVerdict } from "../../protocol/validation.js";
+import { BoundedMap } from "../ground/index.js";
 
 /**
  * Different messages per (kind, signer, iteration) accepted and forwarded: the first, an honest
@@ -15,7 +16,7 @@ import type { SeenVerdict } from "../../protocol/validation.js";
 export const DIFFERENT_KEEP = 3;
 
 export class SeenCache {
-  private readonly seen = new Map<string, string[]>();
+  private readonly seen: BoundedMap<string, string[]>;
   /** The keys of `seen` by iteration, so those of iterations we passed go at once. */
   private readonly byIteration = new Map<number, string[]>();
   private indexed = 0;
@@ -28,7 +29,9 @@ export class SeenCache {
   constructor(
     private readonly keep: number,
     private readonly behind = 0,
-  ) {}
+  ) {
+    this.seen = new BoundedMap(keep);
+  }
 
   /** What `record` would answer, recording nothing (asked before a signature is verified). */
   known(key: string, data: Uint8Array): SeenVerdict {
@@ -49,7 +52,6 @@ export class SeenCache {
       if (keys) keys.push(key);
       else this.byIteration.set(iteration, [key]);
       this.indexed++;
-      if (this.seen.size > this.keep) this.seen.delete(this.seen.keys().next().value as string);
       // Keys evicted by the cap stay in the index until their iteration passes: rebuild it
       // from the map when it holds twice the cap, so it is bounded too.
       if (this.indexed > 2 * this.keep) this.reindex();

@@ -7,12 +7,13 @@
  * merely no further than us by the time we asked lose little: others hint too, and the backoff
  * starts short. The table is bounded (the oldest peer goes first: it then starts afresh).
  */
+import { BoundedMap } from "../ground/index.js";
 
 /** The backoffs, in ms: after the first unproven pull, and at most. */
 export const PULL_HINT_BACKOFF = { firstMs: 1000, maxMs: 64_000, peersKept: 1024 } as const;
 
 export class PullHints {
-  private readonly unproven = new Map<string, { misses: number; until: number }>();
+  private readonly unproven = new BoundedMap<string, { misses: number; until: number }>(PULL_HINT_BACKOFF.peersKept);
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
@@ -32,6 +33,5 @@ export class PullHints {
     this.unproven.delete(peer);
     const wait = Math.min(PULL_HINT_BACKOFF.maxMs, PULL_HINT_BACKOFF.firstMs * 2 ** (misses - 1));
     this.unproven.set(peer, { misses, until: this.now() + wait });
-    if (this.unproven.size > PULL_HINT_BACKOFF.peersKept) this.unproven.delete(this.unproven.keys().next().value as string);
   }
 }

@@ -22,6 +22,7 @@ import type { CatchUp, SyncParts } from "./catch-up.js";
 import { FORK_SEARCH_MS, findFork, linkedRun, timeoutBy } from "./fork-search.js";
 import { fetchChecksum, fetchCommits } from "./protocols.js";
 import type { Snapshot, SnapshotStore } from "./snapshot-store.js";
+import { BoundedMap } from "../ground/index.js";
 
 /** What a checksum check with peers found: all that answered agree, not yet (busy, a peer behind or dissenting), or our state moved (repair, fork switch). */
 export type CheckOutcome = "agreed" | "pending" | "moved";
@@ -61,7 +62,7 @@ export class Repair {
    * they are not checked again: a dissenter (hinting by heartbeats or unchained commits) cannot
    * keep the slot for itself while a real fork with another peer waits (finding 9).
    */
-  private readonly quiet = new Map<string, { until: number; slow: number }>();
+  private readonly quiet = new BoundedMap<string, { until: number; slow: number }>(QUIET_PEERS);
 
   constructor(
     private readonly s: SyncParts,
@@ -327,7 +328,6 @@ export class Repair {
     if (switched || ms < this.opts.slowCheckMs) return;
     const slow = (before?.slow ?? 0) + 1;
     this.quiet.set(id, { until: Date.now() + Math.min(this.opts.quietMaxMs, this.opts.quietMs * 2 ** (slow - 1)), slow });
-    if (this.quiet.size > QUIET_PEERS) this.quiet.delete(this.quiet.keys().next().value as string);
   }
 
   private async tryDeepFork(peer: PeerId, near?: number): Promise<boolean> {

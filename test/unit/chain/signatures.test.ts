@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
-import { BoundedLru, SignatureVerifier, signerOf } from "../../../node/chain/signatures.js";
+import { SignatureVerifier, signerOf } from "../../../node/chain/signatures.js";
 import { peerIdBytes } from "../../../node/network/peer-bytes.js";
 import { equalBytes } from "../../../protocol/bytes.js";
 import { peerIdStringBytes } from "../../../protocol/signing.js";
@@ -19,20 +19,6 @@ function flipped(bytes: Uint8Array, at: number): Uint8Array {
   out[at] ^= 1;
   return out;
 }
-
-describe("BoundedLru", () => {
-  it("never holds more than its bound and forgets the least recently used first", () => {
-    const lru = new BoundedLru<string, number>(3);
-    for (const [i, k] of ["a", "b", "c"].entries()) lru.set(k, i);
-    assert.equal(lru.get("a"), 0, "a is now the most recent");
-    lru.set("d", 3);
-    assert.equal(lru.size, 3);
-    assert.equal(lru.get("b"), undefined, "b was the least recent");
-    assert.deepEqual(["a", "c", "d"].map((k) => lru.get(k)), [0, 2, 3]);
-    for (let i = 0; i < 100; i++) lru.set(`k${i}`, i);
-    assert.equal(lru.size, 3);
-  });
-});
 
 describe("SignatureVerifier", () => {
   it("verifies once: the same signer, message and signature again are a cache hit", async () => {
