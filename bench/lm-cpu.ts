@@ -162,8 +162,7 @@ so the inputs placement is the default.
 RSS of the unperturbed forward: ${fmt(gib(peakRss))} GiB at most while the 1- and 2-thread sessions ran (${fmt(gib(rssBase))} GiB before
 them: Node, tfjs and the canonical weights, ${fmt(gib(weights.byteLength))} GiB); onnxruntime keeps no copy of input weights.
 
-No PyTorch figure: python3-torch is not installed on this machine (an earlier trial, not rerun here, gave ~376
-tokens/s for PyTorch + OpenBLAS and ~424 for onnxruntime on 2 threads).`,
+PyTorch is compared in the lm-engine section (\`npm run bench -- --only lm-engine\`), both figures of each ratio from one run.`,
     figures: {
       lm_cpu_tokens_per_s_1t: t1,
       lm_cpu_tokens_per_s_2t: t2,
