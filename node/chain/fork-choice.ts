@@ -3,9 +3,10 @@
  * rule (isBetter: rank, then hash) alone would let a commit that arrives late win over a chain
  * the swarm built meanwhile: a proposer that was frozen (SIGSTOP, a VM pause) or that withheld
  * its rank-0 commit could roll every honest node back by many iterations. So the first question
- * is which side the swarm built on: how many authors of commit t-1 (the last commit both sides
- * share, a set fixed before the fork, so no identity made later counts) signed a contribution
- * on top of the side's commit t. Those signatures are in the side's commit t+1 (or, pipelined,
+ * is which side the swarm built on: how many of the eligible (the authors commit t waited for,
+ * from commit t-1, the last commit both sides share, and the proposers of the window before it:
+ * a set fixed before the fork, so no identity made later counts; sync/repair.ts) signed a
+ * contribution on top of the side's commit t. Those signatures are in the side's commit t+1 (or, pipelined,
  * t+2), each over parentHash = hash(commit t): a verified vote that cannot be forged or moved to
  * the other side.
  * Only when both sides have as many does the one-step rule decide. Every node computes the same
@@ -25,7 +26,7 @@ export interface ForkSide {
 }
 
 /**
- * How many of `eligible` (authors of commit t-1) contributed on top of this side's commit t: the
+ * How many of `eligible` (fixed before the fork: see the module comment) contributed on top of this side's commit t: the
  * distinct eligible authors of an entry signed over its hash. Those are the fresh entries of its
  * commit t+1 (if that commit chains onto it) and, under pipelined rounds, the entries of its
  * commit t+2 measured one iteration early (signed over that commit's first older parent, which

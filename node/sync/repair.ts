@@ -347,10 +347,12 @@ export class Repair {
     const ours = new Map(rounds.appliedCommits().map((l) => [l.iteration, l]));
     const mine = ours.get(t);
     if (!mine) return no("our commit at the fork is no longer kept", t);
-    // Both sides share commit t-1 (or the chain's start): its authors rank proposers of t and
-    // are the only ones whose building on a side counts (see fork-choice.ts).
+    // Both sides share commit t-1 (or the chain's start) and the window before it: the authors t
+    // waits for and the window's proposers, a set fixed before the fork, are the only ones whose
+    // building on a side counts (see fork-choice.ts). The proposers too, so that one thin commit
+    // t-1 (two of four authors, under load) cannot leave the swarm's side a single vote.
     const admission = admissionFrom(runId, t, [...ours.values()].filter((l) => l.iteration < t).slice(-PROPOSER_WINDOW - 1).map((l) => l.commit));
-    const eligible = common ? admission.expected : null;
+    const eligible = common ? [...admission.expected, ...admission.proven] : null;
     const { holds, rank } = rankFits(runId, admission, fork.commit);
     if (!holds) {
       this.s.blame?.(peer.toString(), `served a fork commit at ${t} claiming rank ${fork.commit.rank}, holding ${rank}`, PENALTY.usurp);
