@@ -63,12 +63,39 @@ const TINY_SPSA = {
   staleness: 1,
 } as const;
 
+/** See PRESETS["tiny-lm"]. */
+const TINY_LM = {
+  version: 1,
+  name: "tiny-lm",
+  model: {
+    kind: "transformer",
+    architecture: "llama",
+    weightsHash: "211d227c2ec29c95874107468a4ea4860bf0b873db93a315be2745cee14d6c82",
+  },
+  dataset: {
+    kind: "text",
+    format: "jsonl",
+    contentHash: "4daaf1c7890e06060489982d577b1715a594a93e71fd5f14d0330b54ae5ea195",
+    task: { kind: "causal-lm", contextLength: 32 },
+  },
+  algorithm: {
+    kind: "spsa",
+    perturbations: 8,
+    batchSize: 8,
+    eps: 1e-3,
+    schedule: { lr: 0.05, warmup: 0, minFactor: 0.5 },
+  },
+  seed: 1,
+  iterations: 60,
+  roundTimeoutMs: 2000,
+} as const;
+
 /** `base` with rank-1 low-rank directions (the only difference), under its own name. */
 type LowRank<B extends { readonly algorithm: object }, N extends string> = Omit<B, "name" | "algorithm"> & {
   readonly name: N;
   readonly algorithm: B["algorithm"] & { readonly perturbation: { readonly kind: "lowrank"; readonly rank: 1 } };
 };
-function lowRank<B extends typeof MNIST_MLP_SPSA | typeof TINY_SPSA, const N extends string>(base: B, name: N): LowRank<B, N> {
+function lowRank<B extends typeof MNIST_MLP_SPSA | typeof TINY_SPSA | typeof TINY_LM, const N extends string>(base: B, name: N): LowRank<B, N> {
   return { ...base, name, algorithm: { ...base.algorithm, perturbation: { kind: "lowrank", rank: 1 } } };
 }
 
@@ -252,61 +279,12 @@ export const PRESETS = {
    * hash; `seedswarm train --preset tiny-lm --model-dir test/fixtures/lm/llama-tiny --data-file
    * test/fixtures/lm/tiny-text/text.jsonl`.
    */
-  "tiny-lm": {
-    version: 1,
-    name: "tiny-lm",
-    model: {
-      kind: "transformer",
-      architecture: "llama",
-      weightsHash: "211d227c2ec29c95874107468a4ea4860bf0b873db93a315be2745cee14d6c82",
-    },
-    dataset: {
-      kind: "text",
-      format: "jsonl",
-      contentHash: "4daaf1c7890e06060489982d577b1715a594a93e71fd5f14d0330b54ae5ea195",
-      task: { kind: "causal-lm", contextLength: 32 },
-    },
-    algorithm: {
-      kind: "spsa",
-      perturbations: 8,
-      batchSize: 8,
-      eps: 1e-3,
-      schedule: { lr: 0.05, warmup: 0, minFactor: 0.5 },
-    },
-    seed: 1,
-    iterations: 60,
-    roundTimeoutMs: 2000,
-  },
+  "tiny-lm": TINY_LM,
   /**
    * tiny-lm with rank-1 directions (EGGROLL): what the onnx engine measures (all of a
    * contribution's pairs in one session call), so `--lm-forward auto` takes it on the CPU.
    */
-  "tiny-lm-lowrank": {
-    version: 1,
-    name: "tiny-lm-lowrank",
-    model: {
-      kind: "transformer",
-      architecture: "llama",
-      weightsHash: "211d227c2ec29c95874107468a4ea4860bf0b873db93a315be2745cee14d6c82",
-    },
-    dataset: {
-      kind: "text",
-      format: "jsonl",
-      contentHash: "4daaf1c7890e06060489982d577b1715a594a93e71fd5f14d0330b54ae5ea195",
-      task: { kind: "causal-lm", contextLength: 32 },
-    },
-    algorithm: {
-      kind: "spsa",
-      perturbations: 8,
-      batchSize: 8,
-      eps: 1e-3,
-      schedule: { lr: 0.05, warmup: 0, minFactor: 0.5 },
-      perturbation: { kind: "lowrank", rank: 1 },
-    },
-    seed: 1,
-    iterations: 60,
-    roundTimeoutMs: 2000,
-  },
+  "tiny-lm-lowrank": lowRank(TINY_LM, "tiny-lm-lowrank"),
   /**
    * The language-model demo (`seedswarm demo`, README "Language models: the demo"): a 0.24 M
    * parameter GPT-2-shaped model pretrained here with backprop on Moby Dick, fine-tuned with
