@@ -5,21 +5,28 @@
  * for those). So:
  *
  * - After applying commit t, a node recomputes one other author's entry of it, the author picked
- *   by H(commit t's hash, this node's id): no author can know before its contribution is
- *   committed whether it will be audited, nor by whom. Audits run only while their CPU stays
- *   within `budget` (a share of the process's other CPU time, 10% by default).
+ *   by H(a secret of this node, commit t's hash): no author can know before its contribution is
+ *   committed whether it will be audited, nor by whom, and a proposer that grinds its commit's
+ *   hash (by the subset of its own entries it includes) cannot steer any auditor away from a lie,
+ *   as it could when the pick was H(hash, auditor id) with the ids known (finding 10). Audits run
+ *   only while their CPU stays within `budget` (a share of the process's other CPU time, 10% by
+ *   default).
  * - A mismatch is a fraud proof anyone can check: the author's signed entry in commit t of the
  *   chain. The node gossips it (`publishProof`) and records it as an exclusion in the next commit
  *   it proposes (within EXCLUSION_WINDOW iterations of t). A node that receives a gossiped proof
  *   recomputes it (`takeProof`; one about a commit it has not applied yet waits for it, bounded)
  *   and, when it holds, records it too: the exclusion reaches the chain through whichever node
  *   proposes first, not only through its auditor. A proof that recomputes honest costs its auditor
- *   (`chargeFalseProof`), and its later proofs are ignored.
+ *   (`chargeFalseProof`), and its later proofs are ignored. Checking gossiped proofs has a CPU
+ *   budget of its own (`PROOF_BUDGET`, whatever the audit budget): proofs from a crowd of fresh
+ *   authors, each lying once, cost at most that share; past it a proof is ignored (the auditor
+ *   that found a true one records it in its own proposal).
  * - Every node that receives a commit with an exclusion recomputes the entry itself before
  *   accepting the commit (`check`), from a kept snapshot and the commits after it: a false
  *   accusation gets the commit rejected and its proposer charged; a true one excludes the author
  *   from that commit on, at the same iteration on every replica.
  */
+import { randomBytes } from "node:crypto";
 import { equalBytes, sha256, toHex } from "../../protocol/bytes.js";
 import { entryParent } from "../../protocol/codec.js";
 import { EXCLUSION_WINDOW, MAX_COMMIT_EXCLUSIONS } from "../../protocol/limits.js";
@@ -71,7 +78,9 @@ const VERDICTS_KEPT = 1024;
 const FALSE_AUDITORS_KEPT = 1024;
 /** Gossiped proofs about commits not applied yet, kept until they are (oldest dropped first). */
 const PENDING_PROOFS_KEPT = 64;
-const AUDIT_DOMAIN = new TextEncoder().encode("seedswarm/audit/v1");
+const AUDIT_DOMAIN = new TextEncoder().encode("seedswarm/audit/v2");
+/** Share of this process's other CPU time that checking gossiped proofs may use. */
+export const PROOF_BUDGET = 0.1;
 
 /** CPU microseconds (user + system) of a process.cpuUsage() reading. */
 const micros = (u: NodeJS.CpuUsage) => u.user + u.system;
@@ -86,13 +95,29 @@ export class Audits {
   private readonly cpuStart = process.cpuUsage();
   private auditMicros = 0;
   private lastAuditMicros = 0;
+  /** CPU spent checking gossiped proofs (their own budget), and on the last one. */
+  private proofMicros = 0;
+  private lastProofMicros = 0;
+  private checkingProof = false;
+  /** Never leaves the process: what makes our picks unpredictable to the authors we audit. */
+  private readonly secret = randomBytes(32);
   /**
    * Pipelined rounds: the states our last `staleness` commits were applied to, by the hash of the
    * commit each is the state after (the parent a stale entry is signed over), oldest first.
    */
   private readonly recentStates = new Map<string, Weights>();
   /** For /status and the logs. */
-  readonly counts = { audited: 0, frauds: 0, skippedForBudget: 0, skippedNoState: 0, proofsChecked: 0, falseAccusations: 0, proofsSent: 0, proofsTaken: 0 };
+  readonly counts = {
+    audited: 0,
+    frauds: 0,
+    skippedForBudget: 0,
+    skippedNoState: 0,
+    proofsChecked: 0,
+    falseAccusations: 0,
+    proofsSent: 0,
+    proofsTaken: 0,
+    proofsSkippedForBudget: 0,
+  };
 
   constructor(
     private readonly self: string,
@@ -109,10 +134,10 @@ export class Audits {
     return this.opts.budget > 0 && this.run.algorithm.audit !== undefined;
   }
 
-  /** The share of this process's CPU spent on audits so far. */
+  /** The share of this process's CPU spent on audits and on checking gossiped proofs so far. */
   get cpuShare(): number {
     const total = micros(process.cpuUsage(this.cpuStart));
-    return total > 0 ? this.auditMicros / total : 0;
+    return total > 0 ? (this.auditMicros + this.proofMicros) / total : 0;
   }
 
   /**
@@ -137,8 +162,7 @@ export class Audits {
       this.counts.skippedForBudget++;
       return;
     }
-    const h = sha256(Uint8Array.from([...AUDIT_DOMAIN, ...entry.hash, ...new TextEncoder().encode(this.self)]));
-    const pick = others[new DataView(h.buffer, h.byteOffset, 4).getUint32(0) % others.length];
+    const pick = others[this.pickIndex(entry.hash, others.length)];
     // A stale entry was measured on an earlier state of this chain: the one after its parent.
     const parent = entryParent(entry.commit, pick.staleness);
     const state = (pick.staleness ?? 0) === 0 ? pre : parent && this.recentStates.get(toHex(parent));
@@ -148,6 +172,12 @@ export class Audits {
     }
     this.counts.audited++;
     this.recompute(entry, pick, state, true);
+  }
+
+  /** Which of n entries of the commit `hash` we audit: H(domain, our secret, hash) mod n. */
+  pickIndex(hash: Uint8Array, n: number): number {
+    const h = sha256(Uint8Array.from([...AUDIT_DOMAIN, ...this.secret, ...hash]));
+    return new DataView(h.buffer, h.byteOffset, 4).getUint32(0) % n;
   }
 
   /** Keeps the state after commit `hash` while a later entry may have been measured on it. */
@@ -218,13 +248,27 @@ export class Audits {
       return "pending";
     }
     if (!offending || !equalBytes(offending.hash, p.commitHash)) return "ignored";
+    const x = { author: p.accused, iteration: p.iteration };
+    const known = this.verdicts.get(this.key(offending, p.accused));
+    if (!known && this.proofMicros + this.lastProofMicros > PROOF_BUDGET * (micros(process.cpuUsage(this.cpuStart)) - this.auditMicros - this.proofMicros)) {
+      this.counts.proofsSkippedForBudget++;
+      return "ignored";
+    }
     let verdict: Verdict;
+    const start = process.cpuUsage();
+    this.checkingProof = true;
     try {
-      verdict = this.check({ author: p.accused, iteration: p.iteration }, offending);
+      verdict = this.check(x, offending);
     } catch (err) {
       // Called from a gossip handler or after an apply: a failed recomputation must unwind neither.
       this.log.warn({ err: (err as Error).message, iteration: p.iteration, auditor }, "fraud proof not checkable");
       return "ignored";
+    } finally {
+      this.checkingProof = false;
+      if (!known) {
+        this.lastProofMicros = micros(process.cpuUsage(start));
+        this.proofMicros += this.lastProofMicros;
+      }
     }
     if (verdict === "fraud") {
       this.counts.proofsTaken++;
@@ -279,8 +323,11 @@ export class Audits {
       replica.dispose();
     }
     if (this.opts.liar && ours) problem ??= "test fault audit-liar: reported without cause";
-    this.lastAuditMicros = micros(process.cpuUsage(start));
-    this.auditMicros += this.lastAuditMicros;
+    if (!this.checkingProof) {
+      // A gossiped proof's check is metered by takeProof, replay included, against its own budget.
+      this.lastAuditMicros = micros(process.cpuUsage(start));
+      this.auditMicros += this.lastAuditMicros;
+    }
     const verdict: Verdict = problem === null ? "honest" : "fraud";
     this.verdicts.set(this.key(c, entry.author.id), verdict);
     if (verdict === "fraud") {
