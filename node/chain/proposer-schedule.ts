@@ -32,16 +32,21 @@ const STRETCH_LIMIT = 1.5;
 
 /**
  * Whether the contributions `have` hold a quorum of `expected` (not all of it): a strict majority
- * of 3 or more, or every proven expected author where those are a strict majority of the proven
- * (the window's proposers). The second is what a crowd of members that never propose cannot
- * withhold; it needs a majority of the proven so that a proposer whose peers were dropped from
- * the last commit is no quorum by itself (it would commit alone, round after round).
+ * of 3 or more that is also a strict majority of the proven expected authors (the window's
+ * proposers), or every proven expected author where those are a strict majority of the proven.
+ * Unproven members are free to a crowd of identities: a crowd that got 4 members into each commit
+ * for 16 rounds (64) and sends at once was a majority by itself, so a round committed once it and
+ * one proven author were in, leaving the other proven out. The second is what a crowd of members that never propose cannot withhold; it needs a
+ * majority of the proven so that a proposer whose peers were dropped from the last commit is no
+ * quorum by itself (it would commit alone, round after round).
  */
 export function quorumIn(expected: readonly string[], have: ReadonlyMap<string, unknown> | ReadonlySet<string>, proven: ReadonlySet<string>): boolean {
   const inCount = expected.filter((a) => have.has(a)).length;
-  if (expected.length >= QUORUM_MIN_EXPECTED && 2 * inCount > expected.length) return true;
   const provenExpected = expected.filter((a) => proven.has(a));
-  return provenExpected.length > 0 && 2 * provenExpected.length > proven.size && provenExpected.every((a) => have.has(a));
+  const provenIn = provenExpected.filter((a) => have.has(a)).length;
+  const provenMajority = provenExpected.length === 0 || 2 * provenIn > provenExpected.length;
+  if (expected.length >= QUORUM_MIN_EXPECTED && 2 * inCount > expected.length && provenMajority) return true;
+  return provenExpected.length > 0 && 2 * provenExpected.length > proven.size && provenIn === provenExpected.length;
 }
 
 export interface ScheduleOptions {
