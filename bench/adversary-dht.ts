@@ -20,7 +20,7 @@ import { peerIdFromString } from "@libp2p/peer-id";
 import { multiaddr } from "@multiformats/multiaddr";
 import { ExpertCopyVerifier } from "../node/network/expert-copies.js";
 import { createSwarmNode, defaultNetworkOptions } from "../node/network/libp2p.js";
-import { createLogger } from "../node/observe/logger.js";
+import { createLogger } from "../node/ground/index.js";
 import { expertKey, verifiedExpertEntries } from "../protocol/experts.js";
 import { decodeExpertRecord } from "../protocol/sync-codec.js";
 import { poisonRecord, rawPutValues } from "../test/e2e/dht-attacker.js";

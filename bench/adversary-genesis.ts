@@ -11,7 +11,7 @@
  *
  * SEEDSWARM_BENCH_GENESIS_TRIALS: trials of each kind (default 20).
  */
-import "../node/polyfills.js";
+import "../node/ground/polyfills.js";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { chained, type EncodedCommit, isBetter, proposerOrder, ZERO_HASH } from "../node/chain/commit.js";
@@ -20,7 +20,7 @@ import { createSwarmNode } from "../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../node/network/network-options.js";
 import { Gossip } from "../node/network/gossip.js";
 import { Peers } from "../node/network/peers.js";
-import { createLogger } from "../node/observe/logger.js";
+import { createLogger } from "../node/ground/index.js";
 import { CatchUp } from "../node/sync/catch-up.js";
 import { serveSync } from "../node/sync/protocols.js";
 import { Repair } from "../node/sync/repair.js";

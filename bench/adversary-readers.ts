@@ -11,7 +11,7 @@
  * SEEDSWARM_BENCH_READERS_SECONDS shortens each run (default 300); SEEDSWARM_BENCH_READERS_HOSTS
  * sets the hostile hosts (default 32).
  */
-import "../node/polyfills.js";
+import "../node/ground/polyfills.js";
 import { pathToFileURL } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Stream } from "@libp2p/interface";

@@ -4,11 +4,11 @@
  * one run (argv[2]). Prints `{ addr, peerId }` once listening; on each stdin line, collects garbage
  * (run with --expose-gc) and prints `{ rssMb, records }` (the datastore's record key space).
  */
-import "../node/polyfills.js";
+import "../node/ground/polyfills.js";
 import { createInterface } from "node:readline";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { createSwarmNode, defaultNetworkOptions } from "../node/network/libp2p.js";
-import { createLogger } from "../node/observe/logger.js";
+import { createLogger } from "../node/ground/index.js";
 import { datastoreOf } from "../test/e2e/dht-attacker.js";
 
 const runId = process.argv[2];

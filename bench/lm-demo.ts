@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { prepareLmDemo } from "../node/offline/lm-demo.js";
 import { defaultLmDemoOptions } from "../node/offline/lm-demo-options.js";
-import { createLogger } from "../node/observe/logger.js";
+import { createLogger } from "../node/ground/index.js";
 import { readLanguageRunSource } from "../node/store/language-run-source.js";
 import { PRESETS } from "../protocol/presets.js";
 import { parseRunSpec, type RunSpec } from "../protocol/run-spec.js";

@@ -12,7 +12,7 @@ import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { type Commit, proposerOrder, rankOf, type SignedContribution, ZERO_HASH } from "../node/chain/commit.js";
 import { commitFromWire, signCommit } from "../node/chain/commit-wire.js";
 import { SignatureVerifier, signerOf, type Signer } from "../node/chain/signatures.js";
-import { peerIdBytes } from "../node/network/peer-bytes.js";
+import { peerIdBytes } from "../node/ground/index.js";
 import { encodeContribution } from "../protocol/codec.js";
 import { PRESETS } from "../protocol/presets.js";
 import { algorithmOf, parseRunSpec } from "../protocol/run-spec.js";

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, Option } from "commander";
 import { defaultLmDemoOptions, LmDemoError } from "../node/offline/lm-demo-options.js";
-import { createLogger, LOG_LEVELS, type LogLevel } from "../node/observe/logger.js";
+import { createLogger, LOG_LEVELS, type LogLevel } from "../node/ground/index.js";
 import { intIn } from "./parse.js";
 
 interface DemoFlags {

@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { createLogger } from "../node/observe/logger.js";
+import { createLogger } from "../node/ground/index.js";
 import { checkWritableDir } from "../node/ops/preflight.js";
 import { runIdOf } from "../protocol/run-spec.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";

@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --single-threaded-gc
-import "../node/polyfills.js";
+import "../node/ground/polyfills.js";
 /**
  * The seedswarm command line: parses flags and delegates to node/. One failure handler prints
  * "✖ message" and exits non-zero (codes: see `describeFailure`; 130 on a second stop signal).

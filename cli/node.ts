@@ -1,7 +1,7 @@
 /** `seedswarm node`: run a swarm daemon. */
 
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { createLogger, LOG_LEVELS, type LogLevel } from "../node/observe/logger.js";
+import { createLogger, LOG_LEVELS, type LogLevel } from "../node/ground/index.js";
 import { defaultOptions } from "../node/options.js";
 import {
   PREEMPTION_PROVIDERS,

@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { checkWritableDir } from "../node/ops/preflight.js";
-import { createLogger, LOG_LEVELS, type LogLevel } from "../node/observe/logger.js";
+import { createLogger, LOG_LEVELS, type LogLevel } from "../node/ground/index.js";
 import { BACKENDS, type BackendChoice } from "../training/backends.js";
 import { type LmForwardFlags, lmForwardOf, lmForwardOption, threadsOption } from "./engine-options.js";
 import { intIn } from "./parse.js";

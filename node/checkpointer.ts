@@ -8,7 +8,7 @@ import { CHAIN_KEEP } from "./chain/commit.js";
 import type { Rounds } from "./chain/rounds.js";
 import type { LoadedState } from "./load-state.js";
 import type { Peers } from "./network/peers.js";
-import type { Logger } from "./observe/logger.js";
+import type { Logger } from "./ground/index.js";
 import { writeKnownPeers } from "./store/known-peers.js";
 
 export class Checkpointer {

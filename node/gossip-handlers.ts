@@ -10,7 +10,7 @@ import type { Audits } from "./chain/audits.js";
 import { commitFromWire } from "./chain/commit-wire.js";
 import type { Rounds } from "./chain/rounds.js";
 import type { Gossip } from "./network/gossip.js";
-import type { Logger } from "./observe/logger.js";
+import type { Logger } from "./ground/index.js";
 import type { RoundsEventHandler } from "./rounds-events.js";
 import type { Repair } from "./sync/repair.js";
 

@@ -17,7 +17,7 @@
  * the state still exist. One status says where the daemon is; one AbortController ends what is
  * still waiting (DHT queries, the join wait) when it stops.
  */
-import "./polyfills.js";
+import "./ground/polyfills.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { fromHex } from "../protocol/bytes.js";
@@ -43,11 +43,11 @@ import { Peers } from "./network/peers.js";
 import type { NodeOptions } from "./node-options.js";
 import { type HttpServer, startHttpServer } from "./observe/http-server.js";
 import { type FaultReporter, faultReporter } from "./observe/faults.js";
-import { detach, type Logger } from "./observe/logger.js";
+import { detach, type Logger } from "./ground/index.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
 import { defaultRunMonitorOptions, type NodeState, RunMonitor, stallMsFor } from "./observe/run-monitor.js";
 import { faultHooks } from "./ops/fault-hooks.js";
-import { knownPeersPath } from "./store/data-dir.js";
+import { knownPeersPath, metricsLogPath } from "./store/data-dir.js";
 import { readKnownPeers } from "./store/known-peers.js";
 import { loadOrCreateIdentity } from "./store/identity.js";
 import { Checkpointer } from "./checkpointer.js";
@@ -340,7 +340,7 @@ export class SwarmDaemon {
       backend: () => activeBackend() ?? this.opts.backend,
     };
     const monitorOpts = { ...defaultRunMonitorOptions, evalEvery: this.opts.evalEvery, evalLimit: this.opts.evalLimit, stallMs: stallMsFor(this.run.spec.roundTimeoutMs) };
-    this.monitor = new RunMonitor(this.run, this.replica, view, this.metrics, this.opts.dataDir, monitorOpts, this.log);
+    this.monitor = new RunMonitor(this.run, this.replica, view, this.metrics, metricsLogPath(this.opts.dataDir, this.run.runId), monitorOpts, this.log);
     if (this.opts.http) this.http = await startHttpServer(this.opts.http, this.monitor, this.metrics, this.log);
   }
 

@@ -7,7 +7,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { defaultNetworkOptions } from "./network/network-options.js";
 import { defaultLocalTrainOptions } from "./local/local-train-options.js";
-import { defaultLoggerOptions } from "./observe/logger.js";
+import { defaultLoggerOptions } from "./ground/index.js";
 import { defaultNodeOptions } from "./node-options.js";
 import { defaultPreemptionWatchOptions } from "./ops/preemption-watch.js";
 

@@ -16,7 +16,7 @@ import type { SwarmNode } from "./network/libp2p.js";
 import type { Peers } from "./network/peers.js";
 import type { NodeOptions } from "./node-options.js";
 import type { FaultReporter } from "./observe/faults.js";
-import { detach, type Logger } from "./observe/logger.js";
+import { detach, type Logger } from "./ground/index.js";
 import type { Metrics } from "./observe/metrics.js";
 import type { RunMonitor } from "./observe/run-monitor.js";
 import { type FaultHooks, flipOneBit } from "./ops/fault-hooks.js";

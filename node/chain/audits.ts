@@ -34,9 +34,8 @@ import { inTimestampOrder } from "../../training/algorithms/contribution.js";
 import { checksum, type Weights } from "../../training/params.js";
 import type { TrainingRun } from "../../training/run-context.js";
 import type { FaultReporter } from "../observe/faults.js";
-import type { Logger } from "../observe/logger.js";
+import { type Logger, BoundedMap, BoundedSet } from "../ground/index.js";
 import type { ChainedCommit, Exclusion, SignedContribution } from "./commit.js";
-import { BoundedMap, BoundedSet } from "../ground/index.js";
 
 export interface AuditOptions {
   /** Share of this process's other CPU time audits may use; 0 turns them off. */

@@ -24,7 +24,7 @@ import { MAX_COMMIT_ENTRIES } from "../../protocol/limits.js";
 import { peerIdString } from "../../protocol/signing.js";
 import { compareAuthors } from "../../training/algorithms/algorithm.js";
 import { checksum as checksumOf, type Weights } from "../../training/params.js";
-import type { Logger } from "../observe/logger.js";
+import { type Logger, BoundedSet } from "../ground/index.js";
 import { type Admission, type AdmissionClaim, NEWCOMER_SLOTS, newcomersOf, rankFits } from "./admission.js";
 import type { AppliedHistory } from "./applied-history.js";
 import type { Audits } from "./audits.js";
@@ -37,7 +37,6 @@ import {
   type SignedContribution,
 } from "./commit.js";
 import { ROUND_CAPS } from "./round-inbox.js";
-import { BoundedSet } from "../ground/index.js";
 
 /** What the checks need to know of the run and this node. */
 export interface CheckOptions {

@@ -31,7 +31,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { fromHex, toHex } from "../../protocol/bytes.js";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 import { type ChainedCommit, chained } from "./commit.js";
 import { commitFromBytes } from "./commit-wire.js";
 

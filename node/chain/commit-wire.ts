@@ -12,7 +12,7 @@ import {
   type UnsignedCommit,
 } from "../../protocol/codec.js";
 import { checkCommit, commitSignedBytes, peerIdString, type SignatureCheck } from "../../protocol/signing.js";
-import { peerIdBytes } from "../network/peer-bytes.js";
+import { peerIdBytes } from "../ground/index.js";
 import type { Commit, EncodedCommit } from "./commit.js";
 import { sharedVerifier, type Signer } from "./signatures.js";
 

@@ -6,7 +6,7 @@
 import { fromHex } from "../../protocol/bytes.js";
 import type { Replica } from "../../training/replica.js";
 import type { TrainingRun } from "../../training/run-context.js";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 import type { AppliedHistory } from "./applied-history.js";
 import type { ChainTip } from "./chain-tip.js";
 import { type Commit, rankOf, type SignedContribution, ZERO_HASH } from "./commit.js";

@@ -31,7 +31,7 @@ import type { Weights } from "../../training/params.js";
 import type { Replica } from "../../training/replica.js";
 import type { Author } from "../../training/rng/seeds.js";
 import type { TrainingRun } from "../../training/run-context.js";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 import { chained, type Commit, type EncodedCommit, type SignedContribution } from "./commit.js";
 import type { Audits } from "./audits.js";
 import { ChainTip } from "./chain-tip.js";

@@ -13,7 +13,7 @@ import { checkpointPath } from "../store/data-dir.js";
 import { loadOrCreateIdentity } from "../store/identity.js";
 import { freePort } from "../network/free-port.js";
 import type { RunSources } from "../store/training-run.js";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 import { GC_ON_MAIN_THREAD_FLAG } from "../ops/heap-policy.js";
 
 export interface LocalSwarmOptions {

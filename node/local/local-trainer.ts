@@ -12,9 +12,8 @@ import type { HeldOutScore, RunContext } from "../../training/run-context.js";
 import { openTrainingRun, RunSourceError } from "../store/training-run.js";
 import { loadCheckpoint, saveCheckpoint } from "../store/checkpoint.js";
 import { checkpointPath } from "../store/data-dir.js";
-import type { Logger } from "../observe/logger.js";
+import { type Logger, clearProgress, reportProgress } from "../ground/index.js";
 import type { LocalTrainOptions } from "./local-train-options.js";
-import { clearProgress, reportProgress } from "../observe/progress.js";
 
 export { defaultLocalTrainOptions, type LocalTrainOptions } from "./local-train-options.js";
 

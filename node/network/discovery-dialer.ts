@@ -10,8 +10,7 @@
  */
 import type { PeerId } from "@libp2p/interface";
 import type { Multiaddr } from "@multiformats/multiaddr";
-import type { Logger } from "../observe/logger.js";
-import { BoundedMap } from "../ground/index.js";
+import { type Logger, BoundedMap } from "../ground/index.js";
 
 export interface DiscoveryDialerOptions {
   readonly concurrency: number;

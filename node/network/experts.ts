@@ -22,11 +22,9 @@ import { Membership } from "../../protocol/membership.js";
 import { expertKey, mergeExpertRecords, parseExpertUid, prefixSuffixes } from "../../protocol/experts.js";
 import { toHex } from "../../protocol/bytes.js";
 import { expertEntrySignedBytes } from "../../protocol/signing.js";
-import { BoundedLru } from "../ground/index.js";
+import { BoundedLru, peerIdBytes, peerIdOfBytes, type Logger } from "../ground/index.js";
 import { expertCopies, type ExpertCopyVerifier } from "./expert-copies.js";
 import type { SwarmNode } from "./libp2p.js";
-import { peerIdBytes, peerIdOfBytes } from "./peer-bytes.js";
-import type { Logger } from "../observe/logger.js";
 
 export interface ExpertOptions {
   /** Re-announce period of the declared uids. */

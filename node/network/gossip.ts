@@ -30,7 +30,7 @@ import {
   gossipSigner,
   toVerdict,
 } from "../../protocol/validation.js";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 import type { FaultHooks } from "../ops/fault-hooks.js";
 import type { SwarmNode } from "./libp2p.js";
 import { sharedVerifier, type Signer } from "../chain/signatures.js";

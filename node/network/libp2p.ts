@@ -16,7 +16,7 @@
  * protocols that opt into limited connections use them (gossipsub and state sync do not): a node
  * behind NAT gossips and downloads snapshots over the direct connections it opened itself.
  */
-import "../polyfills.js";
+import "../ground/polyfills.js";
 import { createHash } from "node:crypto";
 import { noise } from "@chainsafe/libp2p-noise";
 import { autoNAT } from "@libp2p/autonat";
@@ -54,7 +54,7 @@ import { sha256 } from "multiformats/hashes/sha2";
 import { EXPERT_NAMESPACE } from "../../protocol/experts.js";
 import { expertRecordSelector, expertRecordValidator } from "../../protocol/experts.js";
 import { expertCopies } from "./expert-copies.js";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 import { CompactMemoryDatastore } from "./compact-datastore.js";
 import { ipLimitGater } from "./connection-limits.js";
 import { defaultNetworkOptions, type NetworkOptions } from "./network-options.js";

@@ -12,8 +12,7 @@
  * peers never seen connected since start, then those that left longest ago.
  */
 import type { Libp2p, PeerId } from "@libp2p/interface";
-import type { Logger } from "../observe/logger.js";
-import { BoundedMap } from "../ground/index.js";
+import { type Logger, BoundedMap } from "../ground/index.js";
 
 /** Peers the store may hold before a sweep deletes the least needed. */
 export const MAX_STORED_PEERS = 2048;

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { PeerId } from "@libp2p/interface";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { multiaddr } from "@multiformats/multiaddr";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 import { runIdCid, type SwarmNode } from "./libp2p.js";
 
 /** Authors dialled at once when we want more direct peers. */

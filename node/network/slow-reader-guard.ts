@@ -12,7 +12,7 @@
  * step), no window update is read either, and one late sample must not look like a stall.
  */
 import type { Connection, Stream } from "@libp2p/interface";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 
 export interface SlowReaderOptions {
   /** Sampling period. */

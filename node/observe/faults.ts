@@ -5,7 +5,7 @@
  * Every line carries the same fields, whatever else it adds: `fault` (the kind), `iteration`,
  * `peer` (the peer involved; null where none is) and `reason`.
  */
-import type { Logger } from "./logger.js";
+import type { Logger } from "../ground/index.js";
 import type { FaultKind, Metrics } from "./metrics.js";
 
 /** What every fault line says; a call site may add fields (rank, score, holders). */

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { DASHBOARD_HTML } from "./dashboard-page.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../ground/index.js";
 import type { MetricsRow } from "./metrics-log.js";
 import type { Metrics } from "./metrics.js";
 import type { Health, NodeStatus } from "./run-monitor.js";

@@ -5,11 +5,9 @@
  */
 import type { TrainingRun } from "../../training/run-context.js";
 import type { Replica } from "../../training/replica.js";
-import type { Logger } from "./logger.js";
+import { type Logger, clearProgress, reportProgress } from "../ground/index.js";
 import { MetricsLog, type MetricsRow } from "./metrics-log.js";
-import { metricsLogPath } from "../store/data-dir.js";
 import type { FaultKind, Metrics } from "./metrics.js";
-import { clearProgress, reportProgress } from "./progress.js";
 
 export const NODE_STATES = ["joining", "training", "following", "leaving"] as const;
 /** joining: looking for peers and catching up at start; training: contributing and proposing;
@@ -119,11 +117,12 @@ export class RunMonitor {
     private readonly replica: Replica,
     private readonly view: DaemonView,
     private readonly metrics: Metrics | null,
-    dataDir: string,
+    /** Where this run's metrics rows go (store/data-dir.ts `metricsLogPath`). */
+    metricsPath: string,
     private readonly opts: RunMonitorOptions,
     private readonly logger: Logger,
   ) {
-    this.log = new MetricsLog(metricsLogPath(dataDir, run.runId), (err) =>
+    this.log = new MetricsLog(metricsPath, (err) =>
       logger.error({ err, errno: (err as NodeJS.ErrnoException).code ?? null }, "metrics log write failed; no more metrics rows this run"),
     );
   }

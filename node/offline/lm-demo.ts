@@ -22,9 +22,8 @@ import { buildTransformer, tokenBatch } from "../../training/models/transformer.
 import { meanNextTokenLoss, windowsOf } from "../../training/next-token-loss.js";
 import { checksum } from "../../training/params.js";
 import { seedFrom } from "../../training/rng/seeds.js";
-import type { Logger } from "../observe/logger.js";
+import { type Logger, clearProgress, reportProgress } from "../ground/index.js";
 import { LmDemoError, type LmDemoOptions } from "./lm-demo-options.js";
-import { clearProgress, reportProgress } from "../observe/progress.js";
 import { writeHfCheckpoint } from "../store/hf-checkpoint.js";
 
 /** Words of an email kept for the classification prompt (subject first): short prompts, cheap forwards. */

@@ -11,7 +11,7 @@ import type { LmForwardOptions } from "../../training/backends.js";
 import { scoreSequences, windowsOf } from "../../training/next-token-loss.js";
 import { OnnxTransformer } from "../../training/onnx/index.js";
 import { toTensors } from "../../training/params.js";
-import { clearProgress, reportProgress } from "../observe/progress.js";
+import { clearProgress, reportProgress } from "../ground/index.js";
 import { buildTransformer, tokenBatch } from "../../training/models/transformer.js";
 import { loadCheckpoint } from "../store/checkpoint.js";
 import { type HfCheckpoint, readHfCheckpoint, readHfConfig, readTokenizer } from "../store/hf-checkpoint.js";

@@ -11,7 +11,7 @@
  *
  * The base URL can be overridden (an IMDS proxy, or a local server in tests).
  */
-import { detach, type Logger } from "../observe/logger.js";
+import { detach, type Logger } from "../ground/index.js";
 
 export const PREEMPTION_PROVIDERS = ["none", "aws", "gcp"] as const;
 export type PreemptionProvider = (typeof PREEMPTION_PROVIDERS)[number];

@@ -13,7 +13,7 @@ import type { Replica } from "../../training/replica.js";
 import type { TrainingRun } from "../../training/run-context.js";
 import { CHAIN_KEEP, type EncodedCommit, ZERO_HASH } from "../chain/commit.js";
 import type { CommitLogFile, LoggedCommit } from "../chain/commit-log.js";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 import { removeStaleTemps } from "./atomic-file.js";
 import { loadUsableCheckpoint } from "./checkpoint.js";
 

@@ -10,7 +10,7 @@ import type { RunSpec } from "../../protocol/run-spec.js";
 import { defaultLmForward, type LmForwardOptions } from "../../training/backends.js";
 import { openLanguageRun } from "../../training/language-run.js";
 import { imageTrainingRun, loadDataset, openRun, type TrainingRun } from "../../training/run-context.js";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 import { readLanguageRunSource } from "./language-run-source.js";
 
 export class RunSourceError extends SeedswarmError<"RUN_SOURCE_MISSING" | "RUN_WEIGHTS_MISSING"> {}

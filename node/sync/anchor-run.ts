@@ -16,7 +16,7 @@ import { sharedVerifier } from "../chain/signatures.js";
 import { PENALTY } from "../chain/penalties.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Peers } from "../network/peers.js";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 import { defaultSyncOptions, fetchCommits } from "./protocols.js";
 import type { SnapshotReference } from "./snapshot-fetch.js";
 

@@ -14,7 +14,7 @@ import { CHAIN_KEEP, type ChainedCommit, type EncodedCommit } from "../chain/com
 import type { Rounds } from "../chain/rounds.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import type { Peers } from "../network/peers.js";
-import { detach, type Logger } from "../observe/logger.js";
+import { detach, type Logger } from "../ground/index.js";
 import type { FaultReporter } from "../observe/faults.js";
 import type { ChainFix } from "./chain-fix.js";
 import { PENALTY } from "../chain/penalties.js";

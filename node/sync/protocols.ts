@@ -45,7 +45,7 @@ import { ServeLimits } from "./serve-limits.js";
 import type { Snapshot } from "./snapshot-store.js";
 import { canonicalBytes } from "../../training/params.js";
 import type { SwarmNode } from "../network/libp2p.js";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 
 export class SyncError extends SeedswarmError<
   | "SYNC_NO_PEERS"

@@ -8,7 +8,7 @@ import type { Membership } from "../../protocol/membership.js";
 import type { SwarmNode } from "../network/libp2p.js";
 import { defaultExpertOptions, ExpertDirectory, type ExpertSigner } from "../network/experts.js";
 import type { Peers } from "../network/peers.js";
-import { detach, type Logger } from "../observe/logger.js";
+import { detach, type Logger } from "../ground/index.js";
 import { defaultSyncOptions, type SnapshotPlan } from "./protocols.js";
 import type { SnapshotStore } from "./snapshot-store.js";
 

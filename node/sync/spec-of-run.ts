@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { SeedswarmError } from "../../protocol/errors.js";
 import { type RunSpec, runIdOf } from "../../protocol/run-spec.js";
 import type { SwarmNode } from "../network/libp2p.js";
-import type { Logger } from "../observe/logger.js";
+import type { Logger } from "../ground/index.js";
 import { loadCheckpoint } from "../store/checkpoint.js";
 import { checkpointPath, previousCheckpointPath } from "../store/data-dir.js";
 import { defaultSyncOptions, fetchRunSpec } from "./protocols.js";

@@ -5,7 +5,7 @@
  * learns what honest nodes publish and can forge from it); with `relay: false` it ignores them
  * (a fuzzing pool must not relay each other's cases and multiply them).
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import type { PeerId } from "@libp2p/interface";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
@@ -13,7 +13,7 @@ import { lpStream } from "@libp2p/utils";
 import { multiaddr } from "@multiformats/multiaddr";
 import { type Signer, signerOf } from "../../node/chain/signatures.js";
 import { createSwarmNode, defaultNetworkOptions, type SwarmNode } from "../../node/network/libp2p.js";
-import { createLogger } from "../../node/observe/logger.js";
+import { createLogger } from "../../node/ground/index.js";
 import type { Node } from "./node-process.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,7 +2,7 @@
  * Binary Learning over real processes: `seedswarm swarm --preset tiny-binary` (stages, identical
  * packed checkpoints, loss falls), and a hostile peer sending bad sparse payloads on the wire.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +12,7 @@ import * as tf from "@tensorflow/tfjs";
 import { loadCheckpoint } from "../../node/store/checkpoint.js";
 import { loadOrCreateIdentity } from "../../node/store/identity.js";
 import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
-import { createLogger } from "../../node/observe/logger.js";
+import { createLogger } from "../../node/ground/index.js";
 import { type Signer, signerOf } from "../../node/chain/signatures.js";
 import { encodeContribution } from "../../protocol/codec.js";
 import * as pb from "../../protocol/messages.js";

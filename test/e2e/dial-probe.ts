@@ -4,12 +4,12 @@
  * Its own process, so whatever a refused handshake leaves behind in libp2p (late socket errors)
  * cannot reach the test runner's process. Usage: node dial-probe.js <multiaddr> [key file]
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { multiaddr } from "@multiformats/multiaddr";
 import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
 import { readSwarmKey } from "../../node/network/swarm-key.js";
-import { createLogger } from "../../node/observe/logger.js";
+import { createLogger } from "../../node/ground/index.js";
 
 const [addr, keyFile] = process.argv.slice(2);
 const say = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);

@@ -1,5 +1,5 @@
 // Learning@home expert records: merge rules (pure), then real kad-dht nodes over loopback TCP.
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
@@ -9,7 +9,7 @@ import {
   defaultNetworkOptions,
   type SwarmNode,
 } from "../../node/network/libp2p.js";
-import { createLogger } from "../../node/observe/logger.js";
+import { createLogger } from "../../node/ground/index.js";
 import { Membership } from "../../protocol/membership.js";
 import { PRESETS } from "../../protocol/presets.js";
 import { parseRunSpec } from "../../protocol/run-spec.js";
@@ -28,7 +28,7 @@ import {
 import { decodeExpertRecord, encodeExpertRecord, type ExpertEntry } from "../../protocol/sync-codec.js";
 import { expertEntrySignedBytes } from "../../protocol/signing.js";
 import { signerOf } from "../../node/chain/signatures.js";
-import { peerIdBytes } from "../../node/network/peer-bytes.js";
+import { peerIdBytes } from "../../node/ground/index.js";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import type { PrivateKey } from "@libp2p/interface";
 

@@ -4,7 +4,7 @@
  * the nodes' own requests with hostile replies. The full 10,000-per-topic run is the `fuzz`
  * benchmark (bench/fuzz.ts). A failure prints the seed; `SEEDSWARM_FUZZ_SEED=<seed>` replays it.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { PRESETS } from "../../protocol/presets.js";

@@ -10,10 +10,10 @@
  * The honest nodes must stay bit-identical, reach the end of the run, never include or follow
  * the attacker, reject each forgery, and charge the attacker.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { peerIdBytes } from "../../node/network/peer-bytes.js";
+import { peerIdBytes } from "../../node/ground/index.js";
 import {
   type CommitEntry,
   type CommitMessage,

@@ -4,10 +4,10 @@
  * multihash of non-key bytes, and heartbeats claiming far-ahead heads. The honest nodes must keep
  * running, agree, make progress, and never go into catch-up on a claim.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { peerIdBytes } from "../../node/network/peer-bytes.js";
+import { peerIdBytes } from "../../node/ground/index.js";
 import { encodeCommit } from "../../protocol/codec.js";
 import { FUTURE_ITERATIONS } from "../../protocol/limits.js";
 import { signedHeartbeat } from "../helpers/chain-keys.js";

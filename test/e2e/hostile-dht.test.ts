@@ -1,6 +1,6 @@
 // Finding 6 (security review): a hostile kad-dht peer floods an honest node with records and
 // poisons the run's snapshot key; real libp2p nodes over loopback TCP, raw PUT_VALUE requests.
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
@@ -11,7 +11,7 @@ import { defaultKeySpaceCaps } from "../../node/network/compact-datastore.js";
 import { expertCopies } from "../../node/network/expert-copies.js";
 import { ExpertDirectory } from "../../node/network/experts.js";
 import { createSwarmNode, defaultNetworkOptions, type SwarmNode } from "../../node/network/libp2p.js";
-import { createLogger } from "../../node/observe/logger.js";
+import { createLogger } from "../../node/ground/index.js";
 import { expertKey } from "../../protocol/experts.js";
 import { datastoreOf, floodRecord, poisonRecord, rawPutValues } from "./dht-attacker.js";
 

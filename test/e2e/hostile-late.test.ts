@@ -8,7 +8,7 @@
  * half their clean rate (the issue's criterion); the nodes agree and exit 0, and the defence shows
  * in their logs (the old contributions of newcomers ignored unverified, so nobody waits for them).
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { encodeContribution } from "../../protocol/codec.js";

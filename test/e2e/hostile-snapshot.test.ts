@@ -7,7 +7,7 @@
  * snapshot), and gossiping heartbeats that carry it, against two honest nodes: the honest nodes
  * take the disagreement as a hint, never repair, and stay bit-identical.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";

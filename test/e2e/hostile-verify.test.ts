@@ -6,7 +6,7 @@
  * two honest nodes stay identical, never apply its commits, ignore its rank variants without
  * verifying their entries, and its heartbeat hints reach the pull path.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { cleanup } from "./node-process.js";

@@ -2,7 +2,7 @@
  * A hostile peer on the gossip topics: malformed, oversized, wrong-run, invalid-payload,
  * duplicate and equivocating messages. The nodes must neither crash nor change state.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { encodeContribution } from "../../protocol/codec.js";

@@ -2,13 +2,13 @@
  * Joining a run by its id: the spec comes from a peer over /seedswarm/runspec/1.0.0 and must
  * hash to the runId asked for.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { lpStream } from "@libp2p/utils";
 import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
-import { createLogger } from "../../node/observe/logger.js";
+import { createLogger } from "../../node/ground/index.js";
 import { fetchRunSpec, SyncError } from "../../node/sync/protocols.js";
 import { decodeRunSpecRequest, encodeRunSpecResponse } from "../../protocol/sync-codec.js";
 import { PRESETS } from "../../protocol/presets.js";

@@ -1,5 +1,5 @@
 // The polyfill must be evaluated before any libp2p module (Node 20).
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -17,7 +17,7 @@ import {
   runIdCid,
   type SwarmNode,
 } from "../../node/network/libp2p.js";
-import { createLogger } from "../../node/observe/logger.js";
+import { createLogger } from "../../node/ground/index.js";
 
 const log = createLogger({ level: "silent" });
 const TOPIC = "/seedswarm/1/e2e-test/contribution";

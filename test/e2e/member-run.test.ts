@@ -5,12 +5,12 @@
  * The members must train identically, never apply anything it sent, and refuse it everywhere; a
  * daemon started with a non-member identity must refuse to start.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { multiaddr } from "@multiformats/multiaddr";
 import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
-import { createLogger } from "../../node/observe/logger.js";
+import { createLogger } from "../../node/ground/index.js";
 import { loadOrCreateIdentity } from "../../node/store/identity.js";
 import { fetchChecksum, fetchRunSpec } from "../../node/sync/protocols.js";
 import { signCommit } from "../../node/chain/commit-wire.js";

@@ -14,7 +14,7 @@
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { multiaddr } from "@multiformats/multiaddr";
 import { createSwarmNode, defaultNetworkOptions } from "../../node/network/libp2p.js";
-import { createLogger } from "../../node/observe/logger.js";
+import { createLogger } from "../../node/ground/index.js";
 
 const [role, listen, relay, ...rest] = process.argv.slice(2);
 const [target, waitMs, guess] = role === "dialer" ? rest : [undefined, undefined, rest[0]];

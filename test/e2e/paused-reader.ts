@@ -3,14 +3,14 @@
  * gossipsub stream a node opens to it and pauses it (no yamux window update ever goes back);
  * unread streams ask a sync protocol for its largest reply and are never read.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import { readFileSync } from "node:fs";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import type { PeerId, Stream } from "@libp2p/interface";
 import { lpStream } from "@libp2p/utils";
 import { multiaddr } from "@multiformats/multiaddr";
 import { createSwarmNode, defaultNetworkOptions, type SwarmNode } from "../../node/network/libp2p.js";
-import { createLogger } from "../../node/observe/logger.js";
+import { createLogger } from "../../node/ground/index.js";
 import { MAX_COMMITS_PER_RESPONSE, MAX_SNAPSHOT_CHUNK_BYTES } from "../../protocol/limits.js";
 import {
   encodeChecksumRequest,

@@ -14,7 +14,7 @@
  * test/unit/network/slow-reader-guard.test.ts drives it between real hosts, and
  * bench/adversary-readers.ts measures both halves for 5 minutes.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -3,7 +3,7 @@
  * TCP: `seedswarm swarm-key` writes the key, two nodes given it connect and train; a libp2p node
  * without it, or with another key, cannot connect to them. Bad key files fail the CLI naming the file.
  */
-import "../../node/polyfills.js";
+import "../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { statSync, writeFileSync } from "node:fs";

@@ -12,7 +12,7 @@
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { signerOf } from "../../node/chain/signatures.js";
-import { peerIdBytes } from "../../node/network/peer-bytes.js";
+import { peerIdBytes } from "../../node/ground/index.js";
 import { type CommitEntry, commitHash, decodeCommit, encodeCommit, encodeCommitBody } from "../../protocol/codec.js";
 import { readFileSync } from "node:fs";
 import { PRESETS } from "../../protocol/presets.js";

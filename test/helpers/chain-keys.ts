@@ -7,7 +7,7 @@ import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { type Commit, type EncodedCommit, type Exclusion, type SignedContribution, ZERO_HASH } from "../../node/chain/commit.js";
 import { signCommit } from "../../node/chain/commit-wire.js";
 import { type Signer, signerOf } from "../../node/chain/signatures.js";
-import { peerIdBytes } from "../../node/network/peer-bytes.js";
+import { peerIdBytes } from "../../node/ground/index.js";
 import { type ContributionMessage, encodeHeartbeat, encodeLeave, encodeProof, heartbeatBody, leaveBody, proofBody } from "../../protocol/codec.js";
 import { contributionSignedBytes, noticeSignedBytes } from "../../protocol/signing.js";
 import { compareAuthors } from "../../training/algorithms/contribution.js";

@@ -9,7 +9,7 @@ import { signerOf } from "../../node/chain/signatures.js";
 import type { SwarmNode } from "../../node/network/libp2p.js";
 import type { Peers } from "../../node/network/peers.js";
 import type { FaultReporter } from "../../node/observe/faults.js";
-import type { Logger } from "../../node/observe/logger.js";
+import type { Logger } from "../../node/ground/index.js";
 import type { SyncParts } from "../../node/sync/catch-up.js";
 import { ChainFix } from "../../node/sync/chain-fix.js";
 import { SnapshotPlanner } from "../../node/sync/snapshot-plan.js";

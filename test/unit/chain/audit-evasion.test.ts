@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
 import { type AuditChain, Audits, PROOF_BUDGET } from "../../../node/chain/audits.js";
 import type { ChainedCommit, SignedContribution } from "../../../node/chain/commit.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { sha256 } from "../../../protocol/bytes.js";
 import type { TrainingRun } from "../../../training/run-context.js";
 

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { Audits, type ProofClaim } from "../../../node/chain/audits.js";
 import { commitFromBytes } from "../../../node/chain/commit-wire.js";
 import { Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { BYZANTINE_MODES } from "../../../node/ops/fault-hooks.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";

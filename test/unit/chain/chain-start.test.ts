@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { commitFromBytes } from "../../../node/chain/commit-wire.js";
 import { Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";
 import { useBackend } from "../../../training/engine.js";

@@ -5,7 +5,7 @@ import { AppliedHistory } from "../../../node/chain/applied-history.js";
 import { type CheckEvent, CommitChecks, type CheckOptions } from "../../../node/chain/commit-checks.js";
 import { chained } from "../../../node/chain/commit.js";
 import { ROUND_CAPS } from "../../../node/chain/round-inbox.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../../../protocol/run-spec.js";
 import { OPEN_SEATS } from "../../../protocol/limits.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { commitFromBytes } from "../../../node/chain/commit-wire.js";
 import { ROUND_CAPS } from "../../../node/chain/round-inbox.js";
 import { NEWCOMER_SLOTS } from "../../../node/chain/admission.js";

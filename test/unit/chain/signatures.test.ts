@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { SignatureVerifier, signerOf } from "../../../node/chain/signatures.js";
-import { peerIdBytes } from "../../../node/network/peer-bytes.js";
+import { peerIdBytes } from "../../../node/ground/index.js";
 import { equalBytes } from "../../../protocol/bytes.js";
 import { peerIdStringBytes } from "../../../protocol/signing.js";
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { chained, type EncodedCommit, proposerOrder } from "../../../node/chain/commit.js";
 import { Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { fromHex, toHex } from "../../../protocol/bytes.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";

@@ -1,12 +1,12 @@
 // The polyfill must be evaluated before any libp2p module (Node 20).
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { PENALTY, Penalties } from "../../../node/chain/penalties.js";
 import { APP_SPECIFIC_WEIGHT, createSwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions, type NetworkOptions } from "../../../node/network/network-options.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 
 const log = createLogger({ level: "silent" });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,5 +1,5 @@
 // Finding 6 (security review): the DHT's expert records under a flood and poisoned copies.
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { randomBytes } from "node:crypto";

@@ -1,5 +1,5 @@
 /** Finding 12: discovered peers dialled through a bounded, deduplicated queue, with a cool-down, and only at addresses we may reach. */
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { networkInterfaces } from "node:os";
 import { describe, it } from "node:test";
@@ -9,7 +9,7 @@ import { peerIdFromPrivateKey } from "@libp2p/peer-id";
 import { multiaddr } from "@multiformats/multiaddr";
 import { dialableAddress, localScope } from "../../../node/network/address-scope.js";
 import { DiscoveryDialer } from "../../../node/network/discovery-dialer.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 
 const log = createLogger({ level: "silent" });
 const addr = [multiaddr("/ip4/203.0.113.9/tcp/4001")];

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Gossip, SEEN_KEEP } from "../../../node/network/gossip.js";
 import type { SwarmNode } from "../../../node/network/libp2p.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { faultHooks } from "../../../node/ops/fault-hooks.js";
 import type { GossipContext } from "../../../protocol/validation.js";
 

@@ -1,5 +1,5 @@
 // The polyfill must be evaluated before any libp2p module (Node 20).
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { noise } from "@chainsafe/libp2p-noise";
@@ -12,7 +12,7 @@ import { createLibp2p, type Libp2p } from "libp2p";
 import { CompactMemoryDatastore } from "../../../node/network/compact-datastore.js";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions, type NetworkOptions } from "../../../node/network/network-options.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 
 const log = createLogger({ level: "silent" });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,7 +4,7 @@
  * at the write-buffer cap, or is disconnected by the guard before it, while a reading peer
  * receives everything.
  */
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,7 +13,7 @@ import type { Connection, Stream } from "@libp2p/interface";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
 import { SlowReaderGuard } from "../../../node/network/slow-reader-guard.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 
 const log = createLogger({ level: "silent" });
 const MiB = 1024 * 1024;

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { allowedHostNames, hostOfHeader, type HttpServer, startHttpServer } from "../../../node/observe/http-server.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import type { NodeStatus } from "../../../node/observe/run-monitor.js";
 
 /** A real request with the headers a browser page would send (fetch cannot set Host). */

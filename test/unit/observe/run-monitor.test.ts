@@ -25,7 +25,7 @@ describe("evaluations", () => {
     };
     const replica = { iteration: 0, backend: { tensors: [] } } as unknown as Replica & { iteration: number };
     const view = { peerId: "p", state: () => "training" as const, peers: () => 1, checksum: () => "c", backend: () => "cpu" };
-    const monitor = new RunMonitor(run, replica, view, null, dir, { evalEvery: 50, evalLimit: 10, stallMs: 10_000, historyRows: 10, rowEveryMs: 1e9 }, pino({ level: "silent" }));
+    const monitor = new RunMonitor(run, replica, view, null, join(dir, "metrics.jsonl"), { evalEvery: 50, evalLimit: 10, stallMs: 10_000, historyRows: 10, rowEveryMs: 1e9 }, pino({ level: "silent" }));
     for (let t = 1; t <= 120; t++) {
       replica.iteration = t;
       monitor.onApplied(1);

@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { pino } from "pino";
 import { createSwarmNode, defaultNetworkOptions } from "../../../node/network/libp2p.js";

@@ -8,7 +8,7 @@ import * as tf from "@tensorflow/tfjs";
 import { loadCheckpoint, loadUsableCheckpoint, saveCheckpoint } from "../../../node/store/checkpoint.js";
 import { corruptCheckpointPath, previousCheckpointPath } from "../../../node/store/data-dir.js";
 import { trainLocally } from "../../../node/local/local-trainer.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";
 import { useBackend } from "../../../training/engine.js";

@@ -6,7 +6,7 @@
  * the same anchor.
  */
 // The polyfill must be evaluated before any libp2p module (Node 20).
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
@@ -15,7 +15,7 @@ import { pino } from "pino";
 import { chained, type EncodedCommit, proposerOrder } from "../../../node/chain/commit.js";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { ANCHOR_QUORUM, joinerReference } from "../../../node/sync/anchor-run.js";
 import { serveSync } from "../../../node/sync/protocols.js";
 import { toHex } from "../../../protocol/bytes.js";

@@ -6,7 +6,7 @@
  * waited for when no connected peer serves one.
  */
 // The polyfill must be evaluated before any libp2p module (Node 20).
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
@@ -18,7 +18,7 @@ import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
 import { Gossip } from "../../../node/network/gossip.js";
 import { Peers } from "../../../node/network/peers.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { CatchUp } from "../../../node/sync/catch-up.js";
 import { plausibleHead } from "../../../node/sync/peers-head.js";
 import { serveSync } from "../../../node/sync/protocols.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Rounds } from "../../../node/chain/rounds.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { ChainFix } from "../../../node/sync/chain-fix.js";
 import { PRESETS } from "../../../protocol/presets.js";
 import { parseRunSpec } from "../../../protocol/run-spec.js";

@@ -1,12 +1,12 @@
 // The polyfill must be evaluated before any libp2p module (Node 20).
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
 import { lpStream } from "@libp2p/utils";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { fetchCommits, serveSync, SyncError, withinReplyBudget } from "../../../node/sync/protocols.js";
 import { MAX_COMMITS_RESPONSE_BYTES } from "../../../protocol/limits.js";
 import { PRESETS } from "../../../protocol/presets.js";

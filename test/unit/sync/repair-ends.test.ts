@@ -4,7 +4,7 @@
  * against a slow dissenter (finding 9).
  */
 // The polyfill must be evaluated before any libp2p module (Node 20).
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";

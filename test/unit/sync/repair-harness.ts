@@ -1,6 +1,6 @@
 /** What the fork-repair tests share: the tiny-spsa run, three signing keys, signed chains and forks, and a node against a real peer over TCP. */
 // The polyfill must be evaluated before any libp2p module (Node 20).
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { pino } from "pino";
 import { generateKeyPair } from "@libp2p/crypto/keys";
@@ -12,7 +12,7 @@ import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
 import { Gossip } from "../../../node/network/gossip.js";
 import { Peers } from "../../../node/network/peers.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { CatchUp } from "../../../node/sync/catch-up.js";
 import { serveSync, type SyncSource } from "../../../node/sync/protocols.js";
 import { defaultRepairOptions, Repair, type RepairOptions } from "../../../node/sync/repair.js";

@@ -5,7 +5,7 @@
  * the serve deadline (the attacker sees them reset), releases what they held, and still answers
  * an honest fetcher.
  */
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -14,7 +14,7 @@ import type { Stream } from "@libp2p/interface";
 import { lpStream } from "@libp2p/utils";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { fetchCommits, serveSync } from "../../../node/sync/protocols.js";
 import { defaultServeLimitOptions, ServeLimits } from "../../../node/sync/serve-limits.js";
 import { SnapshotStore } from "../../../node/sync/snapshot-store.js";

@@ -5,7 +5,7 @@
  * Real signatures, real training state (tiny-spsa); the pull over real libp2p.
  */
 // The polyfill must be evaluated before any libp2p module (Node 20).
-import "../../../node/polyfills.js";
+import "../../../node/ground/polyfills.js";
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { generateKeyPair } from "@libp2p/crypto/keys";
@@ -15,7 +15,7 @@ import { chained, type EncodedCommit, proposerOrder } from "../../../node/chain/
 import { Rounds, type RoundsEvent } from "../../../node/chain/rounds.js";
 import { createSwarmNode, type SwarmNode } from "../../../node/network/libp2p.js";
 import { defaultNetworkOptions } from "../../../node/network/network-options.js";
-import { createLogger } from "../../../node/observe/logger.js";
+import { createLogger } from "../../../node/ground/index.js";
 import { type AnchorParts, verifiedReply } from "../../../node/sync/anchor-run.js";
 import { CatchUp, type SyncParts } from "../../../node/sync/catch-up.js";
 import { ChainFix } from "../../../node/sync/chain-fix.js";

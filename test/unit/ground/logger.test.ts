@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import { describe, it } from "node:test";
 import { pino } from "pino";
 import { commitFromBytes } from "../../../node/chain/commit-wire.js";
-import { detach } from "../../../node/observe/logger.js";
+import { detach } from "../../../node/ground/index.js";
 
 describe("detach", () => {
   it("a detached promise that rejects is logged with what it was, never an unhandled rejection", async () => {

@@ -25,7 +25,7 @@ export function createLogger(opts: LoggerOptions = defaultLoggerOptions): Logger
   if (!usePretty) return pino({ level: opts.level, base: { pid: process.pid } });
   return pino(
     { level: opts.level },
-    // Through a stream that keeps the TTY progress line (node/observe/progress.ts) below the log lines.
+    // Through a stream that keeps the TTY progress line (node/ground/progress.ts) below the log lines.
     pretty({ colorize: true, ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss", destination: progressAwareStdout() }),
   );
 }
