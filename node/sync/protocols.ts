@@ -118,7 +118,17 @@ export async function serveSync(
    * `bound`: the most bytes the reply to this request can take, reserved before it is built;
    * `answer`: the reply. Both see a request of at most MAX_REQUEST_BYTES.
    */
-  const serve = async (protocol: string, bound: (req: Uint8Array) => number, answer: (req: Uint8Array) => Uint8Array) => {
+  const serve = async (protocol: string, bound: (req: Uint8Array) => number, build: (req: Uint8Array) => Uint8Array) => {
+    // The last reply, reused for the same request while the head is the same: a crowd (or a
+    // swarm of joiners) asking the same thing shares one buffer instead of one built per stream
+    // (32 paused hosts' unread /commits streams: a megabyte of garbage each, every few seconds).
+    let last: { readonly key: string; readonly reply: Uint8Array } | null = null;
+    const answer = (req: Uint8Array): Uint8Array => {
+      const head = src.checksumAt(-1);
+      const key = `${head?.iteration ?? -1}/${head?.checksum ?? ""}/${Buffer.from(req).toString("hex")}`;
+      if (last?.key !== key) last = { key, reply: build(req) };
+      return last.reply;
+    };
     await node.handle(
       protocol,
       async (stream, connection) => {

@@ -32,6 +32,8 @@ const weights = Float32Array.from({ length: 3000 }, (_, i) => Math.fround(Math.s
 const sum = checksum(weights);
 /** Stand-ins for encoded commits: the protocol carries them as opaque bytes. */
 const commits = [10, 11, 12, 13].map((i) => Uint8Array.of(i, i, i));
+/** The server's head (its checksum at iteration -1): what its reply cache is keyed by. */
+let head = { iteration: 12, checksum: sum };
 /** Stand-in for the verified commit at 11 (opaque to the download). */
 const anchor = { commit: {}, encoded: Uint8Array.of(11) } as unknown as EncodedCommit;
 
@@ -58,7 +60,7 @@ describe("sync protocols between two in-process hosts", () => {
         specJson: canonicalJson(spec),
         snapshot: (iteration) => snapshots.find(iteration),
         commitsFrom: (from, max) => commits.filter((c) => c[0] >= from).slice(0, max),
-        checksumAt: (iteration) => (iteration === 12 || iteration < 0 ? { iteration: 12, checksum: sum } : null),
+        checksumAt: (iteration) => (iteration < 0 ? head : iteration === 12 ? { iteration: 12, checksum: sum } : null),
         admits: (peerId) => peerId !== stranger.peerId.toString(),
       },
       log,
@@ -124,6 +126,21 @@ describe("sync protocols between two in-process hosts", () => {
       ],
     );
     assert.deepEqual(await fetchCommits(client, server.peerId, runId, 99), []);
+  });
+
+  it("commits: a reply reused for the same request is built again once the head moves", async () => {
+    const asked = async () => (await fetchCommits(client, server.peerId, runId, 13)).map((c) => c[0]);
+    assert.deepEqual(await asked(), [13]);
+    commits.push(Uint8Array.of(14, 14, 14));
+    try {
+      // Same head: the same request is answered from the reply built for it (one buffer for a crowd).
+      assert.deepEqual(await asked(), [13]);
+      head = { iteration: 14, checksum: "ab".repeat(32) };
+      assert.deepEqual(await asked(), [13, 14], "the new head's commit is served");
+    } finally {
+      commits.pop();
+      head = { iteration: 12, checksum: sum };
+    }
   });
 
   it("snapshot: chunked, the whole checked against the verified commit's checksum, never the holder's", async () => {
