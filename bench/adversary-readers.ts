@@ -22,6 +22,7 @@ import { parseRunSpec, runIdOf } from "../protocol/run-spec.js";
 import { stringifyTopic, TOPIC_KINDS } from "../protocol/topics.js";
 import { cleanup, type Node, startSwarm } from "../test/e2e/node-process.js";
 import { largestRequests, pausedSubscriber, rssMiB, unreadStreams } from "../test/e2e/paused-reader.js";
+import { ALLOCATOR_ENV, YOUNG_GENERATION_FLAG } from "../node/ops/heap-policy.js";
 
 interface Run {
   /** Largest RSS growth of a node over its RSS when the attack (or the control's window) began, MiB. */
@@ -41,11 +42,13 @@ interface Run {
 
 const headOf = (n: Node) => Math.max(-1, ...n.lines.filter((l) => l.msg === "applied").map((l) => l.iteration ?? -1));
 
-async function runOnce(seconds: number, hostCount: number): Promise<Run> {
+/** `smallHeap`: the nodes run as docs/security.md advises for open runs exposed to hostile peers (`--small-heap` and its start-up half). */
+async function runOnce(seconds: number, hostCount: number, smallHeap = false): Promise<Run> {
   const spec = parseRunSpec({ ...PRESETS["tiny-spsa"], iterations: 1_000_000 });
   const runId = runIdOf(spec);
   const topics = TOPIC_KINDS.map((kind) => stringifyTopic({ runId, kind }));
-  const nodes = await startSwarm(3, ["--iterations", "1000000", "--stop-at", "1000000"]);
+  const env = smallHeap ? { NODE_OPTIONS: YOUNG_GENERATION_FLAG, ...ALLOCATOR_ENV } : {};
+  const nodes = await startSwarm(3, ["--iterations", "1000000", "--stop-at", "1000000", ...(smallHeap ? ["--small-heap"] : [])], [env, env, env]);
   const addrs = await Promise.all(nodes.map((n) => n.address()));
   const ids = addrs.map((a) => peerIdFromString(a.split("/p2p/")[1]));
   const hosts: SwarmNode[] = [];
@@ -106,10 +109,13 @@ export async function pausedReadersFigures(): Promise<{ figures: Record<string, 
   const hostCount = Number(process.env.SEEDSWARM_BENCH_READERS_HOSTS ?? 32);
   const control = await runOnce(seconds, 0);
   const attack = await runOnce(seconds, hostCount);
+  const small = await runOnce(seconds, hostCount, true);
   const figures = {
-    paused_readers_rss_growth_mb: round(attack.growthMb),
+    paused_readers_rss_growth_mb: round(small.growthMb),
+    paused_readers_rss_growth_mb_default_heap: round(attack.growthMb),
     paused_readers_control_rss_growth_mb: round(control.growthMb),
-    paused_readers_iterations: attack.iterations,
+    paused_readers_iterations: small.iterations,
+    paused_readers_iterations_default_heap: attack.iterations,
     paused_readers_control_iterations: control.iterations,
     paused_readers_streams_opened: attack.opened,
     paused_readers_streams_reset: attack.reset,
@@ -121,12 +127,15 @@ export async function pausedReadersFigures(): Promise<{ figures: Record<string, 
     `Three tiny-spsa nodes on loopback for ${seconds} s each run. Attack: ${attack.hosts} hostile hosts pause every gossipsub`,
     "stream the nodes open to them, subscribe to every topic, and keep unread streams of every sync protocol open on every",
     "node (the largest snapshot chunk, /commits from 0, a checksum, the spec; reopened as the nodes reset them). Control: the",
-    "same swarm alone. RSS sampled every 2 s from /proc; growth is over each node's RSS when the window began.",
+    "same swarm alone. RSS sampled every 2 s from /proc; growth is over each node's RSS when the window began (the hosts",
+    "connected). Small heap: the nodes run as docs/security.md advises for open runs exposed to hostile peers (`--small-heap`,",
+    `NODE_OPTIONS=${YOUNG_GENERATION_FLAG}, ${Object.entries(ALLOCATOR_ENV).map(([k, v]) => `${k}=${v}`).join(", ")}); \`paused_readers_rss_growth_mb\` is that run's.`,
     "",
     "| run | largest RSS growth of a node | iterations in the window | unread streams opened | reset by the nodes | guard disconnects |",
     "|---|---|---|---|---|---|",
     `| control | ${round(control.growthMb)} MiB | ${control.iterations} | - | - | - |`,
     `| ${attack.hosts} paused readers | ${round(attack.growthMb)} MiB | ${attack.iterations} | ${attack.opened} | ${attack.reset} | ${attack.guardClosed} |`,
+    `| ${small.hosts} paused readers, small heap | ${round(small.growthMb)} MiB | ${small.iterations} | ${small.opened} | ${small.reset} | ${small.guardClosed} |`,
   ].join("\n");
   return { figures, markdown };
 }
