@@ -65,9 +65,10 @@ describe("finding 10: audit evasion", () => {
       if (auditors.every((a) => others(a)[publicPick(c.hash, a, 3)] !== LIAR)) ground.push(c);
     }
     for (const self of auditors) {
-      const audits = new Audits(self, runOf(), chainOf(new Map()), { budget: 1 }, log);
+      // An unbounded budget: this loop does nothing but audit, so any share would skip most.
+      const audits = new Audits(self, runOf(), chainOf(new Map()), { budget: 1e9 }, log);
       for (const c of ground) audits.afterApply(c, new Float32Array(4));
-      assert.equal(audits.counts.audited, ground.length, "every commit audited (budget 1)");
+      assert.equal(audits.counts.audited, ground.length, "every commit audited");
       // One pick in three is the liar's whatever the hash; ground commits that would have fooled
       // the public rule every time (0 of 200) are caught about 67 times.
       assert.ok(audits.counts.frauds >= 40, `${self} found the liar in ${audits.counts.frauds} of ${ground.length} ground commits`);
@@ -113,8 +114,9 @@ describe("finding 10: audit evasion", () => {
     assert.ok(checked >= 1, "the first proof is checked");
     assert.ok((outcomes.get("false") ?? 0) >= 1, "a checked false proof charges its auditor");
     assert.equal(audits.counts.proofsSkippedForBudget, (outcomes.get("ignored") ?? 0), "what was not checked was ignored for the budget");
-    // 1,600 proofs x 2 ms would be 3.2 s of recomputation; the budget allows about 10% of the ~0.4 s of other work.
-    assert.ok(checked * 2 <= PROOF_BUDGET * total * 1.5 + 2, `${checked} proofs checked (2 ms each) in ${total.toFixed(0)} ms of CPU`);
+    // 1,600 proofs x 2 ms would be 3.2 s of recomputation against ~0.4 s of other work; the budget
+    // is CPU, so on a busy machine (where a 2 ms burn is less CPU) more may fit, never most.
+    assert.ok(checked < 1600 / 5, `${checked} proofs checked (2 ms each) in ${total.toFixed(0)} ms of CPU`);
     assert.ok(audits.cpuShare <= PROOF_BUDGET * 1.5, `proof checks took ${audits.cpuShare.toFixed(3)} of the CPU`);
   });
 });
