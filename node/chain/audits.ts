@@ -84,6 +84,22 @@ export const PROOF_BUDGET = 0.1;
 /** CPU microseconds (user + system) of a process.cpuUsage() reading. */
 const micros = (u: NodeJS.CpuUsage) => u.user + u.system;
 
+/** CPU spent in what ran through it: in all, and in the last run (the budgets' guess at the next). */
+class CpuMeter {
+  total = 0;
+  last = 0;
+
+  run<T>(fn: () => T): T {
+    const start = process.cpuUsage();
+    try {
+      return fn();
+    } finally {
+      this.last = micros(process.cpuUsage(start));
+      this.total += this.last;
+    }
+  }
+}
+
 export class Audits {
   private readonly verdicts = new BoundedMap<string, Verdict>(VERDICTS_KEPT);
   /** Frauds this node recomputed itself, by author: what it may record as exclusions. */
@@ -92,12 +108,10 @@ export class Audits {
   /** Proofs waiting for the commit they name, by iteration, then "auditor/accused". */
   private readonly pending = new BoundedMap<string, { readonly p: ProofClaim; readonly auditor: string }>(PENDING_PROOFS_KEPT);
   private readonly cpuStart = process.cpuUsage();
-  private auditMicros = 0;
-  private lastAuditMicros = 0;
-  /** CPU spent checking gossiped proofs (their own budget), and on the last one. */
-  private proofMicros = 0;
-  private lastProofMicros = 0;
-  private checkingProof = false;
+  /** CPU of our own audits and of exclusions checked in commits (the audit budget). */
+  private readonly auditCpu = new CpuMeter();
+  /** CPU of checking gossiped proofs, replay included (their own budget, PROOF_BUDGET). */
+  private readonly proofCpu = new CpuMeter();
   /** Never leaves the process: what makes our picks unpredictable to the authors we audit. */
   private readonly secret = randomBytes(32);
   /**
@@ -136,7 +150,7 @@ export class Audits {
   /** The share of this process's CPU spent on audits and on checking gossiped proofs so far. */
   get cpuShare(): number {
     const total = micros(process.cpuUsage(this.cpuStart));
-    return total > 0 ? (this.auditMicros + this.proofMicros) / total : 0;
+    return total > 0 ? (this.auditCpu.total + this.proofCpu.total) / total : 0;
   }
 
   /**
@@ -156,8 +170,7 @@ export class Audits {
   private auditOne(entry: ChainedCommit, pre: Weights): void {
     const others = entry.commit.entries.filter((e) => e.author.id !== this.self);
     if (others.length === 0) return;
-    const spent = this.auditMicros + this.lastAuditMicros;
-    if (spent > this.opts.budget * (micros(process.cpuUsage(this.cpuStart)) - this.auditMicros)) {
+    if (this.overBudget(this.auditCpu, this.opts.budget)) {
       this.counts.skippedForBudget++;
       return;
     }
@@ -170,7 +183,13 @@ export class Audits {
       return;
     }
     this.counts.audited++;
-    this.recompute(entry, pick, state, true);
+    this.auditCpu.run(() => this.recompute(entry, pick, state, true));
+  }
+
+  /** Whether `meter`'s CPU, with its last run's again, exceeds `share` of the process's other CPU. */
+  private overBudget(meter: CpuMeter, share: number): boolean {
+    const other = micros(process.cpuUsage(this.cpuStart)) - this.auditCpu.total - this.proofCpu.total;
+    return meter.total + meter.last > share * other;
   }
 
   /** Which of n entries of the commit `hash` we audit: H(domain, our secret, hash) mod n. */
@@ -203,6 +222,11 @@ export class Audits {
    * in between; unknown when no kept state reaches back that far.
    */
   check(x: Exclusion, offending: ChainedCommit): Verdict {
+    return this.auditCpu.run(() => this.judge(x, offending));
+  }
+
+  /** `check`'s verdict, unmetered; a false accusation is reported. */
+  private judge(x: Exclusion, offending: ChainedCommit): Verdict {
     const verdict = this.verdictOn(x, offending);
     if (verdict === "honest") {
       this.counts.falseAccusations++;
@@ -247,27 +271,18 @@ export class Audits {
       return "pending";
     }
     if (!offending || !equalBytes(offending.hash, p.commitHash)) return "ignored";
-    const x = { author: p.accused, iteration: p.iteration };
-    const known = this.verdicts.get(this.key(offending, p.accused));
-    if (!known && this.proofMicros + this.lastProofMicros > PROOF_BUDGET * (micros(process.cpuUsage(this.cpuStart)) - this.auditMicros - this.proofMicros)) {
+    // A verdict already reached costs nothing; a new one waits for the proof budget.
+    if (!this.verdicts.get(this.key(offending, p.accused)) && this.overBudget(this.proofCpu, PROOF_BUDGET)) {
       this.counts.proofsSkippedForBudget++;
       return "ignored";
     }
     let verdict: Verdict;
-    const start = process.cpuUsage();
-    this.checkingProof = true;
     try {
-      verdict = this.check(x, offending);
+      verdict = this.proofCpu.run(() => this.judge({ author: p.accused, iteration: p.iteration }, offending));
     } catch (err) {
       // Called from a gossip handler or after an apply: a failed recomputation must unwind neither.
       this.log.warn({ err: (err as Error).message, iteration: p.iteration, auditor }, "fraud proof not checkable");
       return "ignored";
-    } finally {
-      this.checkingProof = false;
-      if (!known) {
-        this.lastProofMicros = micros(process.cpuUsage(start));
-        this.proofMicros += this.lastProofMicros;
-      }
     }
     if (verdict === "fraud") {
       this.counts.proofsTaken++;
@@ -322,11 +337,7 @@ export class Audits {
       replica.dispose();
     }
     if (this.opts.liar && ours) problem ??= "test fault audit-liar: reported without cause";
-    if (!this.checkingProof) {
-      // A gossiped proof's check is metered by takeProof, replay included, against its own budget.
-      this.lastAuditMicros = micros(process.cpuUsage(start));
-      this.auditMicros += this.lastAuditMicros;
-    }
+    const ms = Math.round(micros(process.cpuUsage(start)) / 1000);
     const verdict: Verdict = problem === null ? "honest" : "fraud";
     this.verdicts.set(this.key(c, entry.author.id), verdict);
     if (verdict === "fraud") {
@@ -342,7 +353,7 @@ export class Audits {
           setImmediate(() => publish(claim));
         }
       }
-      const ctx = { iteration: c.commit.iteration, peer: entry.author.id, reason: problem ?? "", author: entry.author.id, ms: Math.round(this.lastAuditMicros / 1000), by: ours ? "audit" : "proof check" };
+      const ctx = { iteration: c.commit.iteration, peer: entry.author.id, reason: problem ?? "", author: entry.author.id, ms, by: ours ? "audit" : "proof check" };
       if (this.fault) this.fault("auditFailed", "contribution does not recompute", ctx);
       else this.log.warn(ctx, "contribution does not recompute");
     }

@@ -6,9 +6,9 @@
  * is which side the swarm built on: how many of the eligible (the authors commit t waited for,
  * from commit t-1, the last commit both sides share, and the proposers of the window before it:
  * a set fixed before the fork, so no identity made later counts; sync/repair.ts) signed a
- * contribution on top of the side's commit t. Those signatures are in the side's commit t+1 (or, pipelined,
- * t+2), each over parentHash = hash(commit t): a verified vote that cannot be forged or moved to
- * the other side.
+ * contribution on top of the side's commit t. Those signatures are in the side's commit t+1
+ * (or, pipelined, t+2), each over parentHash = hash(commit t): a verified vote that cannot be
+ * forged or moved to the other side.
  * Only when both sides have as many does the one-step rule decide. Every node computes the same
  * from the same commits, so the two sides of a healed partition settle on one chain.
  */
@@ -26,8 +26,8 @@ export interface ForkSide {
 }
 
 /**
- * How many of `eligible` (fixed before the fork: see the module comment) contributed on top of this side's commit t: the
- * distinct eligible authors of an entry signed over its hash. Those are the fresh entries of its
+ * How many of `eligible` (fixed before the fork: see the module comment) contributed on top of
+ * this side's commit t: the distinct eligible authors of an entry signed over its hash. Those are the fresh entries of its
  * commit t+1 (if that commit chains onto it) and, under pipelined rounds, the entries of its
  * commit t+2 measured one iteration early (signed over that commit's first older parent, which
  * must be commit t). A stale entry of t+1 was signed over the shared commit t-1: no vote.

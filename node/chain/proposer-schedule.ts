@@ -36,9 +36,10 @@ const STRETCH_LIMIT = 1.5;
  * proposers), or every proven expected author where those are a strict majority of the proven.
  * Unproven members are free to a crowd of identities: a crowd that got 4 members into each commit
  * for 16 rounds (64) and sends at once was a majority by itself, so a round committed once it and
- * one proven author were in, leaving the other proven out. The second is what a crowd of members that never propose cannot withhold; it needs a
- * majority of the proven so that a proposer whose peers were dropped from the last commit is no
- * quorum by itself (it would commit alone, round after round).
+ * one proven author were in, leaving the other proven out. The second is what a crowd of members
+ * that never propose cannot withhold; it needs a majority of the proven so that a proposer whose
+ * peers were dropped from the last commit is no quorum by itself (it would commit alone, round
+ * after round).
  */
 export function quorumIn(expected: readonly string[], have: ReadonlyMap<string, unknown> | ReadonlySet<string>, proven: ReadonlySet<string>): boolean {
   const inCount = expected.filter((a) => have.has(a)).length;
