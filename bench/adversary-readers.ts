@@ -22,7 +22,8 @@ import { parseRunSpec, runIdOf } from "../protocol/run-spec.js";
 import { stringifyTopic, TOPIC_KINDS } from "../protocol/topics.js";
 import { cleanup, type Node, startSwarm } from "../test/e2e/node-process.js";
 import { largestRequests, pausedSubscriber, rssMiB, unreadStreams } from "../test/e2e/paused-reader.js";
-import { ALLOCATOR_ENV, YOUNG_GENERATION_FLAG } from "../node/ops/heap-policy.js";
+import { CHAIN_KEEP } from "../node/chain/commit.js";
+import { SMALL_HEAP_ENV } from "../node/ops/heap-policy.js";
 
 interface Run {
   /** Largest RSS growth of a node over its RSS when the attack (or the control's window) began, MiB. */
@@ -40,6 +41,9 @@ interface Run {
   readonly guardClosed: number;
 }
 
+/** Iterations before the window (control or attack) begins: the chain history is full by then. */
+const WARM_ITERATIONS = CHAIN_KEEP + 500;
+
 const headOf = (n: Node) => Math.max(-1, ...n.lines.filter((l) => l.msg === "applied").map((l) => l.iteration ?? -1));
 
 /** `smallHeap`: the nodes run as docs/security.md advises for open runs exposed to hostile peers (`--small-heap` and its start-up half). */
@@ -47,14 +51,16 @@ async function runOnce(seconds: number, hostCount: number, smallHeap = false): P
   const spec = parseRunSpec({ ...PRESETS["tiny-spsa"], iterations: 1_000_000 });
   const runId = runIdOf(spec);
   const topics = TOPIC_KINDS.map((kind) => stringifyTopic({ runId, kind }));
-  const env = smallHeap ? { NODE_OPTIONS: YOUNG_GENERATION_FLAG, ...ALLOCATOR_ENV } : {};
+  const env = smallHeap ? { ...SMALL_HEAP_ENV } : {};
   const nodes = await startSwarm(3, ["--iterations", "1000000", "--stop-at", "1000000", ...(smallHeap ? ["--small-heap"] : [])], [env, env, env]);
   const addrs = await Promise.all(nodes.map((n) => n.address()));
   const ids = addrs.map((a) => peerIdFromString(a.split("/p2p/")[1]));
   const hosts: SwarmNode[] = [];
   let failedHosts = 0;
   try {
-    await Promise.all(nodes.map((n) => n.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= 3, 120_000, "training")));
+    // Warm-up until every node keeps a full chain history (CHAIN_KEEP commits): memory grows by
+    // itself until then, and from an earlier base that growth would count as the attack's.
+    await Promise.all(nodes.map((n) => n.waitFor((l) => l.msg === "applied" && (l.iteration ?? 0) >= WARM_ITERATIONS, 600_000, `iteration ${WARM_ITERATIONS}`)));
     // A host whose handshakes keep timing out (a loaded machine) is left out, and counted.
     for (let i = 0; i < hostCount; i++) {
       await pausedSubscriber(addrs, topics).then((h) => hosts.push(h), () => failedHosts++);
@@ -127,9 +133,9 @@ export async function pausedReadersFigures(): Promise<{ figures: Record<string, 
     `Three tiny-spsa nodes on loopback for ${seconds} s each run. Attack: ${attack.hosts} hostile hosts pause every gossipsub`,
     "stream the nodes open to them, subscribe to every topic, and keep unread streams of every sync protocol open on every",
     "node (the largest snapshot chunk, /commits from 0, a checksum, the spec; reopened as the nodes reset them). Control: the",
-    "same swarm alone. RSS sampled every 2 s from /proc; growth is over each node's RSS when the window began (the hosts",
-    "connected). Small heap: the nodes run as docs/security.md advises for open runs exposed to hostile peers (`--small-heap`,",
-    `NODE_OPTIONS=${YOUNG_GENERATION_FLAG}, ${Object.entries(ALLOCATOR_ENV).map(([k, v]) => `${k}=${v}`).join(", ")}); \`paused_readers_rss_growth_mb\` is that run's.`,
+    `same swarm alone. Each run warms up to iteration ${WARM_ITERATIONS} (every node's chain history full) before the hosts`,
+    "connect. RSS sampled every 2 s from /proc; growth is over each node's RSS when the window began (the hosts connected). Small heap: the nodes run as docs/security.md advises for open runs exposed to hostile peers (`--small-heap`,",
+    `${Object.entries(SMALL_HEAP_ENV).map(([k, v]) => `${k}=${v}`).join(", ")}); \`paused_readers_rss_growth_mb\` is that run's.`,
     "",
     "| run | largest RSS growth of a node | iterations in the window | unread streams opened | reset by the nodes | guard disconnects |",
     "|---|---|---|---|---|---|",

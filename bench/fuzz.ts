@@ -11,7 +11,7 @@
  */
 import { readFileSync } from "node:fs";
 import { CHAIN_KEEP } from "../node/chain/commit.js";
-import { ALLOCATOR_ENV, YOUNG_GENERATION_FLAG } from "../node/ops/heap-policy.js";
+import { ALLOCATOR_ENV, SMALL_HEAP_ENV, YOUNG_GENERATION_FLAG } from "../node/ops/heap-policy.js";
 import { PRESETS } from "../protocol/presets.js";
 import { parseRunSpec, runIdOf } from "../protocol/run-spec.js";
 import { PROTOCOL_NAMES, TOPIC_KINDS } from "../protocol/topics.js";
@@ -79,7 +79,7 @@ export async function fuzzSection(): Promise<Section> {
   // --small-heap and its start-up half (the young generation capped through NODE_OPTIONS, glibc's
   // allocator settings): the daemon's defence against garbage-driven growth (node/ops/heap-policy.ts).
   const logLevel = process.env.SEEDSWARM_FUZZ_LOG_LEVEL ?? "info";
-  const nodes = await startSwarm(3, ["--iterations", "1000000", "--http", "127.0.0.1:0", "--log-level", logLevel, "--small-heap"], [0, 1, 2].map(() => ({ NODE_OPTIONS: YOUNG_GENERATION_FLAG, ...ALLOCATOR_ENV })));
+  const nodes = await startSwarm(3, ["--iterations", "1000000", "--http", "127.0.0.1:0", "--log-level", logLevel, "--small-heap"], [0, 1, 2].map(() => ({ ...SMALL_HEAP_ENV })));
   try {
     const urls = await Promise.all(
       nodes.map(async (n) => String((await n.waitFor((l) => l.msg === "http listening", 30_000, "http listening")).url)),

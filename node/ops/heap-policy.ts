@@ -66,6 +66,9 @@ export const YOUNG_GENERATION_FLAG = "--max-semi-space-size=2";
  */
 export const ALLOCATOR_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: "131072", MALLOC_ARENA_MAX: "2" };
 
+/** The start-up half of `--small-heap` as one environment: the young generation capped, glibc's settings. */
+export const SMALL_HEAP_ENV: Readonly<Record<string, string>> = { NODE_OPTIONS: YOUNG_GENERATION_FLAG, ...ALLOCATOR_ENV };
+
 /** The ALLOCATOR_ENV variables that `env` lacks (an empty list: all set, whatever their values). */
 export function allocatorUnset(env: NodeJS.ProcessEnv): string[] {
   return Object.keys(ALLOCATOR_ENV).filter((k) => env[k] === undefined || env[k] === "");

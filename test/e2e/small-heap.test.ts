@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { ALLOCATOR_ENV, YOUNG_GENERATION_FLAG } from "../../node/ops/heap-policy.js";
+import { ALLOCATOR_ENV, SMALL_HEAP_ENV, YOUNG_GENERATION_FLAG } from "../../node/ops/heap-policy.js";
 import { cleanup, type Line, Node, tempDir } from "./node-process.js";
 
 after(cleanup);
@@ -18,7 +18,7 @@ describe("--small-heap start-up hints", () => {
     // (start-up then took 16 s instead of 2).
     const unset = Object.fromEntries(Object.keys(ALLOCATOR_ENV).map((k) => [k, undefined]));
     const bare = new Node(await tempDir(), ["--small-heap"], { NODE_OPTIONS: undefined, ...unset });
-    const ready = new Node(await tempDir(), ["--small-heap"], { NODE_OPTIONS: YOUNG_GENERATION_FLAG, ...ALLOCATOR_ENV });
+    const ready = new Node(await tempDir(), ["--small-heap"], { ...SMALL_HEAP_ENV });
     try {
       for (const n of [bare, ready]) await n.address();
       assert.equal(hint(bare, "young generation")?.hint, `NODE_OPTIONS=${YOUNG_GENERATION_FLAG}`);
