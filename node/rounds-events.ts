@@ -118,12 +118,7 @@ export class RoundsEventHandler {
         return;
       case "rejected":
         p.fault("commitRejected", "commit rejected", { iteration: e.iteration, peer: e.proposer, reason: e.reason, proposer: e.proposer, rank: e.rank });
-        p.penalise(
-          e.proposer,
-          e.reason.startsWith("checksum") ? PENALTY.lie : e.reason.startsWith("false accusation") ? PENALTY.falseAccusation : PENALTY.usurp,
-          e.reason,
-          e.iteration,
-        );
+        p.penalise(e.proposer, PENALTY[e.offence], e.reason, e.iteration);
         return;
       case "excluded": {
         const reason = `its contribution to ${e.offence} does not recompute`;

@@ -158,7 +158,7 @@ export class ChainTip {
         // Our pre-state is the verified one and the update is deterministic: the proposer lied.
         // Every honest node reaches this same verdict alone; the fallback rank commits instead.
         this.rollBack(commit.iteration);
-        this.checks.reject(received, `checksum ${toHex(commit.checksum).slice(0, 12)} is not the result ${sum.slice(0, 12)}`);
+        this.checks.reject(received, `checksum ${toHex(commit.checksum).slice(0, 12)} is not the result ${sum.slice(0, 12)}`, "lie");
         return false;
       }
       // Our own state was wrong before this commit: we are the corrupted one. Repair.

@@ -28,6 +28,7 @@ import { type Logger, BoundedSet } from "../ground/index.js";
 import { type Admission, type AdmissionClaim, NEWCOMER_SLOTS, newcomersOf, rankFits } from "./admission.js";
 import type { AppliedHistory } from "./applied-history.js";
 import type { Audits } from "./audits.js";
+import type { Offence } from "./penalties.js";
 import {
   chained,
   type Commit,
@@ -57,7 +58,7 @@ export type CheckEvent =
    * A commit rejected by the chain rules, and the signer to charge: a rank the proposer does not
    * hold (usurping), a checksum that our verified pre-state disproves (a lie), a false accusation.
    */
-  | { kind: "rejected"; iteration: number; proposer: string; rank: number; reason: string }
+  | { kind: "rejected"; iteration: number; proposer: string; rank: number; reason: string; offence: Offence }
   /**
    * A commit applied at `iteration` excludes `author` for its contribution to `offence`, which
    * does not recompute (audits.ts): its later contributions are refused.
@@ -145,10 +146,10 @@ export class CommitChecks {
     return this.exclusionRefusals.has(toHex(hash));
   }
 
-  private refuseForExclusions(received: EncodedCommit, reason: string): void {
+  private refuseForExclusions(received: EncodedCommit, reason: string, offence: Offence = "usurp"): void {
     const h = chained(received).hash;
     this.exclusionRefusals.add(toHex(h));
-    this.reject(received, reason, h);
+    this.reject(received, reason, offence, h);
   }
 
   /**
@@ -184,16 +185,16 @@ export class CommitChecks {
 
   /** Reports a commit's proposer for a broken rule without holding the commit (gossip's pre-check: its proposer signature verified). */
   charge(commit: AdmissionClaim, reason: string): void {
-    this.onEvent({ kind: "rejected", iteration: commit.iteration, proposer: commit.proposer, rank: commit.rank, reason });
+    this.onEvent({ kind: "rejected", iteration: commit.iteration, proposer: commit.proposer, rank: commit.rank, reason, offence: "usurp" });
   }
 
-  /** Refuses a commit for good (its hash: computed when not given) and reports its proposer. */
-  reject(received: EncodedCommit, reason: string, hash?: Uint8Array): void {
+  /** Refuses a commit for good (its hash: computed when not given) and reports its proposer for `offence`. */
+  reject(received: EncodedCommit, reason: string, offence: Offence = "usurp", hash?: Uint8Array): void {
     const { commit } = received;
     const h = toHex(hash ?? chained(received).hash);
     this.rejected.add(h);
     // Logged and counted by the daemon, with the charge (observe/faults.ts).
-    this.onEvent({ kind: "rejected", iteration: commit.iteration, proposer: commit.proposer, rank: commit.rank, reason });
+    this.onEvent({ kind: "rejected", iteration: commit.iteration, proposer: commit.proposer, rank: commit.rank, reason, offence });
   }
 
   /**
@@ -292,7 +293,7 @@ export class CommitChecks {
       }
       const verdict = this.verdict(x);
       if (verdict === "honest") {
-        this.refuseForExclusions(received, `false accusation: ${x.author}'s contribution to ${x.iteration} recomputes`);
+        this.refuseForExclusions(received, `false accusation: ${x.author}'s contribution to ${x.iteration} recomputes`, "falseAccusation");
         return false;
       }
       if (verdict === "unknown" && x.author === this.opts.self) {

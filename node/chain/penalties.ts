@@ -29,6 +29,9 @@ export const PENALTY = {
   disconnectAt: -100,
 } as const;
 
+/** What a rejected commit's proposer is charged for: the penalty is `PENALTY[offence]`. */
+export type Offence = "usurp" | "lie" | "falseAccusation";
+
 /**
  * Peers remembered with a penalty. Bounded: past KEEP + SLACK the mildest are forgotten down to
  * KEEP (ties: the least recently charged first), never the worst, so a crowd of fresh identities

@@ -160,7 +160,7 @@ describe("audits by recomputation (in-memory transport, tiny-spsa)", () => {
       assert.equal(h.evs.filter((e) => e.kind === "excluded").length, 0, "nobody excluded");
       const refused = h.evs.filter((e) => e.kind === "rejected" && e.reason.startsWith("false accusation"));
       assert.ok(refused.length >= 1, "the liar's exclusion was refused");
-      for (const e of refused) assert.equal(e.kind === "rejected" && e.proposer, liar);
+      for (const e of refused) assert.deepEqual(e.kind === "rejected" && [e.proposer, e.offence], [liar, "falseAccusation"]);
       assert.ok((h.a?.counts.falseAccusations ?? 0) >= 1);
       for (const { commit } of h.r.appliedCommits()) assert.equal(commit.exclusions?.length ?? 0, 0);
     }

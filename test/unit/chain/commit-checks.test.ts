@@ -118,13 +118,13 @@ describe("CommitChecks: refused commits are remembered (finding 14)", () => {
     for (let i = 1; i < ROUND_CAPS.rejectedCommits; i++) {
       const h = new Uint8Array(32);
       new DataView(h.buffer).setUint32(0, i);
-      checks.reject(first, "lie", h);
+      checks.reject(first, "lie", "lie", h);
       hashes.push(h);
     }
     assert.equal(ROUND_CAPS.rejectedCommits, 4096);
     assert.ok(checks.refused(hashes[0]), "the first lie is still refused");
     assert.ok(hashes.every((h) => checks.refused(h)));
-    checks.reject(first, "lie", new Uint8Array(32).fill(255));
+    checks.reject(first, "lie", "lie", new Uint8Array(32).fill(255));
     assert.equal(checks.refused(hashes[0]), false, "bounded: the oldest goes");
     assert.ok(checks.refused(hashes[1]));
   });

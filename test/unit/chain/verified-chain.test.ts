@@ -75,7 +75,7 @@ describe("rank is computed, never claimed", () => {
     const all = keys.slice(0, 3);
     f.rounds.onCommit(commit(order[1], 0, all));
     assert.equal(f.rounds.head, 0, "nothing applied");
-    assert.deepEqual(f.of("rejected").map((e) => [e.proposer, e.rank, e.reason]), [[order[1].author.id, 0, "claims rank 0, holds 1"]]);
+    assert.deepEqual(f.of("rejected").map((e) => [e.proposer, e.rank, e.reason, e.offence]), [[order[1].author.id, 0, "claims rank 0, holds 1", "usurp"]]);
     f.rounds.onCommit(commit(order[1], 1, all));
     assert.equal(f.rounds.head, 1);
     assert.equal(f.rounds.checksumAt(1), truth(all));
@@ -126,6 +126,7 @@ describe("the checksum is verified by applying", () => {
     assert.equal(f.replica.checksum(), before, "rolled back to the verified pre-state");
     assert.equal(f.of("rejected").length, 1);
     assert.match(f.of("rejected")[0].reason, /^checksum/);
+    assert.equal(f.of("rejected")[0].offence, "lie", "charged as a lie, not a usurp");
     assert.equal(f.of("diverged").length, 0, "not our fault");
     // The same lie again (a replay over /commits) is refused without applying.
     f.rounds.onCommit(commit(order[0], 0, all, "ab".repeat(32)));
